@@ -1,0 +1,134 @@
+// Package results owns everything a sweep leaves on disk: the cell record
+// (result.json), the run directory layout, atomic writes, and the renderings
+// built from them (matrices, reports, exports). It runs nothing: the runner
+// fills records, the report reads them back, and the JSON keys here are a
+// contract that outside tools rely on.
+package results
+
+import "time"
+
+// SchemaVersion is written into every result.json and sweep.json. Bump it
+// when a key changes meaning; add keys freely.
+const SchemaVersion = 1
+
+// Status is the state of one cell repetition.
+type Status string
+
+// The three cell states. A cell is done when it is StatusOK or StatusFailed;
+// StatusInterrupted cells run again on resume.
+const (
+	StatusOK          Status = "ok"
+	StatusFailed      Status = "failed"
+	StatusInterrupted Status = "interrupted"
+)
+
+// Done reports whether a cell in this state needs no further run.
+func (s Status) Done() bool { return s == StatusOK || s == StatusFailed }
+
+// Record is one cell repetition's result.json.
+type Record struct {
+	SchemaVersion int       `json:"schema_version"`
+	Cell          CellInfo  `json:"cell"`
+	Repetition    int       `json:"repetition"`
+	Status        Status    `json:"status"`
+	Reason        string    `json:"reason,omitempty"`
+	Applied       Applied   `json:"applied"`
+	Load          LoadInfo  `json:"load"`
+	StartedAt     time.Time `json:"started_at"`
+	FinishedAt    time.Time `json:"finished_at"`
+	// PhasesS holds seconds spent per phase: apply, ready, reset, warmup,
+	// measure, write.
+	PhasesS map[string]float64 `json:"phases_s"`
+	Measurement
+	Warnings []string `json:"warnings,omitempty"`
+}
+
+// CellInfo identifies the cell a record belongs to.
+type CellInfo struct {
+	ID         string  `json:"id"`
+	CPUs       float64 `json:"cpus"`
+	WebThreads int     `json:"web_threads"`
+	DBPool     int     `json:"db_pool"`
+	// WebMult and DBMult are the first multiplier pair that gives the cell.
+	WebMult float64 `json:"web_mult"`
+	DBMult  float64 `json:"db_mult"`
+	// Mults lists every [web_mult, db_mult] pair that gives this cell.
+	Mults [][2]float64 `json:"mults"`
+}
+
+// Applied is the configuration read back from the running target
+// container, not merely what was asked for.
+type Applied struct {
+	CPUs float64 `json:"cpus"`
+	// Env holds only the swept variables, name to value.
+	Env map[string]string `json:"env"`
+	// ContainerID is the target container the cell measured.
+	ContainerID string `json:"container_id,omitempty"`
+}
+
+// LoadInfo says which driver and load model produced a measurement.
+type LoadInfo struct {
+	Driver string `json:"driver"` // "builtin" or "k6"
+	Model  string `json:"model"`  // "closed" or "open"
+	// VUs is the number of virtual users of a closed model (resolved for
+	// vus-per-web), or the pre-allocated VUs of an open one.
+	VUs       int     `json:"vus,omitempty"`
+	VUsPerWeb float64 `json:"vus_per_web,omitempty"`
+	// Rate is the open model's iterations per second.
+	Rate   float64 `json:"rate,omitempty"`
+	MaxVUs int     `json:"max_vus,omitempty"`
+}
+
+// Latency is a latency distribution in milliseconds.
+type Latency struct {
+	Avg float64 `json:"avg"`
+	Min float64 `json:"min"`
+	P50 float64 `json:"p50"`
+	P75 float64 `json:"p75"`
+	P90 float64 `json:"p90"`
+	P95 float64 `json:"p95"`
+	P99 float64 `json:"p99"`
+	Max float64 `json:"max"`
+}
+
+// OpStats is the measurement of one operation (create, read, update,
+// delete).
+type OpStats struct {
+	Requests  int64   `json:"requests"`
+	RPS       float64 `json:"rps"`
+	ErrorRate float64 `json:"error_rate"`
+	LatencyMS Latency `json:"latency_ms"`
+}
+
+// Operations are the keys of Measurement.Ops.
+var Operations = []string{"create", "read", "update", "delete"}
+
+// Measurement is what a load driver reports for one measured phase. Both
+// drivers (built-in and k6) fill the same fields.
+type Measurement struct {
+	Requests  int64              `json:"requests"`
+	RPS       float64            `json:"rps"`
+	ErrorRate float64            `json:"error_rate"` // 0..1
+	LatencyMS Latency            `json:"latency_ms"`
+	Ops       map[string]OpStats `json:"ops,omitempty"`
+	// Errors counts failed requests by class: "http_<status>", "timeout",
+	// "connection", "other".
+	Errors            map[string]int64 `json:"errors,omitempty"`
+	ChecksPassRate    *float64         `json:"checks_pass_rate,omitempty"`
+	Iterations        int64            `json:"iterations,omitempty"`
+	IterationsPerS    float64          `json:"iterations_per_s,omitempty"`
+	DroppedIterations int64            `json:"dropped_iterations,omitempty"`
+	ThresholdsFailed  []string         `json:"thresholds_failed,omitempty"`
+	// DurationS is the measured phase's actual length in seconds.
+	DurationS float64 `json:"duration_s,omitempty"`
+}
+
+// Interval is one second of a measured phase as a load driver saw it.
+type Interval struct {
+	// T is seconds since the measured phase began, at the interval's end.
+	T        float64 `json:"t"`
+	Requests int64   `json:"requests"`
+	Errors   int64   `json:"errors"`
+	// P99MS is the interval's p99 latency; 0 when the driver cannot tell.
+	P99MS float64 `json:"p99_ms"`
+}

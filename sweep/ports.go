@@ -1,0 +1,69 @@
+package sweep
+
+import (
+	"context"
+	"time"
+
+	"github.com/sweep-tool/sweep/results"
+)
+
+// Driver generates load against the target for one phase (warm-up or
+// measured) and reports what it saw. The built-in Go driver and the k6
+// driver both implement it.
+type Driver interface {
+	// Name is "builtin" or "k6"; it is recorded in every cell.
+	Name() string
+	// Run drives load until req.Duration has passed or ctx is cancelled.
+	// A cancelled ctx returns ctx.Err() (possibly wrapped).
+	Run(ctx context.Context, req LoadRequest) (results.Measurement, error)
+}
+
+// LoadRequest is one phase of load for one cell.
+type LoadRequest struct {
+	// BaseURL is the target's base URL; requests go to
+	// BaseURL/<ResourceType> and BaseURL/<ResourceType>/<id>.
+	BaseURL string
+	// Load is the resolved load model for this cell (VUs already computed
+	// for vus-per-web).
+	Load results.LoadInfo
+	// Duration of the phase.
+	Duration time.Duration
+	// Warmup is true for the discarded warm-up phase.
+	Warmup bool
+	// Dir is the cell repetition's directory; a driver may write its raw
+	// output there (driver-summary.json).
+	Dir string
+	// Interval, when set, is called about once a second during the phase
+	// with the figures of the second that just ended (for samples.csv).
+	Interval func(results.Interval)
+}
+
+// TargetConfig is what one cell asks of the target service.
+type TargetConfig struct {
+	// Dir is the cell repetition's directory; override.yaml is written
+	// there.
+	Dir string
+	// CPUs is the CPU limit of the target.
+	CPUs float64
+	// Env holds the variables set on the target (the swept ones and the
+	// instance name).
+	Env map[string]string
+	// Labels are put on the target container (sweep.cell).
+	Labels map[string]string
+}
+
+// Stack is the running system under test, as the runner needs it.
+type Stack interface {
+	// Apply writes the override for cfg and (re)creates the target with it;
+	// the first call brings up the rest of the stack too.
+	Apply(ctx context.Context, cfg TargetConfig) error
+	// WaitReady blocks until the target is healthy (its Docker healthcheck,
+	// or HTTP 200 on the ready path) or the timeout passes.
+	WaitReady(ctx context.Context, timeout time.Duration) error
+	// ReadBack returns the target's configuration as the engine reports it.
+	ReadBack(ctx context.Context) (results.Applied, error)
+	// Logs returns the last n lines of the target's log.
+	Logs(ctx context.Context, n int) (string, error)
+	// Down stops and removes everything the stack started.
+	Down(ctx context.Context) error
+}
