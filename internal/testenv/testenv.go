@@ -1,0 +1,53 @@
+// Package testenv decides whether integration tests that need outside
+// things (a Docker Engine, a k6 binary) run, skip, or fail. It is shared by
+// the test files of several packages so the rule lives in one place: skip
+// with a printed reason when the thing is absent, but fail when CI sets
+// SWEEP_REQUIRE_DOCKER=1, so a green CI means the Docker tests really ran.
+package testenv
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"testing"
+	"time"
+
+	"github.com/docker/docker/client"
+)
+
+// Docker returns a client for the local Docker Engine. When no engine
+// answers it skips the test, or fails it if SWEEP_REQUIRE_DOCKER=1.
+func Docker(t testing.TB) *client.Client {
+	t.Helper()
+	cli, err := client.NewClientWithOpts(client.FromEnv, client.WithAPIVersionNegotiation())
+	if err == nil {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_, err = cli.Ping(ctx)
+	}
+	if err != nil {
+		absent(t, "no Docker Engine answers (set DOCKER_HOST or start dockerd): "+err.Error())
+	}
+	t.Cleanup(func() { _ = cli.Close() })
+	return cli
+}
+
+// K6 returns the path of a k6 binary on PATH, or skips the test with a
+// reason. SWEEP_REQUIRE_DOCKER does not turn this skip into a failure: CI
+// has no k6.
+func K6(t testing.TB) string {
+	t.Helper()
+	path, err := exec.LookPath("k6")
+	if err != nil {
+		t.Skip("k6 is not on PATH; install k6 to run this test")
+	}
+	return path
+}
+
+func absent(t testing.TB, reason string) {
+	t.Helper()
+	if os.Getenv("SWEEP_REQUIRE_DOCKER") == "1" {
+		t.Fatal("SWEEP_REQUIRE_DOCKER=1 but " + reason)
+	}
+	t.Skip(reason)
+}
