@@ -1,0 +1,172 @@
+package sweep
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/sweep-tool/sweep/results"
+)
+
+// Defaults of the reference study.
+var (
+	DefaultWebMult = []float64{1, 1.5, 2, 2.5, 3}
+	DefaultDBMult  = []float64{1.5, 2, 2.5, 3}
+)
+
+// Spec is everything a sweep was asked to do. It is saved in sweep.json
+// (with the DSN redacted) so a run records what it measured and a resume
+// can tell whether it is the same sweep.
+type Spec struct {
+	// CPUs are the CPU limits of the target, in cores.
+	CPUs []float64 `json:"cpus"`
+	// WebMult and DBMult are the multipliers of the derivation rule.
+	WebMult []float64 `json:"web_mult"`
+	DBMult  []float64 `json:"db_mult"`
+	// Compose lists the base compose files, in order.
+	Compose []string `json:"compose"`
+	// Service is the target service in the stack.
+	Service string `json:"service"`
+	// WebEnv, PoolEnv and NameEnv are the variables set on the target:
+	// web threads, pool size and the cell id.
+	WebEnv  string `json:"web_env"`
+	PoolEnv string `json:"pool_env"`
+	NameEnv string `json:"name_env"`
+	// URL is the base URL the load goes to.
+	URL string `json:"url"`
+	// ReadyPath is polled for HTTP 200 when the target has no healthcheck.
+	ReadyPath    string   `json:"ready_path"`
+	ReadyTimeout Duration `json:"ready_timeout"`
+	// DBDSN is the target's database; it never reaches disk (see
+	// DSNHash and RedactedDSN).
+	DBDSN string `json:"-"`
+	// Warmup and Duration are the lengths of the two load phases.
+	Warmup   Duration `json:"warmup"`
+	Duration Duration `json:"duration"`
+	// Load is the load model, as given (vus=N, vus-per-web=K, rate=R).
+	Load LoadSpec `json:"load"`
+	// Driver is the load driver: auto, k6 or builtin.
+	Driver string `json:"driver"`
+	// Keep leaves the stack up at the end.
+	Keep bool `json:"keep"`
+	// Out is the run directory.
+	Out string `json:"out"`
+}
+
+// Duration is a time.Duration written as text ("30s") in JSON.
+type Duration time.Duration
+
+// MarshalJSON writes the duration as a string.
+func (d Duration) MarshalJSON() ([]byte, error) { return json.Marshal(time.Duration(d).String()) }
+
+// UnmarshalJSON reads a duration string.
+func (d *Duration) UnmarshalJSON(b []byte) error {
+	var s string
+	if err := json.Unmarshal(b, &s); err != nil {
+		return err
+	}
+	v, err := time.ParseDuration(s)
+	*d = Duration(v)
+	return err
+}
+
+// Std returns the time.Duration.
+func (d Duration) Std() time.Duration { return time.Duration(d) }
+
+// DSNHash identifies the DSN without revealing it, so a resume can tell
+// whether it changed.
+func (s Spec) DSNHash() string {
+	if s.DBDSN == "" {
+		return ""
+	}
+	sum := sha256.Sum256([]byte(s.DBDSN))
+	return hex.EncodeToString(sum[:8])
+}
+
+// Cells returns the plan of this spec.
+func (s Spec) Cells() []Cell { return BuildPlan(s.CPUs, s.WebMult, s.DBMult) }
+
+// ParseNumberList parses a comma-separated list of numbers > 0 for flag.
+func ParseNumberList(flag, text string) ([]float64, error) {
+	if strings.TrimSpace(text) == "" {
+		return nil, BadInput(flag, "empty list; give numbers > 0 separated by commas, e.g. 2,4,6,8")
+	}
+	var out []float64
+	for i, f := range strings.Split(text, ",") {
+		f = strings.TrimSpace(f)
+		v, err := strconv.ParseFloat(f, 64)
+		switch {
+		case f == "":
+			return nil, BadInput(flag, "element %d is empty in %q; remove the extra comma", i+1, text)
+		case err != nil:
+			return nil, BadInput(flag, "%q is not a number; give numbers > 0 separated by commas", f)
+		case v <= 0 || v != v || v > 1e6:
+			return nil, BadInput(flag, "%s must be a number > 0", f)
+		}
+		out = append(out, v)
+	}
+	return out, nil
+}
+
+// Validate checks what can be checked without the outside world.
+func (s Spec) Validate() error {
+	checks := []struct {
+		bad  bool
+		flag string
+		msg  string
+	}{
+		{len(s.CPUs) == 0, "cpus", "no CPU limits; give e.g. --cpus 2,4,6,8"},
+		{len(s.WebMult) == 0, "web-mult", "no web multipliers"},
+		{len(s.DBMult) == 0, "db-mult", "no DB pool multipliers"},
+		{s.Service == "", "service", "no target service; name the compose service to sweep"},
+		{s.WebEnv == "" || s.PoolEnv == "", "web-env", "the web-thread and pool variable names must not be empty"},
+		{s.ReadyTimeout <= 0, "ready-timeout", "must be > 0, e.g. 120s"},
+		{s.Duration <= 0, "duration", "must be > 0, e.g. 5m"},
+		{s.Warmup < 0, "warmup", "must be >= 0 (0 skips the warm-up)"},
+		{!strings.HasPrefix(s.ReadyPath, "/"), "ready-path", "must start with /, e.g. /health"},
+	}
+	for _, c := range checks {
+		if c.bad {
+			return BadInput(c.flag, "%s", c.msg)
+		}
+	}
+	u, err := url.Parse(s.URL)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return BadInput("url", "%q is not an http(s) base URL; give e.g. http://127.0.0.1:8080", s.URL)
+	}
+	for _, name := range []string{s.WebEnv, s.PoolEnv, s.NameEnv} {
+		if strings.ContainsAny(name, "=\n\x00 ") {
+			return BadInput("web-env", "%q is not a valid environment variable name", name)
+		}
+	}
+	switch s.Driver {
+	case "auto", "k6", "builtin":
+	default:
+		return BadInput("driver", "%q is not one of auto, k6, builtin", s.Driver)
+	}
+	return nil
+}
+
+// LoadFor resolves the load model for one cell (vus-per-web becomes VUs).
+func (s Spec) LoadFor(c Cell, driver string) results.LoadInfo {
+	info := s.Load.Info()
+	info.Driver = driver
+	if s.Load.VUsPerWeb > 0 {
+		info.VUs = max(1, RoundHalfEven(s.Load.VUsPerWeb*float64(c.WebThreads)))
+	}
+	return info
+}
+
+// Redacted returns a copy safe to write to disk or logs.
+func (s Spec) Redacted() Spec {
+	s.DBDSN = ""
+	return s
+}
+
+// String is never the DSN.
+func (s Spec) String() string { return fmt.Sprintf("sweep of %d cells", len(s.Cells())) }
