@@ -1,0 +1,175 @@
+package results
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// ErrNotRun is returned by LoadRun for a directory that holds no readable
+// sweep.json: it is not a run directory.
+var ErrNotRun = errors.New("not a run directory")
+
+// ErrNoFinishedCells is returned by LoadRun for a run directory in which no
+// cell repetition has finished (ok or failed).
+var ErrNoFinishedCells = errors.New("no finished cells")
+
+// Run is a run directory read back for reporting: the parts of sweep.json
+// the report needs and every finished cell repetition.
+type Run struct {
+	// Dir is the run directory as given to LoadRun.
+	Dir   string
+	RunID string
+	// Service is the target service; its block in Usage.Resources is the
+	// target's.
+	Service string
+	// WebEnv and PoolEnv name the swept variables (BOX_WEB_THREAD, ...).
+	WebEnv  string
+	PoolEnv string
+	CPUs    []float64
+	WebMult []float64
+	DBMult  []float64
+	// Cells lists the planned cells in plan order, each with its finished
+	// repetitions (none when the cell has not finished).
+	Cells []RunCell
+	// Missing lists the ids of planned cells with no finished repetition.
+	Missing []string
+	// Warnings are non-fatal problems found while reading (torn files,
+	// unreadable records).
+	Warnings []string
+}
+
+// RunCell is one planned cell and its finished repetitions, ordered by
+// repetition number.
+type RunCell struct {
+	CellInfo
+	Reps []Rep
+}
+
+// Rep is one finished repetition: the record plus the optional metric
+// blocks the samplers add to result.json, each nil or empty when its
+// sampler did not run. The blocks sit at the top level of Rep so they win
+// over same-named fields a future Record may grow.
+type Rep struct {
+	Record
+	Resources map[string]ResourceStats `json:"resources,omitempty"`
+	DB        *DBStats                 `json:"db,omitempty"`
+	// Driver is the load driver's own CPU use.
+	Driver *struct {
+		CPUCoresMean float64 `json:"cpu_cores_mean"`
+	} `json:"driver,omitempty"`
+}
+
+// sweepFile is the subset of sweep.json that LoadRun reads.
+type sweepFile struct {
+	RunID string `json:"run_id"`
+	Spec  struct {
+		CPUs    []float64 `json:"cpus"`
+		WebMult []float64 `json:"web_mult"`
+		DBMult  []float64 `json:"db_mult"`
+		Service string    `json:"service"`
+		WebEnv  string    `json:"web_env"`
+		PoolEnv string    `json:"pool_env"`
+	} `json:"spec"`
+	Cells []CellInfo `json:"cells"`
+}
+
+// LoadRun reads the run directory dir: sweep.json and every
+// cells/<id>/r<N>/result.json. Unfinished, torn or unreadable records leave
+// their cell missing (with a warning) rather than failing the load. It
+// returns ErrNotRun when dir has no readable sweep.json and
+// ErrNoFinishedCells when no repetition has finished.
+func LoadRun(dir string) (*Run, error) {
+	sf, err := readSweepFile(dir)
+	if err != nil {
+		return nil, err
+	}
+	run := &Run{
+		Dir: dir, RunID: sf.RunID, Service: sf.Spec.Service,
+		WebEnv: sf.Spec.WebEnv, PoolEnv: sf.Spec.PoolEnv,
+		CPUs: sf.Spec.CPUs, WebMult: sf.Spec.WebMult, DBMult: sf.Spec.DBMult,
+	}
+	finished := 0
+	for _, info := range sf.Cells {
+		reps, warns := readReps(filepath.Join(dir, "cells", info.ID))
+		run.Warnings = append(run.Warnings, warns...)
+		run.Cells = append(run.Cells, RunCell{CellInfo: info, Reps: reps})
+		if len(reps) == 0 {
+			run.Missing = append(run.Missing, info.ID)
+		}
+		finished += len(reps)
+	}
+	if finished == 0 {
+		return nil, fmt.Errorf("%s: %w (%d cells planned)", dir, ErrNoFinishedCells, len(sf.Cells))
+	}
+	return run, nil
+}
+
+func readSweepFile(dir string) (*sweepFile, error) {
+	path := filepath.Join(dir, "sweep.json")
+	b, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("%s: %w: no sweep.json", dir, ErrNotRun)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", path, err)
+	}
+	var sf sweepFile
+	if err := json.Unmarshal(b, &sf); err != nil {
+		return nil, fmt.Errorf("%s: %w: sweep.json: %w", dir, ErrNotRun, err)
+	}
+	if len(sf.Cells) == 0 {
+		return nil, fmt.Errorf("%s: %w: sweep.json lists no cells", dir, ErrNotRun)
+	}
+	return &sf, nil
+}
+
+// readReps reads the finished repetitions under one cell directory.
+func readReps(cellDir string) ([]Rep, []string) {
+	entries, err := os.ReadDir(cellDir)
+	if err != nil {
+		return nil, nil // not started yet
+	}
+	var reps []Rep
+	var warns []string
+	for _, e := range entries {
+		if !e.IsDir() || !isRepDir(e.Name()) {
+			continue
+		}
+		path := filepath.Join(cellDir, e.Name(), "result.json")
+		rep, err := readRep(path)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+		case err != nil:
+			warns = append(warns, fmt.Sprintf("%s: %v; counted as missing", path, err))
+		case rep.Status.Done():
+			reps = append(reps, rep)
+		}
+	}
+	sort.Slice(reps, func(i, j int) bool { return reps[i].Repetition < reps[j].Repetition })
+	return reps, warns
+}
+
+func isRepDir(name string) bool {
+	n, ok := strings.CutPrefix(name, "r")
+	_, err := strconv.Atoi(n)
+	return ok && err == nil
+}
+
+func readRep(path string) (Rep, error) {
+	var rep Rep
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return rep, err
+	}
+	if err := json.Unmarshal(b, &rep); err != nil {
+		return rep, fmt.Errorf("torn or invalid result.json: %w", err)
+	}
+	return rep, nil
+}
