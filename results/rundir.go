@@ -1,0 +1,115 @@
+package results
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"time"
+)
+
+// Names of the files in a run directory.
+const (
+	MetaFile     = "sweep.json"
+	ResultFile   = "result.json"
+	OverrideFile = "override.yaml"
+	SummaryFile  = "driver-summary.json"
+	SamplesFile  = "samples.csv"
+	TargetLog    = "target.log"
+	LogFile      = "sweep.log"
+	CellsDir     = "cells"
+)
+
+// Meta is sweep.json: what was asked and on what it ran.
+type Meta struct {
+	SchemaVersion int       `json:"schema_version"`
+	RunID         string    `json:"run_id"`
+	CreatedAt     time.Time `json:"created_at"`
+	ToolVersion   string    `json:"tool_version"`
+	// Spec is the resolved spec (the sweep package's Spec, DSN removed).
+	Spec json.RawMessage `json:"spec"`
+	// DSNHash identifies the database without revealing the DSN.
+	DSNHash string     `json:"db_dsn_hash,omitempty"`
+	Cells   []CellInfo `json:"cells"`
+	Host    HostFacts  `json:"host"`
+	// Images maps each service to the image ID it ran.
+	Images map[string]string `json:"images,omitempty"`
+	// ComposeConfigHash is the sha256 of the merged compose configuration.
+	ComposeConfigHash string `json:"compose_config_hash,omitempty"`
+}
+
+// HostFacts describe the machine a run measured on.
+type HostFacts struct {
+	CPUModel       string `json:"cpu_model,omitempty"`
+	CPUCount       int    `json:"cpu_count"`
+	DockerVersion  string `json:"docker_version,omitempty"`
+	ComposeVersion string `json:"compose_version,omitempty"`
+	K6Version      string `json:"k6_version,omitempty"`
+	Driver         string `json:"driver,omitempty"`
+}
+
+// CellDir is the folder of one cell repetition (r1, r2, …).
+func CellDir(run, cellID string, rep int) string {
+	return filepath.Join(run, CellsDir, cellID, "r"+strconv.Itoa(rep))
+}
+
+// WriteFileAtomic writes data to path through a temporary file in the same
+// folder and a rename, so a reader never sees a torn file.
+func WriteFileAtomic(path string, data []byte) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	defer os.Remove(tmp.Name()) // no-op after a successful rename
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := tmp.Sync(); err != nil {
+		tmp.Close()
+		return fmt.Errorf("sync %s: %w", path, err)
+	}
+	if err := tmp.Close(); err != nil {
+		return fmt.Errorf("close %s: %w", path, err)
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		return fmt.Errorf("rename %s: %w", path, err)
+	}
+	return nil
+}
+
+// WriteJSONAtomic writes v as indented JSON with WriteFileAtomic.
+func WriteJSONAtomic(path string, v any) error {
+	data, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return fmt.Errorf("encode %s: %w", filepath.Base(path), err)
+	}
+	return WriteFileAtomic(path, append(data, '\n'))
+}
+
+// ReadRecord reads one result.json.
+func ReadRecord(path string) (Record, error) {
+	var rec Record
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return rec, err
+	}
+	if err := json.Unmarshal(data, &rec); err != nil {
+		return rec, fmt.Errorf("parse %s: %w", path, err)
+	}
+	return rec, nil
+}
+
+// ReadMeta reads sweep.json of a run directory.
+func ReadMeta(run string) (Meta, error) {
+	var m Meta
+	data, err := os.ReadFile(filepath.Join(run, MetaFile))
+	if err != nil {
+		return m, err
+	}
+	if err := json.Unmarshal(data, &m); err != nil {
+		return m, fmt.Errorf("parse %s: %w", MetaFile, err)
+	}
+	return m, nil
+}

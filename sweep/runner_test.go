@@ -1,0 +1,135 @@
+package sweep
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/sweep-tool/sweep/results"
+)
+
+// fakeStack applies configs in memory; cpuSkew makes the engine report a
+// different CPU limit for one cell, as a stack that ignored the override.
+type fakeStack struct {
+	last    TargetConfig
+	applied []string
+	skewFor string
+}
+
+func (f *fakeStack) Apply(_ context.Context, cfg TargetConfig) error {
+	f.last = cfg
+	f.applied = append(f.applied, cfg.Labels[LabelCell])
+	return os.WriteFile(filepath.Join(cfg.Dir, results.OverrideFile), []byte("services: {}\n"), 0o644)
+}
+func (f *fakeStack) WaitReady(context.Context, time.Duration) error { return nil }
+func (f *fakeStack) ReadBack(context.Context) (results.Applied, error) {
+	a := results.Applied{CPUs: f.last.CPUs, Env: f.last.Env}
+	if f.last.Labels[LabelCell] == f.skewFor {
+		a.CPUs = 99
+	}
+	return a, nil
+}
+func (f *fakeStack) Logs(context.Context, int) (string, error) { return "boom\n", nil }
+func (f *fakeStack) Down(context.Context) error                { return nil }
+
+type fakeDriver struct {
+	calls  int
+	cancel func() // called on the nth measured run, if set
+	at     int
+}
+
+func (d *fakeDriver) Name() string { return "fake" }
+func (d *fakeDriver) Run(ctx context.Context, req LoadRequest) (results.Measurement, error) {
+	if req.Warmup {
+		return results.Measurement{}, nil
+	}
+	d.calls++
+	if d.cancel != nil && d.calls == d.at {
+		d.cancel()
+		return results.Measurement{}, ctx.Err()
+	}
+	return results.Measurement{Requests: 100, RPS: 10, LatencyMS: results.Latency{P99: 5}}, nil
+}
+
+func testSpec() Spec {
+	return Spec{CPUs: []float64{1, 2}, WebMult: []float64{1, 2}, DBMult: []float64{2}, Service: "app",
+		WebEnv: "W", PoolEnv: "P", NameEnv: "N", URL: "http://127.0.0.1:1", ReadyPath: "/health",
+		ReadyTimeout: Duration(time.Second), Warmup: Duration(time.Second), Duration: Duration(time.Second),
+		Load: LoadSpec{VUs: 3}, Driver: "builtin"}
+}
+
+func TestRunnerWritesEveryCell(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	r := &Runner{Spec: testSpec(), Dir: dir, Stack: &fakeStack{skewFor: "cpu_2__web_2__db_4"}, Driver: &fakeDriver{}}
+	sum, err := r.Run(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(sum.Records) != 4 || sum.Failed() != 1 {
+		t.Fatalf("records %d failed %d, want 4 and 1", len(sum.Records), sum.Failed())
+	}
+	for _, c := range r.Spec.Cells() {
+		rec, err := results.ReadRecord(filepath.Join(results.CellDir(dir, c.ID, 1), results.ResultFile))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rec.Cell.ID != c.ID || rec.Load.VUs != 3 || rec.Load.Driver != "fake" {
+			t.Errorf("record %+v does not match cell %s", rec.Cell, c.ID)
+		}
+		if c.ID == "cpu_2__web_2__db_4" {
+			if rec.Status != results.StatusFailed || !strings.Contains(rec.Reason, "cpus 99, asked 2") {
+				t.Errorf("skewed cell: status %s reason %q", rec.Status, rec.Reason)
+			}
+			if _, err := os.Stat(filepath.Join(results.CellDir(dir, c.ID, 1), results.TargetLog)); err != nil {
+				t.Errorf("failed cell has no target.log: %v", err)
+			}
+			continue
+		}
+		if rec.Status != results.StatusOK || rec.Applied.Env["N"] != c.ID || rec.Applied.Env["W"] == "" {
+			t.Errorf("cell %s: status %s applied %+v", c.ID, rec.Status, rec.Applied)
+		}
+	}
+}
+
+func TestRunnerInterruptAndResume(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	ctx, cancel := context.WithCancel(t.Context())
+	stack := &fakeStack{}
+	r := &Runner{Spec: testSpec(), Dir: dir, Stack: stack, Driver: &fakeDriver{cancel: cancel, at: 2}}
+	sum, err := r.Run(ctx)
+	if !errors.Is(err, ErrInterrupted) {
+		t.Fatalf("err = %v, want ErrInterrupted", err)
+	}
+	if n := len(sum.Records); n != 2 || sum.Records[1].Status != results.StatusInterrupted {
+		t.Fatalf("got %d records, last %+v", n, sum.Records[n-1].Status)
+	}
+	first := readFile(t, filepath.Join(results.CellDir(dir, sum.Records[0].Cell.ID, 1), results.ResultFile))
+
+	stack2 := &fakeStack{}
+	r2 := &Runner{Spec: testSpec(), Dir: dir, Stack: stack2, Driver: &fakeDriver{}}
+	sum2, err := r2.Run(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum2.Skipped != 1 || len(stack2.applied) != 3 || stack2.applied[0] != sum.Records[1].Cell.ID {
+		t.Errorf("resume skipped %d, applied %v", sum2.Skipped, stack2.applied)
+	}
+	if again := readFile(t, filepath.Join(results.CellDir(dir, sum.Records[0].Cell.ID, 1), results.ResultFile)); again != first {
+		t.Error("a finished cell's result.json changed on resume")
+	}
+}
+
+func readFile(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
