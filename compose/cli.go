@@ -1,0 +1,164 @@
+package compose
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os/exec"
+	"strings"
+	"time"
+	"unicode"
+)
+
+// Kind says which compose CLI runs the stack.
+type Kind int
+
+// The two compose CLIs: the `docker compose` plugin and the Python
+// `docker-compose` binary.
+const (
+	V2 Kind = iota + 1
+	V1
+)
+
+// CLI is a detected compose command line: its kind and the argv prefix
+// that runs it (["docker", "compose"] or ["/usr/bin/docker-compose"]).
+type CLI struct {
+	Kind   Kind
+	Prefix []string
+}
+
+// String names the CLI as a user types it.
+func (c CLI) String() string { return strings.Join(c.Prefix, " ") }
+
+// DetectCLI finds the compose CLI: the v2 plugin when `docker compose
+// version` succeeds, else docker-compose v1 on PATH, else an error wrapping
+// ErrNoComposeCLI.
+func DetectCLI(ctx context.Context) (CLI, error) {
+	probe := func(argv []string) error {
+		ctx, cancel := context.WithTimeout(ctx, 20*time.Second)
+		defer cancel()
+		return exec.CommandContext(ctx, argv[0], argv[1:]...).Run()
+	}
+	return detect(probe, exec.LookPath)
+}
+
+// detect is DetectCLI with the outside world passed in.
+func detect(run func(argv []string) error, lookPath func(string) (string, error)) (CLI, error) {
+	var v2Err error
+	if docker, err := lookPath("docker"); err != nil {
+		v2Err = err
+	} else if v2Err = run([]string{docker, "compose", "version"}); v2Err == nil {
+		return CLI{Kind: V2, Prefix: []string{docker, "compose"}}, nil
+	}
+	v1, err := lookPath("docker-compose")
+	if err != nil {
+		return CLI{}, fmt.Errorf("%w: `docker compose version` failed (%v) and docker-compose is not on PATH; "+
+			"install the Docker Compose plugin or docker-compose", ErrNoComposeCLI, v2Err)
+	}
+	return CLI{Kind: V1, Prefix: []string{v1}}, nil
+}
+
+// ProjectName is the compose project of a run: "sweep" followed by the
+// run id's letters and digits, lowercased (compose accepts nothing else).
+func ProjectName(runID string) string {
+	var b strings.Builder
+	b.WriteString("sweep")
+	for _, r := range strings.ToLower(runID) {
+		if r < unicode.MaxASCII && (unicode.IsLetter(r) || unicode.IsDigit(r)) {
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+// Invocation is what every compose command of one stack shares.
+type Invocation struct {
+	Project string
+	// Files are the base files, then the override (when there is one).
+	Files []string
+	// Compat adds --compatibility for v1, so it honours
+	// deploy.resources.limits.cpus. v2 honours it natively.
+	Compat bool
+}
+
+// Argv builds the full command line of one compose subcommand. It never
+// goes through a shell.
+func (c CLI) Argv(inv Invocation, sub ...string) []string {
+	argv := append([]string{}, c.Prefix...)
+	if c.Kind == V1 && inv.Compat {
+		argv = append(argv, "--compatibility")
+	}
+	argv = append(argv, "-p", inv.Project)
+	for _, f := range inv.Files {
+		argv = append(argv, "-f", f)
+	}
+	return append(argv, sub...)
+}
+
+// UpAll starts every service of the stack (the first cell).
+func UpAll() []string { return []string{"up", "-d"} }
+
+// UpTarget recreates only the target service (later cells).
+func UpTarget(service string) []string {
+	return []string{"up", "-d", "--no-deps", "--force-recreate", service}
+}
+
+// Down removes the stack with its volumes and orphans.
+func Down() []string { return []string{"down", "-v", "--remove-orphans", "--timeout", "5"} }
+
+// Config prints the merged configuration.
+func Config() []string { return []string{"config"} }
+
+// ConfigServices prints the service names, one a line.
+func ConfigServices() []string { return []string{"config", "--services"} }
+
+// VersionArgv is the command line that prints the CLI's bare version.
+func (c CLI) VersionArgv() []string {
+	return append(append([]string{}, c.Prefix...), "version", "--short")
+}
+
+// run executes argv and returns its stdout. Stderr is copied to logs (when
+// not nil) and its tail is part of the error.
+func run(ctx context.Context, argv []string, logs io.Writer) ([]byte, error) {
+	var stdout bytes.Buffer
+	stderr := &tailBuffer{max: 4096}
+	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
+	cmd.Stdout = &stdout
+	cmd.Stderr = stderr
+	if logs != nil {
+		cmd.Stderr = io.MultiWriter(stderr, logs)
+	}
+	cmd.WaitDelay = 5 * time.Second
+	if err := cmd.Run(); err != nil {
+		if ctxErr := ctx.Err(); ctxErr != nil {
+			err = errors.Join(err, ctxErr)
+		}
+		return stdout.Bytes(), fmt.Errorf("%s: %w%s", strings.Join(argv, " "), err, stderr.tail())
+	}
+	return stdout.Bytes(), nil
+}
+
+// tailBuffer keeps the last max bytes written to it.
+type tailBuffer struct {
+	max int
+	buf []byte
+}
+
+func (t *tailBuffer) Write(p []byte) (int, error) {
+	t.buf = append(t.buf, p...)
+	if over := len(t.buf) - t.max; over > 0 {
+		t.buf = t.buf[over:]
+	}
+	return len(p), nil
+}
+
+// tail is the kept stderr, formatted to end an error message.
+func (t *tailBuffer) tail() string {
+	s := strings.TrimSpace(string(t.buf))
+	if s == "" {
+		return ""
+	}
+	return "\nstderr:\n" + s
+}

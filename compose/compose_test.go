@@ -1,0 +1,237 @@
+package compose
+
+import (
+	"bytes"
+	"errors"
+	"flag"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/sweep-tool/sweep/sweep"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
+
+func TestDetect(t *testing.T) {
+	t.Parallel()
+	errFail := errors.New("exit status 1")
+	cases := []struct {
+		name    string
+		v2      error
+		onPath  []string
+		want    CLI
+		wantErr error
+	}{
+		{"v2 plugin", nil, []string{"docker", "docker-compose"},
+			CLI{Kind: V2, Prefix: []string{"/bin/docker", "compose"}}, nil},
+		{"v1 when the plugin fails", errFail, []string{"docker", "docker-compose"},
+			CLI{Kind: V1, Prefix: []string{"/bin/docker-compose"}}, nil},
+		{"v1 without docker", nil, []string{"docker-compose"},
+			CLI{Kind: V1, Prefix: []string{"/bin/docker-compose"}}, nil},
+		{"neither", errFail, []string{"docker"}, CLI{}, ErrNoComposeCLI},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			runProbe := func([]string) error { return c.v2 }
+			lookPath := func(name string) (string, error) {
+				if slices.Contains(c.onPath, name) {
+					return "/bin/" + name, nil
+				}
+				return "", exec.ErrNotFound
+			}
+			got, err := detect(runProbe, lookPath)
+			if !errors.Is(err, c.wantErr) {
+				t.Fatalf("err = %v, want %v", err, c.wantErr)
+			}
+			if got.Kind != c.want.Kind || !slices.Equal(got.Prefix, c.want.Prefix) {
+				t.Errorf("got %+v, want %+v", got, c.want)
+			}
+		})
+	}
+}
+
+func TestArgv(t *testing.T) {
+	t.Parallel()
+	v1 := CLI{Kind: V1, Prefix: []string{"docker-compose"}}
+	v2 := CLI{Kind: V2, Prefix: []string{"docker", "compose"}}
+	files := []string{"a.yaml", "b.yaml", "cell/override.yaml"}
+	inv := Invocation{Project: ProjectName("2026-05-07T12:00Z"), Files: files}
+	compat := inv
+	compat.Compat = true
+	cases := []struct {
+		name string
+		got  []string
+		want string
+	}{
+		{"v2 up all", v2.Argv(inv, UpAll()...),
+			"docker compose -p sweep20260507t1200z -f a.yaml -f b.yaml -f cell/override.yaml up -d"},
+		{"v2 ignores compat", v2.Argv(compat, UpTarget("web")...),
+			"docker compose -p sweep20260507t1200z -f a.yaml -f b.yaml -f cell/override.yaml up -d --no-deps --force-recreate web"},
+		{"v1 compat up target", v1.Argv(compat, UpTarget("web")...),
+			"docker-compose --compatibility -p sweep20260507t1200z -f a.yaml -f b.yaml -f cell/override.yaml up -d --no-deps --force-recreate web"},
+		{"v1 down", v1.Argv(Invocation{Project: "sweepx", Files: files[:1]}, Down()...),
+			"docker-compose -p sweepx -f a.yaml down -v --remove-orphans --timeout 5"},
+		{"v1 config", v1.Argv(Invocation{Project: "sweepx", Files: files[:2]}, Config()...),
+			"docker-compose -p sweepx -f a.yaml -f b.yaml config"},
+		{"v2 config services", v2.Argv(Invocation{Project: "sweepx", Files: files[:1]}, ConfigServices()...),
+			"docker compose -p sweepx -f a.yaml config --services"},
+		{"v1 version", v1.VersionArgv(), "docker-compose version --short"},
+		{"v2 version", v2.VersionArgv(), "docker compose version --short"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			if got := join(c.got); got != c.want {
+				t.Errorf("argv\n got %s\nwant %s", got, c.want)
+			}
+		})
+	}
+}
+
+func join(argv []string) string {
+	out := ""
+	for i, a := range argv {
+		if i > 0 {
+			out += " "
+		}
+		out += a
+	}
+	return out
+}
+
+func TestProjectName(t *testing.T) {
+	t.Parallel()
+	cases := map[string]string{"": "sweep", "Run-01_x": "sweeprun01x", "été7": "sweept7"}
+	for in, want := range cases {
+		t.Run(in, func(t *testing.T) {
+			t.Parallel()
+			if got := ProjectName(in); got != want {
+				t.Errorf("ProjectName(%q) = %q, want %q", in, got, want)
+			}
+		})
+	}
+}
+
+func TestOverrideGolden(t *testing.T) {
+	t.Parallel()
+	cfg := sweep.TargetConfig{
+		CPUs:   0.5,
+		Env:    map[string]string{"WEB_THREADS": "1", "DB_POOL": "2", "INSTANCE": "cpu_0.5__web_1__db_2", "PW": "a$b"},
+		Labels: map[string]string{"sweep.cell": "cpu_0.5__web_1__db_2"},
+	}
+	cases := []struct {
+		name  string
+		bases []string
+		cfg   sweep.TargetConfig
+	}{
+		{"v24-cpus", []string{"v24-cpus"}, cfg},
+		{"deploy", []string{"deploy"}, cfg},
+		{"v3-none", []string{"v3-none"}, cfg},
+		{"split", []string{"split-a", "split-b"}, cfg},
+		{"no-cpus", []string{"v24-cpus"}, sweep.TargetConfig{Env: map[string]string{"X": "1"}}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			var paths []string
+			for _, b := range c.bases {
+				paths = append(paths, filepath.Join("testdata", "override", b+".base.yaml"))
+			}
+			base, err := ReadBase(paths)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := Override(base, "r1", "web", c.cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			golden(t, filepath.Join("testdata", "override", c.name+".golden.yaml"), got)
+		})
+	}
+}
+
+// golden compares got with the file at path, or rewrites it with -update.
+func golden(t *testing.T, path string, got []byte) {
+	t.Helper()
+	if *update {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test -update to create it)", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("%s differs (go test -update rewrites it)\n--- got\n%s\n--- want\n%s", path, got, want)
+	}
+}
+
+func TestOverrideRefuses(t *testing.T) {
+	t.Parallel()
+	base, err := ParseBase([]byte("services:\n  web:\n    image: x\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		name string
+		cfg  sweep.TargetConfig
+	}{
+		{"newline in value", sweep.TargetConfig{Env: map[string]string{"A": "1\n2"}}},
+		{"NUL in value", sweep.TargetConfig{Env: map[string]string{"A": "1\x002"}}},
+		{"carriage return", sweep.TargetConfig{Env: map[string]string{"A": "1\r"}}},
+		{"equals in name", sweep.TargetConfig{Env: map[string]string{"A=B": "1"}}},
+		{"newline in label", sweep.TargetConfig{Labels: map[string]string{"sweep.cell": "a\nb"}}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			if _, err := Override(base, "r1", "web", c.cfg); !errors.Is(err, ErrBadEnv) {
+				t.Errorf("err = %v, want ErrBadEnv", err)
+			}
+		})
+	}
+	if _, err := Override(base, "r1", "nope", sweep.TargetConfig{}); err == nil {
+		t.Error("unknown service: want an error")
+	}
+}
+
+func TestParseBase(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name    string
+		docs    []string
+		version string
+		place   Place
+		wantErr bool
+	}{
+		{"unquoted version", []string{"version: 2.4\nservices:\n  web: {cpus: 1}\n"}, "2.4", PlaceService, false},
+		{"deploy", []string{"services:\n  web:\n    deploy: {resources: {limits: {cpus: '1'}}}\n"}, "", PlaceDeploy, false},
+		{"later file adds", []string{"services:\n  web: {cpus: 1}\n", "services:\n  web:\n    deploy: {resources: {limits: {cpus: '1'}}}\n"},
+			"", PlaceService | PlaceDeploy, false},
+		{"null service", []string{"services:\n  web:\n"}, "", 0, false},
+		{"v1 format", []string{"web:\n  image: x\n"}, "", 0, true},
+		{"not yaml", []string{"services: [\n"}, "", 0, true},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			var docs [][]byte
+			for _, d := range c.docs {
+				docs = append(docs, []byte(d))
+			}
+			b, err := ParseBase(docs...)
+			if (err != nil) != c.wantErr {
+				t.Fatalf("err = %v, wantErr %v", err, c.wantErr)
+			}
+			if err == nil && (b.Version != c.version || b.CPUAt["web"] != c.place) {
+				t.Errorf("got version %q place %v, want %q %v", b.Version, b.CPUAt["web"], c.version, c.place)
+			}
+		})
+	}
+}

@@ -1,0 +1,37 @@
+package compose
+
+import (
+	"errors"
+
+	"github.com/sweep-tool/sweep/sweep"
+)
+
+// ErrBadInput is sweep.ErrBadInput: New wraps it when a compose file is
+// missing or invalid, the service is not in the stack, or the run id cannot
+// name a project. The CLI maps it to exit code 2.
+var ErrBadInput = sweep.ErrBadInput
+
+// ErrNoComposeCLI means neither the `docker compose` plugin (v2) nor the
+// `docker-compose` binary (v1) could be found.
+var ErrNoComposeCLI = errors.New("no docker compose CLI")
+
+// ErrEngine means the Docker Engine did not answer (DOCKER_HOST, daemon
+// down, permissions).
+var ErrEngine = errors.New("docker engine unreachable")
+
+// ErrNotReady is returned by WaitReady when the timeout passes before the
+// target is healthy.
+var ErrNotReady = errors.New("target not ready")
+
+// ErrTargetExited is returned by WaitReady when the target container
+// stopped (exited, dead, or unhealthy and exited) instead of becoming
+// ready; the message carries its state and exit code.
+var ErrTargetExited = errors.New("target container exited")
+
+// ErrNoContainer means no container of the target service exists in the
+// stack's project (Apply has not run, or compose removed it).
+var ErrNoContainer = errors.New("no target container")
+
+// ErrBadEnv is returned when an env value cannot be written to a compose
+// file (it contains a newline or NUL byte).
+var ErrBadEnv = errors.New("env value not representable in compose")
