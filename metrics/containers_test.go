@@ -1,0 +1,135 @@
+package metrics
+
+import (
+	"archive/tar"
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/docker/docker/api/types/container"
+	"github.com/docker/docker/api/types/image"
+	"github.com/docker/docker/client"
+
+	"github.com/sweep-tool/sweep/internal/testenv"
+)
+
+func TestContainerSamplerSeesThrottling(t *testing.T) {
+	cli := testenv.Docker(t)
+	id := burnContainer(t, cli, 0.5)
+	time.Sleep(500 * time.Millisecond) // let the loop reach its limit
+	run := Start(t.Context(), cli, []Target{{Service: "burn", ID: id}})
+	time.Sleep(4200 * time.Millisecond)
+	stopped := time.Now()
+	stats, samples := run.Stop()
+	if d := time.Since(stopped); d > 2*time.Second {
+		t.Errorf("Stop took %v", d)
+	}
+	rs := stats["burn"]
+	t.Logf("burn: %+v", rs)
+	for _, s := range samples["burn"] {
+		t.Logf("  t=%.2f cores=%.3f pct=%.1f throttled=%d mem=%d", s.T, s.CPUCores, s.CPUPctOfLimit, s.ThrottledPeriods, s.MemBytes)
+	}
+	if rs.Samples < 3 {
+		t.Fatalf("samples = %d, want >= 3", rs.Samples)
+	}
+	if rs.CPULimitCores != 0.5 {
+		t.Errorf("cpu limit read back = %v, want 0.5", rs.CPULimitCores)
+	}
+	if rs.CPUCoresMean < 0.3 || rs.CPUCoresMean > 0.7 {
+		t.Errorf("cpu cores mean = %.3f, want 0.3..0.7", rs.CPUCoresMean)
+	}
+	if rs.CPUPctOfLimitMean < 60 || rs.CPUPctOfLimitMean > 140 {
+		t.Errorf("cpu %% of limit = %.1f, want 60..140", rs.CPUPctOfLimitMean)
+	}
+	if rs.ThrottledPeriods == 0 || rs.ThrottledS <= 0 {
+		t.Errorf("throttled periods = %d, seconds = %v, want > 0", rs.ThrottledPeriods, rs.ThrottledS)
+	}
+	if rs.MemPeakBytes == 0 || rs.MemLimitBytes == 0 || rs.OOMKilled || rs.Restarts != 0 {
+		t.Errorf("memory/state: %+v", rs)
+	}
+}
+
+// burnContainer starts a container spinning one CPU under a limit and
+// removes it when the test ends.
+func burnContainer(t testing.TB, cli *client.Client, cpus float64) string {
+	t.Helper()
+	ctx := context.Background()
+	ref := burnImage(t, cli)
+	cfg := &container.Config{Image: ref, Cmd: []string{"/burn"}, Labels: map[string]string{"sweep.run": testRunID(t)}}
+	host := &container.HostConfig{Resources: container.Resources{NanoCPUs: int64(cpus * 1e9)}}
+	c, err := cli.ContainerCreate(ctx, cfg, host, nil, nil, "")
+	if err != nil {
+		t.Fatalf("create burn container: %v", err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		if err := cli.ContainerRemove(ctx, c.ID, container.RemoveOptions{Force: true}); err != nil {
+			t.Errorf("remove burn container: %v", err)
+		}
+	})
+	if err := cli.ContainerStart(ctx, c.ID, container.StartOptions{}); err != nil {
+		t.Fatalf("start burn container: %v", err)
+	}
+	return c.ID
+}
+
+func testRunID(t testing.TB) string {
+	return fmt.Sprintf("metrics-test-%d-%d", os.Getpid(), time.Now().UnixNano())
+}
+
+// burnImage builds testdata/burn as a static binary and imports it as a
+// one-file image tagged by its content, so reruns reuse it. Nothing is
+// pulled.
+func burnImage(t testing.TB, cli *client.Client) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "burn")
+	cmd := exec.Command("go", "build", "-trimpath", "-ldflags=-s -w", "-o", bin, "./testdata/burn")
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "GOOS=linux")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("build burn: %v\n%s", err, out)
+	}
+	data, err := os.ReadFile(bin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := sha256.Sum256(data)
+	ref := "sweep-metrics-burn:" + hex.EncodeToString(sum[:6])
+	ctx := context.Background()
+	if _, err := cli.ImageInspect(ctx, ref); err == nil {
+		return ref
+	}
+	body, err := cli.ImageImport(ctx, image.ImportSource{Source: tarOf(t, "burn", data), SourceName: "-"}, ref, image.ImportOptions{})
+	if err != nil {
+		t.Fatalf("import burn image: %v", err)
+	}
+	defer body.Close()
+	if _, err := io.Copy(io.Discard, body); err != nil {
+		t.Fatalf("import burn image: %v", err)
+	}
+	return ref
+}
+
+func tarOf(t testing.TB, name string, data []byte) io.Reader {
+	t.Helper()
+	var buf bytes.Buffer
+	tw := tar.NewWriter(&buf)
+	if err := tw.WriteHeader(&tar.Header{Name: name, Mode: 0o755, Size: int64(len(data))}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tw.Write(data); err != nil {
+		t.Fatal(err)
+	}
+	if err := tw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return &buf
+}

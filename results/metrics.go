@@ -1,0 +1,91 @@
+package results
+
+// ResourceStats is what one service's container used during a measured
+// phase, from the Docker Engine's stats (record key resources.<service>).
+type ResourceStats struct {
+	CPUCoresMean float64 `json:"cpu_cores_mean"`
+	CPUCoresMax  float64 `json:"cpu_cores_max"`
+	// CPULimitCores is the limit the percentages refer to: the cell's CPU
+	// limit, or the engine's online CPUs when the container has none.
+	CPULimitCores     float64 `json:"cpu_limit_cores"`
+	CPUPctOfLimitMean float64 `json:"cpu_pct_of_limit_mean"`
+	// Periods, ThrottledPeriods and ThrottledS are CFS counters counted
+	// over the phase (deltas, not the container's lifetime totals).
+	Periods          uint64  `json:"periods"`
+	ThrottledPeriods uint64  `json:"throttled_periods"`
+	ThrottledS       float64 `json:"throttled_s"`
+	// MemPeakBytes is the highest sampled usage without page cache, as
+	// docker stats shows it; MemLimitBytes is the effective limit (the
+	// host's memory when the container has none).
+	MemPeakBytes  uint64 `json:"mem_peak_bytes"`
+	MemLimitBytes uint64 `json:"mem_limit_bytes"`
+	// OOMKilled and Restarts compare the container's state at the start
+	// and the end of the phase.
+	OOMKilled bool `json:"oom_killed"`
+	Restarts  int  `json:"restarts"`
+	// Samples counts the 1-second readings the figures rest on.
+	Samples int `json:"samples"`
+}
+
+// ContainerSample is one second of a container's use.
+type ContainerSample struct {
+	// T is seconds since the sampler started, at the reading.
+	T             float64 `json:"t"`
+	CPUCores      float64 `json:"cpu_cores"`
+	CPUPctOfLimit float64 `json:"cpu_pct_of_limit"`
+	// ThrottledPeriods counts periods throttled since the previous reading.
+	ThrottledPeriods uint64 `json:"throttled_periods"`
+	MemBytes         uint64 `json:"mem_bytes"`
+}
+
+// DBStats summarises the database during a measured phase, from
+// pg_stat_activity and pg_stat_database (record key db).
+type DBStats struct {
+	Sessions DBSessions `json:"sessions"`
+	// TPSMean is committed transactions per second in the target
+	// database, the sampler's own excluded.
+	TPSMean           float64 `json:"tps_mean"`
+	RollbacksPerSMean float64 `json:"rollbacks_per_s_mean"`
+	// Deadlocks and TempBytes are counted over the phase.
+	Deadlocks int64 `json:"deadlocks"`
+	TempBytes int64 `json:"temp_bytes"`
+	// MaxConnections is the server's max_connections;
+	// MaxConnectionsUsedPct is the peak share of it in use by client
+	// backends of every database, the sampler's own connection included.
+	MaxConnections        int     `json:"max_connections"`
+	MaxConnectionsUsedPct float64 `json:"max_connections_used_pct"`
+	// Samples counts the readings taken; SamplesMissing those that failed
+	// because the database did not answer.
+	Samples        int `json:"samples"`
+	SamplesMissing int `json:"samples_missing"`
+}
+
+// DBSessions counts the client sessions of the target database, the
+// sampler's own excluded.
+type DBSessions struct {
+	TotalMean    float64 `json:"total_mean"`
+	TotalPeak    int     `json:"total_peak"`
+	ActiveMean   float64 `json:"active_mean"`
+	ActivePeak   int     `json:"active_peak"`
+	IdleMean     float64 `json:"idle_mean"`
+	IdleInTxPeak int     `json:"idle_in_tx_peak"`
+	// WaitingPeak is the most sessions seen waiting on a lock at once.
+	WaitingPeak int `json:"waiting_peak"`
+}
+
+// DBSample is one second of the database as the sampler saw it.
+type DBSample struct {
+	// T is seconds since the sampler started, at the reading.
+	T float64 `json:"t"`
+	// Missing is set when the database did not answer; the other fields
+	// are then zero.
+	Missing  bool `json:"missing,omitempty"`
+	Total    int  `json:"total"`
+	Active   int  `json:"active"`
+	Idle     int  `json:"idle"`
+	IdleInTx int  `json:"idle_in_tx"`
+	Waiting  int  `json:"waiting"`
+	// TPS and RollbacksPerS are rates since the previous good reading.
+	TPS           float64 `json:"tps"`
+	RollbacksPerS float64 `json:"rollbacks_per_s"`
+}
