@@ -1,0 +1,174 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+	"gopkg.in/yaml.v3"
+
+	"github.com/sweep-tool/sweep/sweep"
+)
+
+// numberList is a list flag whose later occurrence replaces the earlier
+// one, so "--cpus 1" after a config file or another --cpus really means one
+// CPU limit.
+type numberList struct {
+	name string
+	vals *[]float64
+}
+
+func (l numberList) String() string {
+	parts := make([]string, len(*l.vals))
+	for i, v := range *l.vals {
+		parts[i] = sweep.FormatNumber(v)
+	}
+	return strings.Join(parts, ",")
+}
+
+func (l numberList) Set(s string) error {
+	v, err := sweep.ParseNumberList(l.name, s)
+	if err != nil {
+		return err
+	}
+	*l.vals = v
+	return nil
+}
+
+func (l numberList) Type() string { return "numbers" }
+
+// specFlags binds the flags shared by plan, run and check to a Spec.
+type specFlags struct {
+	spec   sweep.Spec
+	load   string
+	config string
+}
+
+func newSpecFlags(fs *pflag.FlagSet) *specFlags {
+	f := &specFlags{spec: sweep.Spec{
+		WebMult: append([]float64(nil), sweep.DefaultWebMult...),
+		DBMult:  append([]float64(nil), sweep.DefaultDBMult...),
+	}}
+	s := &f.spec
+	fs.StringVar(&f.config, "config", "", "read settings from this YAML file (keys are flag names; flags win)")
+	fs.Var(numberList{"cpus", &s.CPUs}, "cpus", "CPU limits of the target, e.g. 2,4,6,8 or 0.5,1")
+	fs.Var(numberList{"web-mult", &s.WebMult}, "web-mult", "web-thread multipliers of the CPU limit")
+	fs.Var(numberList{"db-mult", &s.DBMult}, "db-mult", "DB-pool multipliers of the web threads")
+	fs.StringArrayVar(&s.Compose, "compose", nil, "compose file of the stack (repeatable, in order)")
+	fs.StringVar(&s.Service, "service", "", "the target service in the stack")
+	fs.StringVar(&s.WebEnv, "web-env", "BOX_WEB_THREAD", "variable that sets the target's web threads")
+	fs.StringVar(&s.PoolEnv, "pool-env", "BOX_DB_POOL_MAXIMUM_POOL_SIZE", "variable that sets the target's DB pool")
+	fs.StringVar(&s.NameEnv, "name-env", "BOX_INSTANCE_NAME", "variable set to the cell id (empty: none)")
+	fs.StringVar(&s.URL, "url", "", "base URL the load goes to, e.g. http://127.0.0.1:8080")
+	fs.StringVar(&s.ReadyPath, "ready-path", "/health", "path polled for HTTP 200 when the target has no healthcheck")
+	durationVar(fs, &s.ReadyTimeout, "ready-timeout", 2*time.Minute, "how long to wait for the target to be ready")
+	fs.StringVar(&s.DBDSN, "db-dsn", "", "the target's database DSN (or env SWEEP_DB_DSN, kept out of argv)")
+	durationVar(fs, &s.Warmup, "warmup", 30*time.Second, "warm-up load per cell, discarded (0 skips it)")
+	durationVar(fs, &s.Duration, "duration", 5*time.Minute, "measured load per cell")
+	fs.StringVar(&f.load, "load", "vus=50", "load model: vus=N, vus-per-web=K (K × web threads) or rate=R (iterations/s)")
+	fs.IntVar(&s.Load.MaxVUs, "max-vus", 0, "upper bound of VUs for the open model (rate=R); 0: max(100, R)")
+	fs.StringVar(&s.Driver, "driver", "auto", "load driver: auto (k6 when found, else builtin), k6 or builtin")
+	fs.BoolVar(&s.Keep, "keep", false, "leave the stack up at the end")
+	fs.StringVar(&s.Out, "out", "", "the run directory (default runs/<run id>)")
+	return f
+}
+
+func durationVar(fs *pflag.FlagSet, d *sweep.Duration, name string, def time.Duration, usage string) {
+	fs.DurationVar((*time.Duration)(d), name, def, usage)
+}
+
+// pathKeys are config keys whose relative paths are relative to the file.
+var pathKeys = map[string]bool{"compose": true, "db-reset-sql": true, "script": true, "out": false}
+
+// applyConfig sets every flag not given on the command line from the YAML
+// file named by --config. Unknown keys are bad input.
+func applyConfig(cmd *cobra.Command, path string) error {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return sweep.BadInput("config", "cannot read %s: %v", path, err)
+	}
+	var doc map[string]any
+	if err := yaml.Unmarshal(data, &doc); err != nil {
+		return sweep.BadInput("config", "%s is not valid YAML: %v", path, err)
+	}
+	fs := cmd.Flags()
+	for key, val := range doc {
+		fl := fs.Lookup(key)
+		if fl == nil || key == "config" {
+			return sweep.BadInput("config", "unknown key %q in %s; keys are the flag names (see --help)", key, path)
+		}
+		if fl.Changed {
+			continue
+		}
+		if err := setFromConfig(fl, val, filepath.Dir(path), pathKeys[key]); err != nil {
+			return sweep.BadInput("config", "key %q in %s: %v", key, path, unwrapBad(err))
+		}
+	}
+	return nil
+}
+
+func setFromConfig(fl *pflag.Flag, val any, base string, isPath bool) error {
+	items, isList := val.([]any)
+	if !isList {
+		items = []any{val}
+	}
+	var parts []string
+	for _, it := range items {
+		switch it.(type) {
+		case map[string]any, []any, nil:
+			return fmt.Errorf("expected a value or a list of values")
+		}
+		s := fmt.Sprint(it)
+		if isPath && s != "" && !filepath.IsAbs(s) {
+			s = filepath.Join(base, s)
+		}
+		parts = append(parts, s)
+	}
+	if fl.Value.Type() == "stringArray" {
+		for _, p := range parts {
+			if err := fl.Value.Set(p); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	return fl.Value.Set(strings.Join(parts, ","))
+}
+
+// unwrapBad strips the flag name from a bad-input message, for messages
+// that name a config key instead.
+func unwrapBad(err error) string {
+	if b, ok := err.(*sweep.BadInputError); ok {
+		return b.Msg
+	}
+	return err.Error()
+}
+
+// resolve finishes the spec after flags and the config file: the DSN from
+// the environment and the load model.
+func (f *specFlags) resolve(cmd *cobra.Command) (sweep.Spec, error) {
+	if f.config != "" {
+		if err := applyConfig(cmd, f.config); err != nil {
+			return sweep.Spec{}, err
+		}
+	}
+	if !cmd.Flags().Changed("db-dsn") {
+		if env := os.Getenv("SWEEP_DB_DSN"); env != "" {
+			f.spec.DBDSN = env
+		}
+	}
+	load, err := sweep.ParseLoad(f.load)
+	if err != nil {
+		return sweep.Spec{}, err
+	}
+	if f.spec.Load.MaxVUs < 0 {
+		return sweep.Spec{}, sweep.BadInput("max-vus", "must be >= 0")
+	}
+	load.MaxVUs = f.spec.Load.MaxVUs
+	f.spec.Load = load
+	return f.spec, nil
+}

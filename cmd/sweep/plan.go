@@ -1,0 +1,71 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"runtime"
+	"strings"
+	"time"
+
+	"github.com/olekukonko/tablewriter"
+	"github.com/olekukonko/tablewriter/tw"
+	"github.com/spf13/cobra"
+
+	"github.com/sweep-tool/sweep/sweep"
+)
+
+// cellOverhead is the orchestration time assumed per cell in estimates
+// (recreate, ready, write), above warm-up and measurement.
+const cellOverhead = 5 * time.Second
+
+func newPlanCmd(stdout, stderr io.Writer) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "plan",
+		Short: "Print every cell of the grid and the estimated time; starts nothing",
+		Long:  "Print every cell of the grid and the estimated total time. Needs no Docker Engine.\n\n" + sweep.RuleHelp,
+		Args:  cobra.NoArgs,
+	}
+	flags := newSpecFlags(cmd.Flags())
+	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
+		spec, err := flags.resolve(cmd)
+		if err != nil {
+			return err
+		}
+		if len(spec.CPUs) == 0 {
+			return sweep.BadInput("cpus", "no CPU limits; give e.g. --cpus 2,4,6,8")
+		}
+		for _, c := range spec.CPUs {
+			if c > float64(runtime.NumCPU()) {
+				fmt.Fprintf(stderr, "warning: --cpus %s is above this host's %d CPUs; `sweep run` here would refuse it\n",
+					sweep.FormatNumber(c), runtime.NumCPU())
+			}
+		}
+		return writePlan(stdout, spec)
+	}
+	return cmd
+}
+
+// writePlan prints the cells and the estimate.
+func writePlan(w io.Writer, spec sweep.Spec) error {
+	cells := spec.Cells()
+	t := tablewriter.NewTable(w, tablewriter.WithHeaderAutoFormat(tw.Off))
+	t.Header("#", "cell", "cpus", "web threads", "db pool", "multipliers (web × db)")
+	for i, c := range cells {
+		pairs := make([]string, len(c.Mults))
+		for j, m := range c.Mults {
+			pairs[j] = sweep.FormatNumber(m[0]) + "×" + sweep.FormatNumber(m[1])
+		}
+		if err := t.Append(fmt.Sprint(i+1), c.ID, sweep.FormatNumber(c.CPUs), fmt.Sprint(c.WebThreads),
+			fmt.Sprint(c.DBPool), strings.Join(pairs, " ")); err != nil {
+			return err
+		}
+	}
+	if err := t.Render(); err != nil {
+		return err
+	}
+	per := spec.Warmup.Std() + spec.Duration.Std() + cellOverhead
+	total := time.Duration(len(cells)) * per
+	_, err := fmt.Fprintf(w, "%d cells × (warm-up %s + measure %s + ~%s overhead) ≈ %s\n",
+		len(cells), spec.Warmup.Std(), spec.Duration.Std(), cellOverhead, total.Round(time.Minute))
+	return err
+}

@@ -1,0 +1,60 @@
+package main
+
+import (
+	"context"
+	"io"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/sweep-tool/sweep/sweep"
+)
+
+func newRootCmd(ctx context.Context, stdout, stderr io.Writer) *cobra.Command {
+	root := &cobra.Command{
+		Use:   "sweep",
+		Short: "Find the web-thread and DB-pool sizes that give the best throughput or tail latency per CPU budget",
+		Long: "sweep runs every cell of a grid (CPU limit × web-thread multiplier × DB-pool multiplier) against a\n" +
+			"real Docker Compose stack, drives HTTP load at each cell and reports RPS and P99 matrices.\n\n" + sweep.RuleHelp,
+		Version:       version,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
+		return badFlag(err)
+	})
+	root.AddCommand(newPlanCmd(stdout, stderr), newRunCmd(stdout, stderr))
+	root.SetContext(ctx)
+	return root
+}
+
+// badFlag turns pflag's parse errors into bad input that names the flag
+// and keeps sweep's own messages as they are.
+func badFlag(err error) error {
+	if b, ok := asBadInput(err); ok {
+		return b
+	}
+	msg := err.Error()
+	flag := "help"
+	if i := strings.Index(msg, "--"); i >= 0 {
+		flag = strings.Fields(msg[i+2:])[0]
+		flag = strings.Trim(flag, `"':`)
+	}
+	return sweep.BadInput(flag, "%s (see sweep --help)", msg)
+}
+
+func asBadInput(err error) (*sweep.BadInputError, bool) {
+	for e := err; e != nil; {
+		if b, ok := e.(*sweep.BadInputError); ok {
+			return b, true
+		}
+		u, ok := e.(interface{ Unwrap() error })
+		if !ok {
+			return nil, false
+		}
+		e = u.Unwrap()
+	}
+	return nil, false
+}
