@@ -1,0 +1,89 @@
+package k6
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strconv"
+	"time"
+
+	"github.com/sweep-tool/sweep/sweep"
+)
+
+// TrendStats is the --summary-trend-stats list sweep always asks for; k6's
+// default lacks p(50), p(75) and p(99).
+const TrendStats = "avg,min,med,max,p(50),p(75),p(90),p(95),p(99)"
+
+// noUsageReport is set in k6's environment on every run: k6 v2 has no
+// --no-usage-report flag.
+const noUsageReport = "K6_NO_USAGE_REPORT=true"
+
+// Invocation is everything one k6 run's argv depends on.
+type Invocation struct {
+	// Script is the path of the k6 script.
+	Script string
+	// SummaryPath is where --summary-export writes; empty means no export.
+	SummaryPath string
+	// Address is host:port of k6's REST API; empty disables it.
+	Address string
+	// Env holds KEY=VALUE pairs passed with -e (the script's __ENV).
+	Env []string
+}
+
+// Args builds the argv (without the binary) of `k6 run` for inv. It is
+// pure so the exact command line can be tested and logged.
+func Args(inv Invocation) []string {
+	args := []string{"run", "--quiet", "--no-color", "--summary-trend-stats", TrendStats}
+	if inv.SummaryPath != "" {
+		args = append(args, "--summary-export", inv.SummaryPath)
+	}
+	if inv.Address != "" {
+		args = append(args, "--address", inv.Address)
+	}
+	for _, kv := range inv.Env {
+		args = append(args, "-e", kv)
+	}
+	return append(args, inv.Script)
+}
+
+// ScriptEnv returns the __ENV settings for req in a stable order: extra
+// first (sorted by key), then the settings sweep owns (BASE_URL, MODEL,
+// DURATION and the model's level), which win over extra because k6 keeps
+// the last -e of a key.
+func ScriptEnv(req sweep.LoadRequest, extra map[string]string) ([]string, error) {
+	if req.Duration <= 0 {
+		return nil, fmt.Errorf("load duration %s: want > 0", req.Duration)
+	}
+	var env []string
+	for _, k := range slices.Sorted(maps.Keys(extra)) {
+		env = append(env, k+"="+extra[k])
+	}
+	env = append(env, "BASE_URL="+req.BaseURL, "DURATION="+formatDuration(req.Duration))
+	load := req.Load
+	switch load.Model {
+	case "closed":
+		if load.VUs <= 0 {
+			return nil, fmt.Errorf("closed model: vus %d: want > 0", load.VUs)
+		}
+		env = append(env, "MODEL=closed", "VUS="+strconv.Itoa(load.VUs))
+	case "open":
+		if load.Rate <= 0 {
+			return nil, fmt.Errorf("open model: rate %g: want > 0", load.Rate)
+		}
+		env = append(env, "MODEL=open", "RATE="+strconv.FormatFloat(load.Rate, 'f', -1, 64))
+		if load.VUs > 0 {
+			env = append(env, "PRE_VUS="+strconv.Itoa(load.VUs))
+		}
+		if load.MaxVUs > 0 {
+			env = append(env, "MAX_VUS="+strconv.Itoa(load.MaxVUs))
+		}
+	default:
+		return nil, fmt.Errorf("load model %q: want closed or open", load.Model)
+	}
+	return env, nil
+}
+
+// formatDuration writes d in seconds ("30s", "0.5s"), a form k6 parses.
+func formatDuration(d time.Duration) string {
+	return strconv.FormatFloat(d.Seconds(), 'f', -1, 64) + "s"
+}

@@ -1,0 +1,195 @@
+// Package k6 drives load with Grafana k6 run as an external program and
+// turns what it writes into the same results.Measurement the built-in
+// driver fills.
+//
+// k6 is structured I/O here: the argv comes from a pure function (Args,
+// ScriptEnv), the result is read from the file --summary-export writes
+// (never from stdout), and the exit code is classified: 0 is a result, 99
+// (thresholds crossed) is a result that lists the crossed thresholds, any
+// other code fails the cell with the tail of k6's stderr. While k6 runs,
+// its REST API is polled once a second for the per-second figures of
+// samples.csv. k6 runs in its own process group so that a terminal Ctrl-C
+// reaches sweep only and k6 receives exactly one SIGINT, from sweep (see
+// command).
+package k6
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/sweep-tool/sweep/k6scripts"
+	"github.com/sweep-tool/sweep/results"
+	"github.com/sweep-tool/sweep/sweep"
+)
+
+// The files a run leaves in the cell repetition's directory.
+const (
+	SummaryFile       = "driver-summary.json"
+	WarmupSummaryFile = "warmup-summary.json"
+	LogFile           = "k6.log"
+	WarmupLogFile     = "k6-warmup.log"
+)
+
+// Options configures the k6 driver.
+type Options struct {
+	// Binary is the k6 executable, as Find returns it.
+	Binary string
+	// Script is the user's k6 script; empty means the bundled crud.js,
+	// copied into each cell directory before it runs.
+	Script string
+	// ExtraEnv holds extra __ENV settings for the script (e.g. TYPES).
+	// Settings sweep owns (BASE_URL, MODEL, DURATION, VUS, RATE, PRE_VUS,
+	// MAX_VUS) override them.
+	ExtraEnv map[string]string
+	// Stderr, when set, receives k6's stderr as it runs (it is also kept
+	// in the cell's k6.log).
+	Stderr io.Writer
+	// GracePeriod is how long k6 may take to stop and write its summary
+	// after the SIGINT sent on cancellation before it is killed; 0 means
+	// 20 s.
+	GracePeriod time.Duration
+}
+
+// Driver is the k6 load driver; it implements sweep.Driver.
+type Driver struct {
+	opts Options
+}
+
+var _ sweep.Driver = (*Driver)(nil)
+
+// New returns a k6 driver. It runs nothing until Run.
+func New(opts Options) *Driver {
+	if opts.GracePeriod <= 0 {
+		opts.GracePeriod = 20 * time.Second
+	}
+	if opts.Stderr == nil {
+		opts.Stderr = io.Discard
+	}
+	return &Driver{opts: opts}
+}
+
+// Name returns "k6".
+func (d *Driver) Name() string { return "k6" }
+
+// Run runs k6 for one phase and parses its summary export. Crossed
+// thresholds (exit 99) are a result listed in ThresholdsFailed; any other
+// non-zero exit is an error with the tail of k6's stderr. A cancelled ctx
+// stops k6 (SIGINT, then kill after the grace period) and returns an error
+// wrapping ctx.Err().
+func (d *Driver) Run(ctx context.Context, req sweep.LoadRequest) (results.Measurement, error) {
+	env, err := ScriptEnv(req, d.opts.ExtraEnv)
+	if err != nil {
+		return results.Measurement{}, err
+	}
+	script, err := d.script(req.Dir)
+	if err != nil {
+		return results.Measurement{}, err
+	}
+	summaryPath := filepath.Join(req.Dir, pick(req.Warmup, WarmupSummaryFile, SummaryFile))
+	if err := os.Remove(summaryPath); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return results.Measurement{}, fmt.Errorf("remove stale summary: %w", err)
+	}
+	inv := Invocation{Script: script, SummaryPath: summaryPath, Env: env}
+	m, err := d.runOnce(ctx, req, inv)
+	if exitCode(err) == exitCannotStartAPI && ctx.Err() == nil {
+		// The free port was taken between our check and k6's bind.
+		m, err = d.runOnce(ctx, req, inv)
+	}
+	return m, err
+}
+
+// script returns the script path to run, writing the bundled scripts
+// into dir when the user gave none.
+func (d *Driver) script(dir string) (string, error) {
+	if d.opts.Script != "" {
+		if _, err := os.Stat(d.opts.Script); err != nil {
+			return "", fmt.Errorf("k6 script: %w", err)
+		}
+		return d.opts.Script, nil
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", fmt.Errorf("cell dir: %w", err)
+	}
+	if err := k6scripts.WriteTo(dir); err != nil {
+		return "", fmt.Errorf("bundled k6 script: %w", err)
+	}
+	return filepath.Join(dir, k6scripts.CRUD), nil
+}
+
+// runOnce runs k6 once with a fresh REST API address.
+func (d *Driver) runOnce(ctx context.Context, req sweep.LoadRequest, inv Invocation) (results.Measurement, error) {
+	addr, err := freeAddress()
+	if err != nil {
+		return results.Measurement{}, err
+	}
+	inv.Address = addr
+	logf, err := os.Create(filepath.Join(req.Dir, pick(req.Warmup, WarmupLogFile, LogFile)))
+	if err != nil {
+		return results.Measurement{}, fmt.Errorf("k6 log: %w", err)
+	}
+	defer logf.Close()
+	stderr := &tail{n: 4096}
+	cmd := command(ctx, d.opts.Binary, Args(inv), []string{noUsageReport}, d.opts.GracePeriod)
+	cmd.Stdout = logf
+	cmd.Stderr = io.MultiWriter(logf, stderr, d.opts.Stderr)
+	start := time.Now()
+	if err := cmd.Start(); err != nil {
+		return results.Measurement{}, fmt.Errorf("start k6: %w", err)
+	}
+	stopPolling := startPolling(ctx, addr, start, req.Interval)
+	err = cmd.Wait()
+	stopPolling()
+	return classify(ctx, err, stderr.String(), inv.SummaryPath, time.Since(start))
+}
+
+// startPolling polls k6's REST API in the background while k6 runs, when
+// the caller wants intervals; the returned func stops it and waits.
+func startPolling(ctx context.Context, addr string, start time.Time, emit func(results.Interval)) func() {
+	if emit == nil {
+		return func() {}
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		newPoller(addr, emit).run(ctx, start)
+	}()
+	return func() {
+		cancel()
+		<-done
+	}
+}
+
+// classify turns k6's exit into a Measurement or an error.
+func classify(ctx context.Context, runErr error, stderr, summaryPath string, elapsed time.Duration) (results.Measurement, error) {
+	if ctx.Err() != nil {
+		return results.Measurement{}, fmt.Errorf("k6 interrupted: %w", ctx.Err())
+	}
+	if runErr != nil && exitCode(runErr) != exitThresholds {
+		return results.Measurement{}, exitError(runErr, stderr)
+	}
+	data, err := os.ReadFile(summaryPath)
+	if err != nil {
+		return results.Measurement{}, fmt.Errorf("k6 summary export: %w", err)
+	}
+	m, err := ParseSummary(data)
+	if err != nil {
+		return results.Measurement{}, fmt.Errorf("k6 summary export %s: %w", filepath.Base(summaryPath), err)
+	}
+	if m.DurationS == 0 {
+		m.DurationS = elapsed.Seconds()
+	}
+	return m, nil
+}
+
+func pick(warmup bool, ifWarmup, otherwise string) string {
+	if warmup {
+		return ifWarmup
+	}
+	return otherwise
+}

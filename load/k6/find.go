@@ -1,0 +1,50 @@
+package k6
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+	"time"
+)
+
+// installHint tells the user how to get past a missing k6.
+const installHint = "install k6 (https://grafana.com/docs/k6/latest/set-up/install-k6/) " +
+	"and put it on PATH or pass --k6 PATH, or use --driver builtin"
+
+// Find returns the k6 binary to run: flagPath when set (a path, or a name
+// looked up on PATH), else "k6" on PATH. The error wraps ErrNotFound and
+// says how to get k6.
+func Find(flagPath string) (string, error) {
+	name := flagPath
+	if name == "" {
+		name = "k6"
+	}
+	path, err := exec.LookPath(name)
+	if err != nil {
+		return "", fmt.Errorf("%w: %s: %w; %s", ErrNotFound, name, err, installHint)
+	}
+	return path, nil
+}
+
+// Version returns the first line of `k6 version`, e.g.
+// "k6 v2.2.0 (go1.24.4, linux/amd64)", for sweep.json.
+func Version(ctx context.Context, bin string) (string, error) {
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, "version")
+	cmd.Env = append(os.Environ(), noUsageReport)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		return "", fmt.Errorf("k6 version: %w: %s", err, strings.TrimSpace(stderr.String()))
+	}
+	line, _, _ := strings.Cut(strings.TrimSpace(string(out)), "\n")
+	if line == "" {
+		return "", fmt.Errorf("k6 version: empty output")
+	}
+	return strings.TrimSpace(line), nil
+}

@@ -1,0 +1,219 @@
+package k6
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/sweep-tool/sweep/results"
+)
+
+// metric is one entry of a summary's metrics, in one shape for both
+// sources: the flat --summary-export entry and handleSummary's
+// {type, values, thresholds} entry.
+type metric struct {
+	values map[string]float64
+	// crossed maps each threshold expression to whether it failed.
+	crossed map[string]bool
+}
+
+// summary is the legacy summary's top level. The opt-in new format has
+// "version" and "results" instead of "metrics".
+type summary struct {
+	Metrics map[string]json.RawMessage `json:"metrics"`
+	Version json.RawMessage            `json:"version"`
+	Results json.RawMessage            `json:"results"`
+}
+
+// alwaysTrue are the threshold expressions crud.js puts on op sub-metrics
+// only so that they reach the export; they never count as crossed.
+var alwaysTrue = []string{"max>=0", "count>=0", "rate>=0"}
+
+// ParseSummary reads a k6 summary into a Measurement. It takes the file
+// k6's --summary-export writes, and also the data handleSummary receives
+// (threshold polarity and the rate key differ; both are handled). The
+// opt-in new machine-readable summary is refused with ErrNewSummary, a
+// summary without p(99) with ErrNoP99.
+func ParseSummary(data []byte) (results.Measurement, error) {
+	metrics, err := decodeMetrics(data)
+	if err != nil {
+		return results.Measurement{}, err
+	}
+	reqs, ok := metrics["http_reqs"]
+	if !ok {
+		return results.Measurement{}, fmt.Errorf("%w: no http_reqs metric (did the script make requests?)", ErrNotSummary)
+	}
+	m := results.Measurement{
+		Requests:  int64(reqs.values["count"]),
+		RPS:       reqs.values["rate"],
+		ErrorRate: metrics["http_req_failed"].values["value"],
+	}
+	if m.LatencyMS, err = latency(metrics, "http_req_duration"); err != nil {
+		return results.Measurement{}, err
+	}
+	if m.RPS > 0 {
+		m.DurationS = float64(m.Requests) / m.RPS
+	}
+	if checks, ok := metrics["checks"]; ok {
+		rate := checks.values["value"]
+		m.ChecksPassRate = &rate
+	}
+	m.Iterations = int64(metrics["iterations"].values["count"])
+	m.IterationsPerS = metrics["iterations"].values["rate"]
+	m.DroppedIterations = int64(metrics["dropped_iterations"].values["count"])
+	if m.Ops, err = ops(metrics); err != nil {
+		return results.Measurement{}, err
+	}
+	m.ThresholdsFailed = crossed(metrics)
+	return m, nil
+}
+
+// decodeMetrics finds the metrics of a legacy summary or handleSummary
+// data and brings each into the flat export shape.
+func decodeMetrics(data []byte) (map[string]metric, error) {
+	var s summary
+	if err := json.Unmarshal(data, &s); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrNotSummary, err)
+	}
+	if s.Metrics == nil {
+		if s.Version != nil || s.Results != nil {
+			return nil, ErrNewSummary
+		}
+		return nil, fmt.Errorf("%w: no metrics key", ErrNotSummary)
+	}
+	out := make(map[string]metric, len(s.Metrics))
+	for name, raw := range s.Metrics {
+		m, err := decodeMetric(raw)
+		if err != nil {
+			return nil, fmt.Errorf("metric %s: %w", name, err)
+		}
+		out[name] = m
+	}
+	return out, nil
+}
+
+// decodeMetric reads one metric entry. In the export, numbers sit at the
+// top, a rate's fraction is "value", and a threshold's true means crossed.
+// In handleSummary data they sit under "values", the fraction is "rate",
+// and thresholds are {"ok": bool} with ok meaning passed.
+func decodeMetric(raw json.RawMessage) (metric, error) {
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &fields); err != nil {
+		return metric{}, err
+	}
+	if values, ok := fields["values"]; ok {
+		return decodeHandleSummaryMetric(fields, values)
+	}
+	m := metric{values: map[string]float64{}, crossed: map[string]bool{}}
+	for key, v := range fields {
+		if key == "thresholds" {
+			if err := json.Unmarshal(v, &m.crossed); err != nil {
+				return metric{}, fmt.Errorf("thresholds: %w", err)
+			}
+			continue
+		}
+		var f float64
+		if err := json.Unmarshal(v, &f); err != nil {
+			return metric{}, fmt.Errorf("%s: %w", key, err)
+		}
+		m.values[key] = f
+	}
+	return m, nil
+}
+
+func decodeHandleSummaryMetric(fields map[string]json.RawMessage, values json.RawMessage) (metric, error) {
+	var hs struct {
+		Type       string `json:"type"`
+		Thresholds map[string]struct {
+			OK bool `json:"ok"`
+		} `json:"thresholds"`
+	}
+	m := metric{crossed: map[string]bool{}}
+	if err := json.Unmarshal(values, &m.values); err != nil {
+		return metric{}, fmt.Errorf("values: %w", err)
+	}
+	if err := remarshal(fields, &hs); err != nil {
+		return metric{}, err
+	}
+	if rate, ok := m.values["rate"]; ok && hs.Type == "rate" {
+		m.values["value"] = rate
+		delete(m.values, "rate")
+	}
+	for expr, t := range hs.Thresholds {
+		m.crossed[expr] = !t.OK
+	}
+	return m, nil
+}
+
+func remarshal(fields map[string]json.RawMessage, v any) error {
+	data, err := json.Marshal(fields)
+	if err != nil {
+		return err
+	}
+	return json.Unmarshal(data, v)
+}
+
+// latency reads a trend metric in milliseconds; p(50) falls back to med.
+func latency(metrics map[string]metric, name string) (results.Latency, error) {
+	m, ok := metrics[name]
+	if !ok {
+		return results.Latency{}, fmt.Errorf("%w: no %s metric", ErrNotSummary, name)
+	}
+	v := m.values
+	p99, ok := v["p(99)"]
+	if !ok {
+		return results.Latency{}, fmt.Errorf("%s: %w", name, ErrNoP99)
+	}
+	p50, ok := v["p(50)"]
+	if !ok {
+		p50 = v["med"]
+	}
+	return results.Latency{
+		Avg: v["avg"], Min: v["min"], Max: v["max"],
+		P50: p50, P75: v["p(75)"], P90: v["p(90)"], P95: v["p(95)"], P99: p99,
+	}, nil
+}
+
+// ops reads the {op:<op>} sub-metrics that crud.js's thresholds put into
+// the summary; an op without http_reqs{op:…} is left out.
+func ops(metrics map[string]metric) (map[string]results.OpStats, error) {
+	var out map[string]results.OpStats
+	for _, op := range results.Operations {
+		tag := "{op:" + op + "}"
+		reqs, ok := metrics["http_reqs"+tag]
+		if !ok {
+			continue
+		}
+		lat, err := latency(metrics, "http_req_duration"+tag)
+		if err != nil {
+			return nil, err
+		}
+		if out == nil {
+			out = map[string]results.OpStats{}
+		}
+		out[op] = results.OpStats{
+			Requests:  int64(reqs.values["count"]),
+			RPS:       reqs.values["rate"],
+			ErrorRate: metrics["http_req_failed"+tag].values["value"],
+			LatencyMS: lat,
+		}
+	}
+	return out, nil
+}
+
+// crossed lists the crossed thresholds as "metric: expression", sorted,
+// leaving out crud.js's always-true op thresholds.
+func crossed(metrics map[string]metric) []string {
+	var out []string
+	for name, m := range metrics {
+		for expr, failed := range m.crossed {
+			if !failed || (strings.Contains(name, "{op:") && slices.Contains(alwaysTrue, expr)) {
+				continue
+			}
+			out = append(out, name+": "+expr)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
