@@ -39,6 +39,8 @@ type Record struct {
 	// PhasesS holds seconds spent per phase: apply, ready, reset, warmup,
 	// measure, write.
 	PhasesS map[string]float64 `json:"phases_s"`
+	// Attempts is how many times the cell ran (more than 1 after retries).
+	Attempts int `json:"attempts,omitempty"`
 	Measurement
 	Warnings []string `json:"warnings,omitempty"`
 }

@@ -67,3 +67,26 @@ type Stack interface {
 	// Down stops and removes everything the stack started.
 	Down(ctx context.Context) error
 }
+
+// Monitor watches the stack while a cell's measured load runs (container
+// resources, database sessions) and adds what it saw to the record.
+type Monitor interface {
+	// Start begins watching before the measured phase of a cell.
+	Start(ctx context.Context, cell Cell, dir string) error
+	// Stop ends watching, fills rec's metric blocks and writes the cell's
+	// per-second series (samples.csv) into dir with the driver's intervals.
+	Stop(ctx context.Context, rec *results.Record, dir string, intervals []results.Interval) error
+}
+
+// Progress is told what the runner is doing, for a progress bar or log
+// lines. Implementations must be cheap; they are called on the runner's
+// goroutine.
+type Progress interface {
+	// Begin is called once with the number of jobs and how many of them an
+	// earlier run already finished.
+	Begin(total, done int)
+	// Phase is called when a job enters a phase (apply, ready, warmup, …).
+	Phase(job Job, phase string)
+	// Done is called when a job has its record.
+	Done(job Job, rec results.Record)
+}

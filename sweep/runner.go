@@ -2,39 +2,49 @@ package sweep
 
 import (
 	"context"
+	"errors"
 
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"path/filepath"
-	"sort"
-	"strings"
 	"time"
 
 	"github.com/sweep-tool/sweep/results"
 )
 
 // Runner takes every cell of a plan through its lifecycle: apply the
-// override, wait until ready, read the applied configuration back, warm up,
-// measure, and write the record. Records are written atomically and last,
-// so a cell with a result.json saying ok or failed is never run again.
+// override, wait until ready, read the applied configuration back, reset
+// the database, warm up, measure, and write the record. Records are written
+// atomically and last, so a cell with a result.json saying ok or failed is
+// never run again.
 type Runner struct {
 	Spec   Spec
 	RunID  string
 	Dir    string // the run directory
 	Stack  Stack
 	Driver Driver
+	// Reset, when set, runs before each cell's warm-up (--db-reset-sql).
+	Reset func(ctx context.Context) error
+	// Monitor, when set, watches each measured phase.
+	Monitor Monitor
+	// Progress, when set, is told about each job.
+	Progress Progress
 	// Log receives one timestamped line per event; nil discards.
 	Log io.Writer
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
+	// Sleep waits between cells; nil uses a timer that ctx cancels.
+	Sleep func(ctx context.Context, d time.Duration)
 }
+
+// ErrTooManyFailures is returned when --max-failures cells have failed.
+var ErrTooManyFailures = errors.New("too many failed cells")
 
 // Summary is what a run did.
 type Summary struct {
 	Records []results.Record
-	// Skipped counts cells already done by an earlier run of this directory.
+	// Skipped counts jobs already done by an earlier run of this directory.
 	Skipped int
 	// OverheadS is the mean orchestration time per cell (apply, ready,
 	// read-back and write), in seconds.
@@ -52,29 +62,67 @@ func (s Summary) Failed() int {
 	return n
 }
 
-// Run runs every cell not already done. It returns ErrInterrupted (with the
-// summary so far) when ctx is cancelled.
+// Run runs every job not already done. It returns ErrInterrupted when ctx
+// is cancelled and ErrTooManyFailures when --max-failures is reached, with
+// the summary so far in both cases.
 func (r *Runner) Run(ctx context.Context) (Summary, error) {
 	var sum Summary
-	cells := r.Spec.Cells()
-	for i, cell := range cells {
-		dir := results.CellDir(r.Dir, cell.ID, 1)
-		if done(dir) {
+	jobs := Schedule(r.Spec.Cells(), r.Spec.Repeat, r.Spec.Order, r.Spec.Seed)
+	var todo []Job
+	for _, j := range jobs {
+		if done(results.CellDir(r.Dir, j.Cell.ID, j.Rep)) {
 			sum.Skipped++
-			r.logf("cell %d/%d %s: already done, skipped", i+1, len(cells), cell.ID)
 			continue
 		}
-		r.logf("cell %d/%d %s: start", i+1, len(cells), cell.ID)
-		rec := r.runCell(ctx, cell, 1, dir)
+		todo = append(todo, j)
+	}
+	if r.Progress != nil {
+		r.Progress.Begin(len(jobs), sum.Skipped)
+	}
+	r.logf("%d jobs, %d already done", len(jobs), sum.Skipped)
+	err := r.runJobs(ctx, todo, &sum)
+	sum.OverheadS = overhead(sum.Records)
+	return sum, err
+}
+
+func (r *Runner) runJobs(ctx context.Context, todo []Job, sum *Summary) error {
+	for i, job := range todo {
+		if i > 0 && r.Spec.Cooldown > 0 {
+			r.sleep(ctx, r.Spec.Cooldown.Std())
+		}
+		rec := r.runJob(ctx, job)
 		sum.Records = append(sum.Records, rec)
-		r.logf("cell %d/%d %s: %s %s", i+1, len(cells), cell.ID, rec.Status, brief(rec))
-		if rec.Status == results.StatusInterrupted {
-			sum.OverheadS = overhead(sum.Records)
-			return sum, ErrInterrupted
+		if r.Progress != nil {
+			r.Progress.Done(job, rec)
+		}
+		if rec.Status == results.StatusInterrupted || ctx.Err() != nil {
+			return ErrInterrupted
+		}
+		if max := r.Spec.MaxFailures; max > 0 && sum.Failed() >= max {
+			r.logf("aborting: %d cells failed (--max-failures %d)", sum.Failed(), max)
+			return fmt.Errorf("%w: %d (--max-failures %d)", ErrTooManyFailures, sum.Failed(), max)
 		}
 	}
-	sum.OverheadS = overhead(sum.Records)
-	return sum, nil
+	return nil
+}
+
+// runJob runs one job, retrying failures up to --retries times.
+func (r *Runner) runJob(ctx context.Context, job Job) results.Record {
+	dir := results.CellDir(r.Dir, job.Cell.ID, job.Rep)
+	var rec results.Record
+	for attempt := 0; attempt <= r.Spec.Retries; attempt++ {
+		if attempt > 0 {
+			r.logf("%s r%d: retry %d of %d after: %s", job.Cell.ID, job.Rep, attempt, r.Spec.Retries, rec.Reason)
+		}
+		r.logf("%s r%d: start", job.Cell.ID, job.Rep)
+		rec = r.runCell(ctx, job, dir)
+		rec.Attempts = attempt + 1
+		r.logf("%s r%d: %s %s", job.Cell.ID, job.Rep, rec.Status, brief(rec))
+		if rec.Status != results.StatusFailed || ctx.Err() != nil {
+			break
+		}
+	}
+	return rec
 }
 
 // done reports whether dir holds a finished record.
@@ -83,12 +131,12 @@ func done(dir string) bool {
 	return err == nil && rec.Status.Done()
 }
 
-func (r *Runner) runCell(ctx context.Context, cell Cell, rep int, dir string) results.Record {
-	rec := r.newRecord(cell, rep)
+func (r *Runner) runCell(ctx context.Context, job Job, dir string) results.Record {
+	rec := r.newRecord(job.Cell, job.Rep)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return r.finish(ctx, &rec, dir, fmt.Errorf("create cell directory: %w", err))
 	}
-	err := r.phases(ctx, cell, dir, &rec)
+	err := r.phases(ctx, job, dir, &rec)
 	return r.finish(ctx, &rec, dir, err)
 }
 
@@ -105,15 +153,15 @@ func (r *Runner) newRecord(cell Cell, rep int) results.Record {
 }
 
 // phases runs the lifecycle of one cell, timing each phase into rec.
-func (r *Runner) phases(ctx context.Context, cell Cell, dir string, rec *results.Record) error {
-	cfg := r.targetConfig(cell, dir)
-	if err := r.timed(rec, "apply", func() error { return r.Stack.Apply(ctx, cfg) }); err != nil {
+func (r *Runner) phases(ctx context.Context, job Job, dir string, rec *results.Record) error {
+	cfg := r.targetConfig(job.Cell, dir)
+	if err := r.timed(job, rec, "apply", func() error { return r.Stack.Apply(ctx, cfg) }); err != nil {
 		return fmt.Errorf("apply: %w", err)
 	}
-	if err := r.timed(rec, "ready", func() error { return r.Stack.WaitReady(ctx, r.Spec.ReadyTimeout.Std()) }); err != nil {
+	if err := r.timed(job, rec, "ready", func() error { return r.Stack.WaitReady(ctx, r.Spec.ReadyTimeout.Std()) }); err != nil {
 		return fmt.Errorf("ready: %w", err)
 	}
-	err := r.timed(rec, "readback", func() error {
+	err := r.timed(job, rec, "readback", func() error {
 		applied, err := r.Stack.ReadBack(ctx)
 		rec.Applied = applied
 		if err != nil {
@@ -124,142 +172,62 @@ func (r *Runner) phases(ctx context.Context, cell Cell, dir string, rec *results
 	if err != nil {
 		return fmt.Errorf("read back: %w", err)
 	}
-	return r.load(ctx, dir, rec)
-}
-
-// load runs the warm-up (discarded) and the measured phase.
-func (r *Runner) load(ctx context.Context, dir string, rec *results.Record) error {
-	req := LoadRequest{BaseURL: r.Spec.URL, Load: rec.Load, Dir: dir}
-	if w := r.Spec.Warmup.Std(); w > 0 {
-		warm := req
-		warm.Warmup, warm.Duration = true, w
-		if err := r.timed(rec, "warmup", func() error { _, err := r.Driver.Run(ctx, warm); return err }); err != nil {
-			return fmt.Errorf("warm-up: %w", err)
+	if r.Reset != nil {
+		if err := r.timed(job, rec, "reset", func() error { return r.Reset(ctx) }); err != nil {
+			return fmt.Errorf("db reset: %w", err)
 		}
 	}
-	req.Duration = r.Spec.Duration.Std()
-	return r.timed(rec, "measure", func() error {
-		m, err := r.Driver.Run(ctx, req)
-		rec.Measurement = m
-		if err != nil {
-			return fmt.Errorf("measure: %w", err)
-		}
-		return nil
-	})
+	if err := r.load(ctx, job, dir, rec); err != nil {
+		return err
+	}
+	return r.stillSame(ctx, rec)
 }
 
-func (r *Runner) targetConfig(cell Cell, dir string) TargetConfig {
-	env := map[string]string{
-		r.Spec.WebEnv:  fmt.Sprint(cell.WebThreads),
-		r.Spec.PoolEnv: fmt.Sprint(cell.DBPool),
+// stillSame fails a cell whose target restarted or stopped while it was
+// measured: its figures would mix two processes.
+func (r *Runner) stillSame(ctx context.Context, rec *results.Record) error {
+	after, err := r.Stack.ReadBack(ctx)
+	if err != nil {
+		return fmt.Errorf("target after the load: %w", err)
 	}
-	if r.Spec.NameEnv != "" {
-		env[r.Spec.NameEnv] = cell.ID
-	}
-	return TargetConfig{Dir: dir, CPUs: cell.CPUs, Env: env, Labels: map[string]string{LabelCell: cell.ID}}
-}
-
-func (r *Runner) sweptEnv() []string {
-	names := []string{r.Spec.WebEnv, r.Spec.PoolEnv}
-	if r.Spec.NameEnv != "" {
-		names = append(names, r.Spec.NameEnv)
-	}
-	return names
-}
-
-// checkApplied compares what the engine reports with what the cell asked.
-func checkApplied(cfg TargetConfig, got results.Applied, names []string) error {
-	var diffs []string
-	if math.Abs(got.CPUs-cfg.CPUs) > 1e-6 {
-		diffs = append(diffs, fmt.Sprintf("cpus %s, asked %s", FormatNumber(got.CPUs), FormatNumber(cfg.CPUs)))
-	}
-	for _, n := range names {
-		if got.Env[n] != cfg.Env[n] {
-			diffs = append(diffs, fmt.Sprintf("%s=%q, asked %q", n, got.Env[n], cfg.Env[n]))
-		}
-	}
-	if len(diffs) > 0 {
-		sort.Strings(diffs)
-		return fmt.Errorf("target runs with %s", strings.Join(diffs, ", "))
+	if after.ContainerID != rec.Applied.ContainerID {
+		return fmt.Errorf("target container was replaced during the cell (%.12s → %.12s)",
+			rec.Applied.ContainerID, after.ContainerID)
 	}
 	return nil
 }
 
-// finish sets the status, keeps the target's log on failure and writes
-// result.json last.
-func (r *Runner) finish(ctx context.Context, rec *results.Record, dir string, err error) results.Record {
-	start := r.now()
-	switch {
-	case err == nil:
-		rec.Status = results.StatusOK
-	case ctx.Err() != nil:
-		rec.Status, rec.Reason = results.StatusInterrupted, "interrupted: "+ctx.Err().Error()
-	default:
-		rec.Status, rec.Reason = results.StatusFailed, err.Error()
-		r.saveTargetLog(dir)
-	}
-	rec.FinishedAt = r.now()
-	rec.PhasesS["write"] = r.now().Sub(start).Seconds()
-	if werr := results.WriteJSONAtomic(filepath.Join(dir, results.ResultFile), rec); werr != nil {
-		r.logf("cell %s: %v", rec.Cell.ID, werr)
-	}
-	return *rec
-}
-
-func (r *Runner) saveTargetLog(dir string) {
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	logs, err := r.Stack.Logs(ctx, 200)
-	if err != nil {
-		logs = "could not read the target's log: " + err.Error() + "\n"
-	}
-	if err := results.WriteFileAtomic(filepath.Join(dir, results.TargetLog), []byte(logs)); err != nil {
-		r.logf("%v", err)
-	}
-}
-
-func (r *Runner) timed(rec *results.Record, phase string, f func() error) error {
-	start := r.now()
-	err := f()
-	rec.PhasesS[phase] = math.Round(r.now().Sub(start).Seconds()*1000) / 1000
-	return err
-}
-
-func (r *Runner) now() time.Time {
-	if r.Now != nil {
-		return r.Now()
-	}
-	return time.Now()
-}
-
-func (r *Runner) logf(format string, args ...any) {
-	if r.Log == nil {
-		return
-	}
-	fmt.Fprintf(r.Log, "%s %s\n", r.now().Format("15:04:05"), fmt.Sprintf(format, args...))
-}
-
-// brief is a one-line result for the log.
-func brief(rec results.Record) string {
-	if rec.Status != results.StatusOK {
-		return rec.Reason
-	}
-	return fmt.Sprintf("rps=%.1f p99=%.2fms errors=%.2f%%", rec.RPS, rec.LatencyMS.P99, rec.ErrorRate*100)
-}
-
-// overhead is the mean orchestration time per cell.
-func overhead(recs []results.Record) float64 {
-	var total float64
-	n := 0
-	for _, rec := range recs {
-		if rec.Status != results.StatusOK {
-			continue
+// load runs the warm-up (discarded) and the measured phase, with the
+// monitor watching the latter.
+func (r *Runner) load(ctx context.Context, job Job, dir string, rec *results.Record) error {
+	req := LoadRequest{BaseURL: r.Spec.URL, Load: rec.Load, Dir: dir}
+	if w := r.Spec.Warmup.Std(); w > 0 {
+		warm := req
+		warm.Warmup, warm.Duration = true, w
+		if err := r.timed(job, rec, "warmup", func() error { _, err := r.Driver.Run(ctx, warm); return err }); err != nil {
+			return fmt.Errorf("warm-up: %w", err)
 		}
-		total += rec.PhasesS["apply"] + rec.PhasesS["ready"] + rec.PhasesS["readback"] + rec.PhasesS["write"]
-		n++
 	}
-	if n == 0 {
-		return 0
+	req.Duration = r.Spec.Duration.Std()
+	var intervals []results.Interval
+	req.Interval = func(iv results.Interval) { intervals = append(intervals, iv) }
+	if r.Monitor != nil {
+		if err := r.Monitor.Start(ctx, job.Cell, dir); err != nil {
+			return fmt.Errorf("start samplers: %w", err)
+		}
 	}
-	return total / float64(n)
+	err := r.timed(job, rec, "measure", func() error {
+		m, err := r.Driver.Run(ctx, req)
+		rec.Measurement = m
+		return err
+	})
+	if r.Monitor != nil {
+		if merr := r.Monitor.Stop(context.WithoutCancel(ctx), rec, dir, intervals); merr != nil {
+			rec.Warnings = append(rec.Warnings, "samplers: "+merr.Error())
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("measure: %w", err)
+	}
+	return nil
 }

@@ -27,7 +27,7 @@ func (f *fakeStack) Apply(_ context.Context, cfg TargetConfig) error {
 }
 func (f *fakeStack) WaitReady(context.Context, time.Duration) error { return nil }
 func (f *fakeStack) ReadBack(context.Context) (results.Applied, error) {
-	a := results.Applied{CPUs: f.last.CPUs, Env: f.last.Env}
+	a := results.Applied{CPUs: f.last.CPUs, Env: f.last.Env, ContainerID: "c-" + f.last.Labels[LabelCell]}
 	if f.last.Labels[LabelCell] == f.skewFor {
 		a.CPUs = 99
 	}
@@ -59,7 +59,7 @@ func testSpec() Spec {
 	return Spec{CPUs: []float64{1, 2}, WebMult: []float64{1, 2}, DBMult: []float64{2}, Service: "app",
 		WebEnv: "W", PoolEnv: "P", NameEnv: "N", URL: "http://127.0.0.1:1", ReadyPath: "/health",
 		ReadyTimeout: Duration(time.Second), Warmup: Duration(time.Second), Duration: Duration(time.Second),
-		Load: LoadSpec{VUs: 3}, Driver: "builtin"}
+		Load: LoadSpec{VUs: 3}, Driver: "builtin", Repeat: 1, Order: OrderGrid}
 }
 
 func TestRunnerWritesEveryCell(t *testing.T) {
@@ -132,4 +132,79 @@ func readFile(t *testing.T, path string) string {
 		t.Fatal(err)
 	}
 	return string(b)
+}
+
+// failingDriver fails every measured run of one cell.
+type failingDriver struct {
+	fakeDriver
+	failCell string
+	runs     map[string]int
+}
+
+func (d *failingDriver) Run(ctx context.Context, req LoadRequest) (results.Measurement, error) {
+	if req.Warmup {
+		return results.Measurement{}, nil
+	}
+	id := filepath.Base(filepath.Dir(req.Dir))
+	d.runs[id]++
+	if id == d.failCell {
+		return results.Measurement{}, errors.New("load driver crashed")
+	}
+	return results.Measurement{Requests: 1, RPS: 1}, nil
+}
+
+func TestRunnerRetriesAndMaxFailures(t *testing.T) {
+	t.Parallel()
+	spec := testSpec()
+	spec.Retries = 2
+	d := &failingDriver{failCell: "cpu_1__web_2__db_4", runs: map[string]int{}}
+	sum, err := (&Runner{Spec: spec, Dir: t.TempDir(), Stack: &fakeStack{}, Driver: d}).Run(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.runs["cpu_1__web_2__db_4"] != 3 || d.runs["cpu_1__web_1__db_2"] != 1 || sum.Failed() != 1 {
+		t.Errorf("runs %v, failed %d; want 3 attempts of the failing cell, 1 of others", d.runs, sum.Failed())
+	}
+	for _, rec := range sum.Records {
+		if rec.Cell.ID == d.failCell && (rec.Attempts != 3 || !strings.Contains(rec.Reason, "crashed")) {
+			t.Errorf("failing cell record: attempts %d reason %q", rec.Attempts, rec.Reason)
+		}
+	}
+
+	spec.Retries, spec.MaxFailures = 0, 1
+	d = &failingDriver{failCell: "cpu_1__web_1__db_2", runs: map[string]int{}}
+	sum, err = (&Runner{Spec: spec, Dir: t.TempDir(), Stack: &fakeStack{}, Driver: d}).Run(t.Context())
+	if !errors.Is(err, ErrTooManyFailures) || len(sum.Records) != 1 {
+		t.Errorf("max-failures: err %v after %d records, want ErrTooManyFailures after 1", err, len(sum.Records))
+	}
+}
+
+// restartingStack reports a new container after the load, as when the
+// target crashed and Docker restarted it.
+type restartingStack struct {
+	fakeStack
+	reads int
+}
+
+func (s *restartingStack) ReadBack(ctx context.Context) (results.Applied, error) {
+	a, _ := s.fakeStack.ReadBack(ctx)
+	s.reads++
+	if s.reads%2 == 0 {
+		a.ContainerID = "new"
+	}
+	return a, nil
+}
+
+func TestRunnerFailsCellWhoseTargetRestarted(t *testing.T) {
+	t.Parallel()
+	spec := testSpec()
+	spec.CPUs = []float64{1}
+	spec.WebMult = []float64{1}
+	sum, err := (&Runner{Spec: spec, Dir: t.TempDir(), Stack: &restartingStack{}, Driver: &fakeDriver{}}).Run(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rec := sum.Records[0]; rec.Status != results.StatusFailed || !strings.Contains(rec.Reason, "replaced") {
+		t.Errorf("status %s reason %q, want failed: replaced", rec.Status, rec.Reason)
+	}
 }

@@ -56,6 +56,19 @@ type Spec struct {
 	Keep bool `json:"keep"`
 	// Out is the run directory.
 	Out string `json:"out"`
+	// Repeat is the number of repetitions per cell (r1..rN).
+	Repeat int `json:"repeat"`
+	// Order is grid, interleave or shuffle; Seed drives shuffle.
+	Order string `json:"order"`
+	Seed  uint64 `json:"seed"`
+	// Retries re-runs a failed cell up to this many times.
+	Retries int `json:"retries"`
+	// MaxFailures aborts the run after this many failed cells (0: never).
+	MaxFailures int `json:"max_failures"`
+	// Cooldown pauses between cells.
+	Cooldown Duration `json:"cooldown"`
+	// DBResetSQL is a SQL file run before each cell's warm-up.
+	DBResetSQL string `json:"db_reset_sql,omitempty"`
 }
 
 // Duration is a time.Duration written as text ("30s") in JSON.
@@ -129,6 +142,11 @@ func (s Spec) Validate() error {
 		{s.Duration <= 0, "duration", "must be > 0, e.g. 5m"},
 		{s.Warmup < 0, "warmup", "must be >= 0 (0 skips the warm-up)"},
 		{!strings.HasPrefix(s.ReadyPath, "/"), "ready-path", "must start with /, e.g. /health"},
+		{s.Repeat < 1 || s.Repeat > 100, "repeat", "must be between 1 and 100"},
+		{!ValidOrder(s.Order), "order", "must be grid, interleave or shuffle"},
+		{s.Retries < 0 || s.Retries > 10, "retries", "must be between 0 and 10"},
+		{s.MaxFailures < 0, "max-failures", "must be >= 0 (0: never abort)"},
+		{s.Cooldown < 0, "cooldown", "must be >= 0"},
 	}
 	for _, c := range checks {
 		if c.bad {

@@ -1,0 +1,145 @@
+package sweep
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/sweep-tool/sweep/results"
+)
+
+func (r *Runner) targetConfig(cell Cell, dir string) TargetConfig {
+	env := map[string]string{
+		r.Spec.WebEnv:  fmt.Sprint(cell.WebThreads),
+		r.Spec.PoolEnv: fmt.Sprint(cell.DBPool),
+	}
+	if r.Spec.NameEnv != "" {
+		env[r.Spec.NameEnv] = cell.ID
+	}
+	return TargetConfig{Dir: dir, CPUs: cell.CPUs, Env: env, Labels: map[string]string{LabelCell: cell.ID}}
+}
+
+func (r *Runner) sweptEnv() []string {
+	names := []string{r.Spec.WebEnv, r.Spec.PoolEnv}
+	if r.Spec.NameEnv != "" {
+		names = append(names, r.Spec.NameEnv)
+	}
+	return names
+}
+
+// checkApplied compares what the engine reports with what the cell asked.
+func checkApplied(cfg TargetConfig, got results.Applied, names []string) error {
+	var diffs []string
+	if math.Abs(got.CPUs-cfg.CPUs) > 1e-6 {
+		diffs = append(diffs, fmt.Sprintf("cpus %s, asked %s", FormatNumber(got.CPUs), FormatNumber(cfg.CPUs)))
+	}
+	for _, n := range names {
+		if got.Env[n] != cfg.Env[n] {
+			diffs = append(diffs, fmt.Sprintf("%s=%q, asked %q", n, got.Env[n], cfg.Env[n]))
+		}
+	}
+	if len(diffs) > 0 {
+		sort.Strings(diffs)
+		return fmt.Errorf("target runs with %s", strings.Join(diffs, ", "))
+	}
+	return nil
+}
+
+// finish sets the status, keeps the target's log on failure and writes
+// result.json last.
+func (r *Runner) finish(ctx context.Context, rec *results.Record, dir string, err error) results.Record {
+	start := r.now()
+	switch {
+	case err == nil:
+		rec.Status = results.StatusOK
+	case ctx.Err() != nil:
+		rec.Status, rec.Reason = results.StatusInterrupted, "interrupted: "+ctx.Err().Error()
+	default:
+		rec.Status, rec.Reason = results.StatusFailed, err.Error()
+		r.saveTargetLog(dir)
+	}
+	rec.FinishedAt = r.now()
+	rec.PhasesS["write"] = r.now().Sub(start).Seconds()
+	if werr := results.WriteJSONAtomic(filepath.Join(dir, results.ResultFile), rec); werr != nil {
+		r.logf("cell %s: %v", rec.Cell.ID, werr)
+	}
+	return *rec
+}
+
+func (r *Runner) saveTargetLog(dir string) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	logs, err := r.Stack.Logs(ctx, 200)
+	if err != nil {
+		logs = "could not read the target's log: " + err.Error() + "\n"
+	}
+	if err := results.WriteFileAtomic(filepath.Join(dir, results.TargetLog), []byte(logs)); err != nil {
+		r.logf("%v", err)
+	}
+}
+
+func (r *Runner) timed(job Job, rec *results.Record, phase string, f func() error) error {
+	if r.Progress != nil {
+		r.Progress.Phase(job, phase)
+	}
+	start := r.now()
+	err := f()
+	rec.PhasesS[phase] = math.Round(r.now().Sub(start).Seconds()*1000) / 1000
+	return err
+}
+
+func (r *Runner) sleep(ctx context.Context, d time.Duration) {
+	if r.Sleep != nil {
+		r.Sleep(ctx, d)
+		return
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-ctx.Done():
+	}
+}
+
+func (r *Runner) now() time.Time {
+	if r.Now != nil {
+		return r.Now()
+	}
+	return time.Now()
+}
+
+func (r *Runner) logf(format string, args ...any) {
+	if r.Log == nil {
+		return
+	}
+	fmt.Fprintf(r.Log, "%s %s\n", r.now().Format("15:04:05"), fmt.Sprintf(format, args...))
+}
+
+// brief is a one-line result for the log.
+func brief(rec results.Record) string {
+	if rec.Status != results.StatusOK {
+		return rec.Reason
+	}
+	return fmt.Sprintf("rps=%.1f p99=%.2fms errors=%.2f%%", rec.RPS, rec.LatencyMS.P99, rec.ErrorRate*100)
+}
+
+// overhead is the mean orchestration time per cell.
+func overhead(recs []results.Record) float64 {
+	var total float64
+	n := 0
+	for _, rec := range recs {
+		if rec.Status != results.StatusOK {
+			continue
+		}
+		total += rec.PhasesS["apply"] + rec.PhasesS["ready"] + rec.PhasesS["readback"] + rec.PhasesS["write"]
+		n++
+	}
+	if n == 0 {
+		return 0
+	}
+	return total / float64(n)
+}
