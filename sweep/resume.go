@@ -1,0 +1,62 @@
+package sweep
+
+import (
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"sort"
+)
+
+// operational keys of a spec can change between a run and its resume: they
+// steer how the run proceeds, not what a cell measures.
+var operational = map[string]bool{
+	"keep": true, "out": true, "retries": true, "max_failures": true, "cooldown": true,
+	"repeat": true, "order": true, "seed": true,
+}
+
+// DiffSpecs lists the keys (spec JSON names) in which spec differs from the
+// spec saved in an earlier run's sweep.json, ignoring operational keys. The
+// DSN is compared by its hash.
+func DiffSpecs(saved json.RawMessage, savedDSNHash string, spec Spec) ([]string, error) {
+	var old, cur map[string]any
+	if err := json.Unmarshal(saved, &old); err != nil {
+		return nil, fmt.Errorf("saved spec: %w", err)
+	}
+	b, err := json.Marshal(spec.Redacted())
+	if err != nil {
+		return nil, err
+	}
+	if err := json.Unmarshal(b, &cur); err != nil {
+		return nil, err
+	}
+	var diff []string
+	for k := range merge(old, cur) {
+		if !operational[k] && !reflect.DeepEqual(old[k], cur[k]) {
+			diff = append(diff, fmt.Sprintf("%s (was %s, now %s)", k, show(old[k]), show(cur[k])))
+		}
+	}
+	if savedDSNHash != spec.DSNHash() {
+		diff = append(diff, "db_dsn (a different DSN)")
+	}
+	sort.Strings(diff)
+	return diff, nil
+}
+
+func merge(a, b map[string]any) map[string]bool {
+	keys := map[string]bool{}
+	for k := range a {
+		keys[k] = true
+	}
+	for k := range b {
+		keys[k] = true
+	}
+	return keys
+}
+
+func show(v any) string {
+	if v == nil {
+		return "unset"
+	}
+	b, _ := json.Marshal(v)
+	return string(b)
+}

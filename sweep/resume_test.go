@@ -1,0 +1,42 @@
+package sweep
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+func TestDiffSpecs(t *testing.T) {
+	t.Parallel()
+	base := testSpec()
+	base.DBDSN = "postgres://u:secret@h/db"
+	saved, err := json.Marshal(base.Redacted())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(saved), "secret") {
+		t.Fatal("the saved spec holds the DSN password")
+	}
+	for _, tc := range []struct {
+		name   string
+		change func(*Spec)
+		want   string
+	}{
+		{"same", func(*Spec) {}, ""},
+		{"operational keys may change", func(s *Spec) { s.Retries, s.Keep, s.Repeat = 3, true, 2 }, ""},
+		{"cpus", func(s *Spec) { s.CPUs = []float64{1} }, "cpus (was [1,2], now [1])"},
+		{"dsn by hash", func(s *Spec) { s.DBDSN = "postgres://u:other@h/db" }, "db_dsn (a different DSN)"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := base
+			tc.change(&s)
+			diff, err := DiffSpecs(saved, base.DSNHash(), s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := strings.Join(diff, "; "); got != tc.want {
+				t.Errorf("diff %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
