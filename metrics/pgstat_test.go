@@ -1,0 +1,214 @@
+package metrics
+
+import (
+	"context"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/sweep-tool/sweep/results"
+)
+
+func TestOpenErrorsHidePassword(t *testing.T) {
+	base := postgresURL(t)
+	closedPort, err := freePort()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct{ name, dsn string }{
+		{"wrong password", strings.Replace(base, pgPassword, "wr0ng-"+pgPassword, 1)},
+		{"unreachable", "postgres://postgres:" + pgPassword + "@127.0.0.1:" + strconv.Itoa(closedPort) + "/postgres?connect_timeout=2"},
+		{"no such database", base + "_missing"},
+		{"malformed", "postgres://postgres:" + pgPassword + "@127.0.0.1:notaport/x"},
+		{"keyword form", "host=127.0.0.1 port=" + strconv.Itoa(closedPort) + " password=" + pgPassword + " connect_timeout=2"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			db, err := Open(t.Context(), c.dsn)
+			if err == nil {
+				db.Close(t.Context())
+				t.Fatal("Open succeeded, want an error")
+			}
+			t.Log(err)
+			if strings.Contains(err.Error(), pgPassword) {
+				t.Errorf("error shows the password: %v", err)
+			}
+		})
+	}
+}
+
+func TestDBSamplerSeesSessions(t *testing.T) {
+	dsn := postgresURL(t)
+	db := openDB(t, dsn)
+	if db.MaxConnections != 40 {
+		t.Errorf("max_connections = %d, want 40", db.MaxConnections)
+	}
+	execSQL(t, dsn, "CREATE TABLE locked (id int)")
+	for range 3 {
+		connect(t, dsn) // idle
+	}
+	holder := connect(t, dsn) // idle in transaction, holding a lock
+	if _, err := holder.Exec(t.Context(), "BEGIN; LOCK TABLE locked"); err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	for _, sql := range []string{"SELECT pg_sleep(3)", "SELECT pg_sleep(3)", "SELECT count(*) FROM locked"} {
+		conn := connect(t, dsn)
+		wg.Go(func() { _, _ = conn.Exec(context.Background(), sql) })
+	}
+	time.Sleep(300 * time.Millisecond)
+	run := db.Start(t.Context())
+	time.Sleep(2300 * time.Millisecond)
+	stats, samples := run.Stop()
+	if _, err := holder.Exec(t.Context(), "COMMIT"); err != nil {
+		t.Error(err)
+	}
+	wg.Wait() // the waiter got its lock, the sleepers woke
+	t.Logf("db: %+v", stats)
+	want := results.DBSample{Total: 7, Active: 3, Idle: 3, IdleInTx: 1, Waiting: 1}
+	if len(samples) < 2 {
+		t.Fatalf("%d samples, want >= 2", len(samples))
+	}
+	for _, s := range samples {
+		got := s
+		got.T, got.TPS, got.RollbacksPerS = 0, 0, 0
+		if got != want {
+			t.Errorf("t=%.2f: sample %+v, want %+v", s.T, got, want)
+		}
+	}
+	wantSessions := results.DBSessions{TotalMean: 7, TotalPeak: 7, ActiveMean: 3, ActivePeak: 3, IdleMean: 3, IdleInTxPeak: 1, WaitingPeak: 1}
+	if stats.Sessions != wantSessions || stats.SamplesMissing != 0 {
+		t.Errorf("summary %+v, want sessions %+v", stats, wantSessions)
+	}
+	if stats.MaxConnectionsUsedPct < 8/40.0*100 {
+		t.Errorf("max_connections used %.1f%%, want >= 20%% (7 sessions and the sampler)", stats.MaxConnectionsUsedPct)
+	}
+}
+
+func TestDBSamplerCountsTransactions(t *testing.T) {
+	dsn := postgresURL(t)
+	db := openDB(t, dsn)
+	run := db.Start(t.Context())
+	conn := connect(t, dsn)
+	for range 200 {
+		if _, err := conn.Exec(t.Context(), "SELECT 1"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for range 10 {
+		if _, err := conn.Exec(t.Context(), "BEGIN; SELECT 1; ROLLBACK"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	conn.Close(t.Context()) // a backend flushes its statistics on exit
+	time.Sleep(2100 * time.Millisecond)
+	stats, samples := run.Stop()
+	var commits, rollbacks float64
+	for _, s := range samples {
+		commits += s.TPS
+		rollbacks += s.RollbacksPerS
+	}
+	t.Logf("db: %+v; summed per-second commits %.1f rollbacks %.1f", stats, commits, rollbacks)
+	if commits < 190 || commits > 215 {
+		t.Errorf("commits seen = %.1f, want about 200", commits)
+	}
+	if rollbacks < 9.5 || rollbacks > 11 {
+		t.Errorf("rollbacks seen = %.1f, want about 10", rollbacks)
+	}
+	if stats.TPSMean <= 0 || stats.RollbacksPerSMean <= 0 {
+		t.Errorf("means %+v, want > 0", stats)
+	}
+}
+
+func TestDBSamplerSurvivesLostDatabase(t *testing.T) {
+	dsn := postgresURL(t)
+	db := openDB(t, dsn)
+	name := db.Database
+	run := db.Start(t.Context())
+	time.Sleep(1200 * time.Millisecond)
+	adminExec(t, "ALTER DATABASE "+name+" ALLOW_CONNECTIONS false")
+	adminExec(t, "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '"+name+"'")
+	time.Sleep(2 * time.Second)
+	adminExec(t, "ALTER DATABASE "+name+" ALLOW_CONNECTIONS true")
+	time.Sleep(2200 * time.Millisecond)
+	stopped := time.Now()
+	stats, samples := run.Stop()
+	if d := time.Since(stopped); d > 1500*time.Millisecond {
+		t.Errorf("Stop took %v", d)
+	}
+	t.Logf("db: %+v", stats)
+	if stats.SamplesMissing < 1 || stats.SamplesMissing > 3 {
+		t.Errorf("missing samples = %d, want 1..3", stats.SamplesMissing)
+	}
+	if last := samples[len(samples)-1]; last.Missing {
+		t.Errorf("last sample missing: the sampler did not reconnect")
+	}
+	if err := db.Reset(t.Context(), "SELECT 1"); err != nil {
+		t.Errorf("reset after reconnect: %v", err)
+	}
+}
+
+func TestReset(t *testing.T) {
+	dsn := postgresURL(t)
+	db := openDB(t, dsn)
+	execSQL(t, dsn, "CREATE TABLE r (id int); INSERT INTO r SELECT generate_series(1, 100)")
+	cases := []struct {
+		name, sql string
+		wantErr   bool
+		wantRows  int
+	}{
+		{"multi-statement script", "TRUNCATE r; INSERT INTO r VALUES (1); INSERT INTO r VALUES (2);", false, 2},
+		{"failing statement", "TRUNCATE r; SELECT * FROM no_such_table;", true, 2},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			err := db.Reset(t.Context(), c.sql)
+			if (err != nil) != c.wantErr {
+				t.Fatalf("Reset: %v, want error %v", err, c.wantErr)
+			}
+			var n int
+			if err := connect(t, dsn).QueryRow(t.Context(), "SELECT count(*) FROM r").Scan(&n); err != nil {
+				t.Fatal(err)
+			}
+			if n != c.wantRows {
+				t.Errorf("rows = %d, want %d", n, c.wantRows)
+			}
+		})
+	}
+}
+
+func openDB(t testing.TB, dsn string) *DB {
+	t.Helper()
+	db, err := Open(context.Background(), dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = db.Close(context.Background()) })
+	return db
+}
+
+func connect(t testing.TB, dsn string) *pgx.Conn {
+	t.Helper()
+	conn, err := pgx.Connect(context.Background(), dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = conn.Close(context.Background()) })
+	return conn
+}
+
+func execSQL(t testing.TB, dsn, sql string) {
+	t.Helper()
+	conn, err := pgx.Connect(context.Background(), dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(context.Background())
+	if _, err := conn.Exec(context.Background(), sql); err != nil {
+		t.Fatalf("%s: %v", sql, err)
+	}
+}
