@@ -1,0 +1,68 @@
+package k6
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func writeExec(t *testing.T, path, body string, mode os.FileMode) string {
+	t.Helper()
+	if err := os.WriteFile(path, []byte("#!/bin/sh\n"+body+"\n"), mode); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func TestFind(t *testing.T) {
+	dir := t.TempDir()
+	bin := writeExec(t, filepath.Join(dir, "k6"), "exit 0", 0o755)
+	plain := writeExec(t, filepath.Join(dir, "not-executable"), "exit 0", 0o644)
+	tests := []struct {
+		name    string
+		flag    string
+		path    string // PATH during the test
+		want    string
+		wantErr bool
+	}{
+		{name: "flag path", flag: bin, path: t.TempDir(), want: bin},
+		{name: "on PATH", path: dir, want: bin},
+		{name: "flag path missing", flag: filepath.Join(dir, "nope"), path: dir, wantErr: true},
+		{name: "flag path not executable", flag: plain, path: dir, wantErr: true},
+		{name: "not on PATH", path: t.TempDir(), wantErr: true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Setenv("PATH", tc.path)
+			got, err := Find(tc.flag)
+			if tc.wantErr {
+				if !errors.Is(err, ErrNotFound) || !strings.Contains(err.Error(), "--driver builtin") {
+					t.Errorf("error = %v, want ErrNotFound saying how to get k6 or use --driver builtin", err)
+				}
+				return
+			}
+			if err != nil || got != tc.want {
+				t.Errorf("Find(%q) = %q, %v; want %q", tc.flag, got, err, tc.want)
+			}
+		})
+	}
+}
+
+func TestVersion(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	ok := writeExec(t, filepath.Join(dir, "k6"),
+		`[ "$1" = version ] && [ "$K6_NO_USAGE_REPORT" = true ] || exit 2
+echo 'k6 v2.2.0 (go1.24.4, linux/amd64)'
+echo 'Extensions: none'`, 0o755)
+	got, err := Version(t.Context(), ok)
+	if err != nil || got != "k6 v2.2.0 (go1.24.4, linux/amd64)" {
+		t.Errorf("Version = %q, %v", got, err)
+	}
+	bad := writeExec(t, filepath.Join(dir, "broken"), "echo 'no such command' >&2; exit 1", 0o755)
+	if _, err := Version(t.Context(), bad); err == nil || !strings.Contains(err.Error(), "no such command") {
+		t.Errorf("broken k6: error = %v, want its stderr", err)
+	}
+}
