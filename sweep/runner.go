@@ -28,6 +28,8 @@ type Runner struct {
 	Reset func(ctx context.Context) error
 	// Monitor, when set, watches each measured phase.
 	Monitor Monitor
+	// RetryFailed runs failed cells of an earlier run again.
+	RetryFailed bool
 	// Progress, when set, is told about each job.
 	Progress Progress
 	// Log receives one timestamped line per event; nil discards.
@@ -70,7 +72,7 @@ func (r *Runner) Run(ctx context.Context) (Summary, error) {
 	jobs := Schedule(r.Spec.Cells(), r.Spec.Repeat, r.Spec.Order, r.Spec.Seed)
 	var todo []Job
 	for _, j := range jobs {
-		if done(results.CellDir(r.Dir, j.Cell.ID, j.Rep)) {
+		if done(results.CellDir(r.Dir, j.Cell.ID, j.Rep), r.RetryFailed) {
 			sum.Skipped++
 			continue
 		}
@@ -125,10 +127,14 @@ func (r *Runner) runJob(ctx context.Context, job Job) results.Record {
 	return rec
 }
 
-// done reports whether dir holds a finished record.
-func done(dir string) bool {
+// done reports whether dir holds a finished record (a failed one counts
+// as not done with retryFailed).
+func done(dir string, retryFailed bool) bool {
 	rec, err := results.ReadRecord(filepath.Join(dir, results.ResultFile))
-	return err == nil && rec.Status.Done()
+	if err != nil || (retryFailed && rec.Status == results.StatusFailed) {
+		return false
+	}
+	return rec.Status.Done()
 }
 
 func (r *Runner) runCell(ctx context.Context, job Job, dir string) results.Record {

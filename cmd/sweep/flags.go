@@ -46,6 +46,8 @@ type specFlags struct {
 	spec   sweep.Spec
 	load   string
 	config string
+	k6     string
+	script string
 }
 
 func newSpecFlags(fs *pflag.FlagSet) *specFlags {
@@ -74,6 +76,15 @@ func newSpecFlags(fs *pflag.FlagSet) *specFlags {
 	fs.StringVar(&s.Driver, "driver", "auto", "load driver: auto (k6 when found, else builtin), k6 or builtin")
 	fs.BoolVar(&s.Keep, "keep", false, "leave the stack up at the end")
 	fs.StringVar(&s.Out, "out", "", "the run directory (default runs/<run id>)")
+	fs.IntVar(&s.Repeat, "repeat", 1, "repetitions per cell (r1..rN)")
+	fs.StringVar(&s.Order, "order", sweep.OrderGrid, "order of the cells: grid, interleave (CPU limits in turn, repetitions in rounds) or shuffle")
+	fs.Uint64Var(&s.Seed, "seed", 1, "seed of --order shuffle")
+	fs.IntVar(&s.Retries, "retries", 0, "re-run a failed cell up to N times (transient failures)")
+	fs.IntVar(&s.MaxFailures, "max-failures", 0, "abort the run after N failed cells (0: never)")
+	durationVar(fs, &s.Cooldown, "cooldown", 0, "pause between cells")
+	fs.StringVar(&s.DBResetSQL, "db-reset-sql", "", "SQL file run on --db-dsn before each cell's warm-up")
+	fs.StringVar(&f.k6, "k6", "", "path of the k6 binary (default: k6 on PATH)")
+	fs.StringVar(&f.script, "script", "", "your own k6 script instead of the bundled crud.js")
 	return f
 }
 

@@ -1,0 +1,84 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"github.com/mattn/go-isatty"
+	"github.com/schollz/progressbar/v3"
+
+	"github.com/sweep-tool/sweep/results"
+	"github.com/sweep-tool/sweep/sweep"
+)
+
+// progress shows cells done / total, the current cell and phase, and an
+// ETA from the measured cell times: a bar on a terminal, timestamped lines
+// otherwise.
+type progress struct {
+	w         io.Writer
+	bar       *progressbar.ProgressBar // nil when not a terminal
+	total     int
+	done      int
+	ran       int // jobs run by this process, for the ETA
+	spent     time.Duration
+	cellStart time.Time
+}
+
+func newProgress(w io.Writer) *progress { return &progress{w: w} }
+
+// isTerminal reports whether w is a terminal.
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	return ok && isatty.IsTerminal(f.Fd())
+}
+
+// plainLog is where runner log lines go besides sweep.log: stderr when it
+// is not a terminal (on a terminal the bar shows progress instead).
+func (e *runEnv) plainLog() io.Writer {
+	if isTerminal(e.stderr) {
+		return io.Discard
+	}
+	return e.stderr
+}
+
+func (p *progress) Begin(total, done int) {
+	p.total, p.done = total, done
+	if isTerminal(p.w) {
+		p.bar = progressbar.NewOptions(total, progressbar.OptionSetWriter(p.w),
+			progressbar.OptionShowCount(), progressbar.OptionSetWidth(30),
+			progressbar.OptionClearOnFinish(), progressbar.OptionSetPredictTime(false))
+		_ = p.bar.Set(done)
+	}
+}
+
+func (p *progress) Phase(job sweep.Job, phase string) {
+	if phase == "apply" {
+		p.cellStart = time.Now()
+	}
+	if p.bar != nil {
+		p.bar.Describe(fmt.Sprintf("%s r%d %-8s ETA %s", job.Cell.ID, job.Rep, phase, p.eta()))
+	}
+}
+
+func (p *progress) Done(job sweep.Job, rec results.Record) {
+	p.done++
+	p.ran++
+	p.spent += time.Since(p.cellStart)
+	if p.bar != nil {
+		_ = p.bar.Add(1)
+		return
+	}
+	fmt.Fprintf(p.w, "%s [%d/%d] %s r%d %s, ETA %s\n", time.Now().Format("15:04:05"),
+		p.done, p.total, job.Cell.ID, job.Rep, rec.Status, p.eta())
+}
+
+// eta is the mean time of the cells run so far times the cells left.
+func (p *progress) eta() string {
+	if p.ran == 0 {
+		return "?"
+	}
+	left := time.Duration(p.total-p.done) * (p.spent / time.Duration(p.ran))
+	return left.Round(time.Second).String()
+}

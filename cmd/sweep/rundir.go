@@ -1,0 +1,95 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/sweep-tool/sweep/results"
+	"github.com/sweep-tool/sweep/sweep"
+)
+
+// newRunID is a sortable id of letters, digits and one dash.
+func newRunID(now time.Time) string { return now.UTC().Format("20060102-150405") }
+
+// prepareDir decides the run directory and id: a new run, or the resume
+// of the run already in --out when its spec is the same.
+func (e *runEnv) prepareDir(spec sweep.Spec) (string, results.Meta, error) {
+	e.runID = newRunID(time.Now())
+	dir := spec.Out
+	if dir == "" {
+		dir = filepath.Join("runs", e.runID)
+	}
+	meta, err := results.ReadMeta(dir)
+	switch {
+	case err == nil:
+		if err := e.resumable(dir, meta, spec); err != nil {
+			return "", meta, err
+		}
+	case errors.Is(err, os.ErrNotExist):
+	default:
+		return "", meta, sweep.BadInput("out", "%s has an unreadable sweep.json (%v); choose another --out", dir, err)
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", meta, sweep.BadInput("out", "cannot create %s: %v", dir, err)
+	}
+	if meta.RunID == "" {
+		meta = newMeta(e.runID, spec)
+	}
+	specJSON, _ := json.Marshal(spec.Redacted())
+	meta.Spec = specJSON
+	return dir, meta, nil
+}
+
+// resumable accepts an existing run with the same spec (adopting its id),
+// moves it aside with --force-new, or refuses and names the differences.
+func (e *runEnv) resumable(dir string, meta results.Meta, spec sweep.Spec) error {
+	diff, err := sweep.DiffSpecs(meta.Spec, meta.DSNHash, spec)
+	if err != nil {
+		return sweep.BadInput("out", "%s: %v", dir, err)
+	}
+	if len(diff) == 0 {
+		e.runID = meta.RunID
+		fmt.Fprintf(e.stderr, "sweep: resuming run %s in %s\n", meta.RunID, dir)
+		return nil
+	}
+	if !e.opts.forceNew {
+		return sweep.BadInput("out", "%s holds run %s with a different spec: %s; resume with the same settings, "+
+			"choose another --out, or pass --force-new", dir, meta.RunID, strings.Join(diff, "; "))
+	}
+	aside := dir + ".old-" + meta.RunID
+	if err := os.Rename(dir, aside); err != nil {
+		return sweep.BadInput("out", "--force-new: cannot move %s aside: %v", dir, err)
+	}
+	fmt.Fprintf(e.stderr, "sweep: --force-new: moved the earlier run to %s\n", aside)
+	return nil
+}
+
+func newMeta(runID string, spec sweep.Spec) results.Meta {
+	m := results.Meta{SchemaVersion: results.SchemaVersion, RunID: runID, CreatedAt: time.Now().UTC(),
+		ToolVersion: version, DSNHash: spec.DSNHash()}
+	for _, c := range spec.Cells() {
+		m.Cells = append(m.Cells, results.CellInfo{ID: c.ID, CPUs: c.CPUs, WebThreads: c.WebThreads,
+			DBPool: c.DBPool, WebMult: c.Mults[0][0], DBMult: c.Mults[0][1], Mults: c.Mults})
+	}
+	return m
+}
+
+// lock takes the run directory's one-writer lock.
+func (e *runEnv) lock(dir string) (*results.Lock, error) {
+	lock, stale, err := results.AcquireLock(dir)
+	if errors.Is(err, results.ErrLocked) {
+		return nil, sweep.BadInput("out", "%v; wait for it or choose another --out", err)
+	}
+	if err != nil {
+		return nil, sweep.BadInput("out", "%v", err)
+	}
+	if stale > 0 {
+		fmt.Fprintf(e.stderr, "sweep: took over the lock of %s from process %d, which is gone\n", dir, stale)
+	}
+	return lock, nil
+}

@@ -1,0 +1,213 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/sweep-tool/sweep/compose"
+	"github.com/sweep-tool/sweep/load/builtin"
+	"github.com/sweep-tool/sweep/load/k6"
+	"github.com/sweep-tool/sweep/results"
+	"github.com/sweep-tool/sweep/sweep"
+)
+
+// Limits above which a grid needs --yes.
+const (
+	maxCellsWithoutYes = 500
+	maxHoursWithoutYes = 48
+	teardownTimeout    = 2 * time.Minute
+)
+
+// runEnv carries what one invocation of run needs besides the spec.
+type runEnv struct {
+	stdout, stderr io.Writer
+	k6Path, script string
+	opts           runOpts
+	runID          string
+	log            io.Writer
+}
+
+// sweep validates everything it can before starting anything, then runs
+// the grid, tears the stack down and prints the summary.
+func (e *runEnv) sweep(ctx context.Context, spec sweep.Spec) error {
+	if err := e.validate(spec); err != nil {
+		return err
+	}
+	driver, driverVersion, err := e.driver(ctx, spec)
+	if err != nil {
+		return err
+	}
+	dir, meta, err := e.prepareDir(spec)
+	if err != nil {
+		return err
+	}
+	lock, err := e.lock(dir)
+	if err != nil {
+		return err
+	}
+	defer lock.Release()
+	logf, err := os.OpenFile(filepath.Join(dir, results.LogFile), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+	if err != nil {
+		return sweep.BadInput("out", "cannot write %s: %v", dir, err)
+	}
+	defer logf.Close()
+	e.log = io.MultiWriter(logf, e.plainLog())
+	stack, err := e.stack(ctx, spec)
+	if err != nil {
+		return err
+	}
+	if err := e.checkCPUs(ctx, stack, spec); err != nil {
+		return err
+	}
+	extras, err := e.database(ctx, spec)
+	if err != nil {
+		return err
+	}
+	defer extras.close()
+	meta.Host.Driver, meta.Host.K6Version = driver.Name(), driverVersion
+	if err := results.WriteJSONAtomic(filepath.Join(dir, results.MetaFile), meta); err != nil {
+		return err
+	}
+	fmt.Fprintf(e.stderr, "sweep: run %s: %d cells × %d repetitions → %s\n", e.runID, len(spec.Cells()), spec.Repeat, dir)
+	return e.execute(ctx, spec, dir, meta, stack, driver, extras)
+}
+
+// execute runs the grid and always tears down what it started.
+func (e *runEnv) execute(ctx context.Context, spec sweep.Spec, dir string, meta results.Meta,
+	stack *compose.Stack, driver sweep.Driver, extras *dbExtras) error {
+	cleanup := func() {
+		cctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		_, _ = compose.Cleanup(cctx, stack.Engine(), e.runID)
+	}
+	onHardExit.Store(&cleanup)
+	defer onHardExit.Store(nil)
+	runner := &sweep.Runner{Spec: spec, RunID: e.runID, Dir: dir, Stack: stack, Driver: driver,
+		Log: e.log, RetryFailed: e.opts.retryFailed, Progress: newProgress(e.stderr),
+		Reset: extras.resetFunc(), Monitor: extras.monitor(stack)}
+	sum, runErr := runner.Run(ctx)
+	e.recordFacts(ctx, stack, dir, meta)
+	if !spec.Keep {
+		e.teardown(ctx, stack)
+	} else {
+		fmt.Fprintf(e.stderr, "sweep: --keep: the stack stays up as compose project %s; `sweep clean --run %s` removes it\n",
+			stack.Project(), e.runID)
+	}
+	if err := e.summarize(dir, sum); err != nil {
+		fmt.Fprintf(e.stderr, "sweep: report: %v\n", err)
+	}
+	return outcome(sum, runErr)
+}
+
+// outcome maps the runner's result to the command's error.
+func outcome(sum sweep.Summary, runErr error) error {
+	switch {
+	case errors.Is(runErr, sweep.ErrInterrupted):
+		return fmt.Errorf("%w: the current cell is marked interrupted; run the same command again to resume", runErr)
+	case runErr != nil:
+		return runErr
+	case sum.Failed() > 0:
+		return fmt.Errorf("%w: %d of %d cells failed (see their target.log)", errFailedCells, sum.Failed(), len(sum.Records))
+	}
+	return nil
+}
+
+func (e *runEnv) teardown(ctx context.Context, stack *compose.Stack) {
+	tctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), teardownTimeout)
+	defer cancel()
+	if err := stack.Down(tctx); err != nil {
+		fmt.Fprintf(e.stderr, "sweep: tear down: %v; `sweep clean --run %s` removes what is left\n", err, e.runID)
+	}
+}
+
+// recordFacts adds the engine, compose and image facts to sweep.json once
+// the images have run.
+func (e *runEnv) recordFacts(ctx context.Context, stack *compose.Stack, dir string, meta results.Meta) {
+	fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+	defer cancel()
+	facts, err := stack.Info(fctx)
+	if err != nil {
+		fmt.Fprintf(e.log, "facts: %v\n", err)
+	}
+	meta.Host.CPUModel, meta.Host.CPUCount = facts.CPUModel, facts.EngineNCPU
+	meta.Host.DockerVersion, meta.Host.ComposeVersion = facts.DockerVersion, facts.ComposeVersion
+	meta.Images, meta.ComposeConfigHash = facts.Images, facts.ConfigSHA256
+	if err := results.WriteJSONAtomic(filepath.Join(dir, results.MetaFile), meta); err != nil {
+		fmt.Fprintf(e.stderr, "sweep: %v\n", err)
+	}
+}
+
+func (e *runEnv) validate(spec sweep.Spec) error {
+	if err := spec.Validate(); err != nil {
+		return err
+	}
+	n := len(spec.Cells()) * spec.Repeat
+	per := spec.Warmup.Std() + spec.Duration.Std() + cellOverhead
+	if hours := (time.Duration(n) * per).Hours(); !e.opts.yes && (n > maxCellsWithoutYes || hours > maxHoursWithoutYes) {
+		return sweep.BadInput("yes", "the grid has %d cell runs (≈%.0f h); narrow it or pass --yes", n, hours)
+	}
+	return nil
+}
+
+// driver picks the load driver: k6 when asked or found, else builtin.
+func (e *runEnv) driver(ctx context.Context, spec sweep.Spec) (sweep.Driver, string, error) {
+	if spec.Driver == "builtin" {
+		return builtin.New(builtin.Options{}), "", nil
+	}
+	bin, err := k6.Find(e.k6Path)
+	if err != nil {
+		if spec.Driver == "k6" || e.k6Path != "" {
+			return nil, "", sweep.BadInput("driver", "%v", err)
+		}
+		fmt.Fprintln(e.stderr, "sweep: k6 not found on PATH; using the built-in driver (--driver builtin)")
+		return builtin.New(builtin.Options{}), "", nil
+	}
+	if e.script != "" {
+		if _, err := os.Stat(e.script); err != nil {
+			return nil, "", sweep.BadInput("script", "%v", err)
+		}
+	}
+	version, err := k6.Version(ctx, bin)
+	if err != nil {
+		return nil, "", sweep.BadInput("k6", "%s does not run: %v", bin, err)
+	}
+	return k6.New(k6.Options{Binary: bin, Script: e.script}), version, nil
+}
+
+// stack builds the compose stack, validating files, service and engine.
+func (e *runEnv) stack(ctx context.Context, spec sweep.Spec) (*compose.Stack, error) {
+	if len(spec.Compose) == 0 {
+		return nil, sweep.BadInput("compose", "no compose file; give --compose FILE (repeatable)")
+	}
+	names := []string{spec.WebEnv, spec.PoolEnv}
+	if spec.NameEnv != "" {
+		names = append(names, spec.NameEnv)
+	}
+	st, err := compose.New(ctx, compose.Options{Files: spec.Compose, Service: spec.Service, RunID: e.runID,
+		ReadyURL: strings.TrimRight(spec.URL, "/") + spec.ReadyPath, SweptEnv: names, Stdout: e.log, Stderr: e.log})
+	if errors.Is(err, compose.ErrEngine) || errors.Is(err, compose.ErrNoComposeCLI) {
+		return nil, sweep.BadInput("compose", "%v", err)
+	}
+	return st, err
+}
+
+// checkCPUs refuses CPU limits above the engine's CPU count.
+func (e *runEnv) checkCPUs(ctx context.Context, stack *compose.Stack, spec sweep.Spec) error {
+	n, err := stack.NCPU(ctx)
+	if err != nil {
+		return err
+	}
+	for _, c := range spec.CPUs {
+		if c > float64(n) {
+			return sweep.BadInput("cpus", "%s is above the Docker Engine's %d CPUs; give limits up to %d",
+				sweep.FormatNumber(c), n, n)
+		}
+	}
+	return nil
+}
