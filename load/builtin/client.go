@@ -1,0 +1,189 @@
+package builtin
+
+import (
+	"bufio"
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"net"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// maxKeptBody bounds a response body the driver keeps (to read the "id" of
+// a created resource); bigger bodies are an error, not a memory problem.
+const maxKeptBody = 8 << 20
+
+// errStopped is returned by a request that the end of the phase cut short;
+// such requests are not counted.
+var errStopped = errors.New("phase stopped")
+
+// target is the parsed base URL every virtual user talks to.
+type target struct {
+	addr   string      // host:port to dial
+	host   string      // Host header
+	prefix string      // base path without a trailing slash
+	uri    string      // request-target of the base URL itself (get scenario)
+	tls    *tls.Config // nil for plain http
+}
+
+func parseTarget(base string) (*target, error) {
+	u, err := url.Parse(base)
+	if err != nil {
+		return nil, fmt.Errorf("parse base url: %w", err)
+	}
+	t := &target{host: u.Host, prefix: strings.TrimSuffix(u.EscapedPath(), "/"), uri: u.RequestURI()}
+	port := u.Port()
+	switch u.Scheme {
+	case "http":
+		port = cmpOr(port, "80")
+	case "https":
+		port = cmpOr(port, "443")
+		t.tls = &tls.Config{ServerName: u.Hostname(), MinVersion: tls.VersionTLS12}
+	default:
+		return nil, fmt.Errorf("base url %q: scheme must be http or https", base)
+	}
+	if u.Hostname() == "" {
+		return nil, fmt.Errorf("base url %q: no host", base)
+	}
+	t.addr = net.JoinHostPort(u.Hostname(), port)
+	return t, nil
+}
+
+func cmpOr(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}
+
+// client is one virtual user's keep-alive HTTP/1.1 connection. It is used
+// by one goroutine only; the stopper may close its connection from another
+// one, which is why conn changes under the stopper's lock.
+type client struct {
+	t       *target
+	timeout time.Duration
+	ctx     context.Context // the phase: dialing stops with it
+	stop    *stopper
+
+	conn   net.Conn
+	br     *bufio.Reader
+	reused bool // conn has carried a request already
+	wbuf   []byte
+	body   []byte // the last kept response body
+}
+
+func newClient(ctx context.Context, t *target, timeout time.Duration, stop *stopper) *client {
+	c := &client{t: t, timeout: timeout, ctx: ctx, stop: stop, wbuf: make([]byte, 0, 1024)}
+	stop.add(c)
+	return c
+}
+
+// do sends one request and reads its response. When keep is set the body
+// is left in c.body. A connection that the server closed while idle is
+// redialled once, as net/http does.
+func (c *client) do(method, uri string, body []byte, keep bool) (int, error) {
+	c.writeRequest(method, uri, body)
+	for attempt := 0; ; attempt++ {
+		if c.stop.stopped.Load() {
+			return 0, errStopped
+		}
+		if c.conn == nil {
+			if err := c.dial(); err != nil {
+				if c.stopping() {
+					return 0, errStopped
+				}
+				return 0, err
+			}
+		}
+		reused := c.reused
+		status, fresh, err := c.roundTrip(keep)
+		if err == nil {
+			return status, nil
+		}
+		c.close()
+		if c.stopping() {
+			return 0, errStopped
+		}
+		if !reused || !fresh || attempt > 0 {
+			return status, err
+		}
+	}
+}
+
+// roundTrip writes c.wbuf and reads the response. fresh reports that the
+// failure came before any byte of a response, so a retry is safe.
+func (c *client) roundTrip(keep bool) (status int, fresh bool, err error) {
+	if err := c.conn.SetDeadline(time.Now().Add(c.timeout)); err != nil {
+		return 0, true, fmt.Errorf("set deadline: %w", err)
+	}
+	if _, err := c.conn.Write(c.wbuf); err != nil {
+		return 0, true, fmt.Errorf("write request: %w", err)
+	}
+	c.reused = true
+	status, closeAfter, fresh, err := readResponse(c.br, keep, &c.body)
+	if err != nil {
+		return status, fresh, err
+	}
+	if closeAfter {
+		c.close()
+	}
+	return status, false, nil
+}
+
+// stopping reports that the phase is over; it is for error paths, where
+// a cancelled dial may be seen before the stopper has run.
+func (c *client) stopping() bool {
+	return c.stop.stopped.Load() || c.ctx.Err() != nil
+}
+
+func (c *client) writeRequest(method, uri string, body []byte) {
+	w := append(c.wbuf[:0], method...)
+	w = append(w, ' ')
+	w = append(w, uri...)
+	w = append(w, " HTTP/1.1\r\nHost: "...)
+	w = append(w, c.t.host...)
+	w = append(w, "\r\nUser-Agent: sweep-builtin\r\nAccept: application/fhir+json\r\n"...)
+	if body != nil {
+		w = append(w, "Content-Type: application/fhir+json\r\nContent-Length: "...)
+		w = strconv.AppendInt(w, int64(len(body)), 10)
+		w = append(w, "\r\n"...)
+	}
+	w = append(w, "\r\n"...)
+	c.wbuf = append(w, body...)
+}
+
+func (c *client) dial() error {
+	d := net.Dialer{Timeout: c.timeout, KeepAlive: -1}
+	conn, err := d.DialContext(c.ctx, "tcp", c.t.addr)
+	if err != nil {
+		return fmt.Errorf("dial %s: %w", c.t.addr, err)
+	}
+	if c.t.tls != nil {
+		tc := tls.Client(conn, c.t.tls)
+		if err := tc.HandshakeContext(c.ctx); err != nil {
+			conn.Close()
+			return fmt.Errorf("tls handshake %s: %w", c.t.addr, err)
+		}
+		conn = tc
+	}
+	if !c.stop.attach(c, conn) {
+		return errStopped
+	}
+	if c.br == nil {
+		c.br = bufio.NewReaderSize(conn, 16<<10)
+	} else {
+		c.br.Reset(conn)
+	}
+	c.reused = false
+	return nil
+}
+
+func (c *client) close() {
+	if c.conn != nil {
+		c.stop.attach(c, nil)
+	}
+}

@@ -1,0 +1,263 @@
+package builtin
+
+import (
+	"context"
+	"errors"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/sweep-tool/sweep/results"
+	"github.com/sweep-tool/sweep/sweep"
+)
+
+func closed(vus int) results.LoadInfo { return results.LoadInfo{Model: "closed", VUs: vus} }
+
+func runLoad(t *testing.T, opts Options, req sweep.LoadRequest) results.Measurement {
+	t.Helper()
+	m, err := New(opts).Run(t.Context(), req)
+	if err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	return m
+}
+
+func TestCRUDFollowsTheScenario(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name     string
+		failType string
+		// perIteration is the expected requests per op of one iteration.
+		perIteration map[string]int64
+		skipped      []string // types never POSTed
+	}{
+		{"all nine", "", map[string]int64{"create": 9, "read": 9, "update": 9, "delete": 9}, nil},
+		{"encounter fails", "Encounter", map[string]int64{"create": 5, "read": 4, "update": 4, "delete": 4},
+			[]string{"Observation", "MedicationRequest", "Claim", "ExplanationOfBenefit"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			fake := newFakeFHIR(tt.failType)
+			srv := httptest.NewServer(fake)
+			defer srv.Close()
+			const vus = 3
+			m := runLoad(t, Options{}, sweep.LoadRequest{BaseURL: srv.URL + "/fhir/", Load: closed(vus), Duration: 500 * time.Millisecond})
+			problems, posts := fake.report()
+			for _, p := range problems {
+				t.Errorf("server saw: %s", p)
+			}
+			if m.Iterations < vus {
+				t.Fatalf("iterations = %d, want at least %d", m.Iterations, vus)
+			}
+			for op, per := range tt.perIteration {
+				got := m.Ops[op].Requests
+				// Iterations cut short at the end add at most one partial
+				// iteration per user.
+				if got < per*m.Iterations || got > per*(m.Iterations+vus) {
+					t.Errorf("%s requests = %d, want %d per iteration over %d iterations", op, got, per, m.Iterations)
+				}
+			}
+			for _, typ := range tt.skipped {
+				if posts[typ] != 0 {
+					t.Errorf("%s was created %d times although it depends on %s", typ, posts[typ], tt.failType)
+				}
+			}
+			// A failing POST cut short at the end reaches the server but is
+			// not counted.
+			failed, posted := m.Errors["http_500"], int64(posts[tt.failType])
+			if tt.failType == "" {
+				posted = 0
+			}
+			if failed > posted || failed < posted-vus || int64(len(m.Errors)) != min(posted, 1) {
+				t.Errorf("errors = %v, want only http_500 for %d failed POSTs", m.Errors, posted)
+			}
+			checkMeasurement(t, m)
+		})
+	}
+}
+
+// checkMeasurement checks the figures of m agree with each other.
+func checkMeasurement(t *testing.T, m results.Measurement) {
+	t.Helper()
+	var sum int64
+	for _, name := range results.Operations {
+		sum += m.Ops[name].Requests
+	}
+	if sum != m.Requests || m.Requests == 0 {
+		t.Errorf("requests = %d, ops add up to %d", m.Requests, sum)
+	}
+	if m.DurationS <= 0 || m.RPS <= 0 || m.IterationsPerS <= 0 {
+		t.Errorf("duration %.3f s, rps %.1f, iterations/s %.1f: want all > 0", m.DurationS, m.RPS, m.IterationsPerS)
+	}
+	l := m.LatencyMS
+	ordered := []float64{l.Min, l.P50, l.P75, l.P90, l.P95, l.P99, l.Max}
+	for i := 1; i < len(ordered); i++ {
+		if ordered[i] < ordered[i-1] {
+			t.Errorf("latency not ordered: %+v", l)
+		}
+	}
+	if l.Min <= 0 || l.Avg < l.Min || l.Avg > l.Max {
+		t.Errorf("latency avg/min/max odd: %+v", l)
+	}
+}
+
+func TestErrorsAreClassified(t *testing.T) {
+	t.Parallel()
+	refused := func(t *testing.T) string {
+		t.Helper()
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		addr := ln.Addr().String()
+		ln.Close()
+		return "http://" + addr + "/"
+	}
+	tests := []struct {
+		name  string
+		url   func(t *testing.T) string
+		class string
+	}{
+		{"server error", handlerURL(func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(503) }), "http_503"},
+		{"not found", handlerURL(http.NotFound), "http_404"},
+		{"timeout", handlerURL(func(_ http.ResponseWriter, r *http.Request) {
+			select {
+			case <-r.Context().Done():
+			case <-time.After(2 * time.Second):
+			}
+		}), "timeout"},
+		{"refused", refused, "connection"},
+		{"garbage", rawURL("HTTP/9 nonsense\r\n\r\n"), "other"},
+		{"reset mid-body", rawURL("HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\nshort"), "connection"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			timeout := time.Second // the machine is shared: only the timeout case needs a short one
+			if tt.class == "timeout" {
+				timeout = 100 * time.Millisecond
+			}
+			m := runLoad(t, Options{Scenario: ScenarioGet, Timeout: timeout},
+				sweep.LoadRequest{BaseURL: tt.url(t), Load: closed(2), Duration: 300 * time.Millisecond})
+			if m.Requests == 0 || m.Errors[tt.class] != m.Requests || len(m.Errors) != 1 {
+				t.Errorf("errors = %v over %d requests, want all %q", m.Errors, m.Requests, tt.class)
+			}
+			if m.ErrorRate != 1 {
+				t.Errorf("error rate = %v, want 1", m.ErrorRate)
+			}
+		})
+	}
+}
+
+// handlerURL serves h for the length of the test.
+func handlerURL(h http.HandlerFunc) func(t *testing.T) string {
+	return func(t *testing.T) string {
+		t.Helper()
+		srv := httptest.NewServer(h)
+		t.Cleanup(srv.Close)
+		return srv.URL + "/"
+	}
+}
+
+// rawURL answers every connection with resp and closes it.
+func rawURL(resp string) func(t *testing.T) string {
+	return func(t *testing.T) string {
+		t.Helper()
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { ln.Close() })
+		go func() {
+			for {
+				c, err := ln.Accept()
+				if err != nil {
+					return
+				}
+				go func() {
+					defer c.Close()
+					buf := make([]byte, 4096)
+					if _, err := c.Read(buf); err == nil {
+						c.Write([]byte(resp))
+					}
+				}()
+			}
+		}()
+		return "http://" + ln.Addr().String() + "/"
+	}
+}
+
+func TestCancelIsPrompt(t *testing.T) {
+	t.Parallel()
+	block := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(_ http.ResponseWriter, r *http.Request) {
+		select {
+		case <-block:
+		case <-r.Context().Done():
+		}
+	}))
+	defer srv.Close()
+	defer close(block)
+	for _, model := range []results.LoadInfo{closed(20), {Model: "open", Rate: 100, VUs: 5, MaxVUs: 20}} {
+		t.Run(model.Model, func(t *testing.T) {
+			ctx, cancel := context.WithCancel(t.Context())
+			time.AfterFunc(200*time.Millisecond, cancel)
+			began := time.Now()
+			_, err := New(Options{}).Run(ctx, sweep.LoadRequest{BaseURL: srv.URL, Load: model, Duration: 20 * time.Second})
+			if took := time.Since(began); took > 700*time.Millisecond {
+				t.Errorf("Run returned %s after start, want about 200ms", took)
+			}
+			if !errors.Is(err, context.Canceled) {
+				t.Errorf("err = %v, want context.Canceled", err)
+			}
+		})
+	}
+}
+
+func TestIntervalsAreReported(t *testing.T) {
+	t.Parallel()
+	srv := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))
+	defer srv.Close()
+	var mu sync.Mutex
+	var got []results.Interval
+	req := sweep.LoadRequest{BaseURL: srv.URL, Load: closed(2), Duration: 1300 * time.Millisecond,
+		Interval: func(iv results.Interval) { mu.Lock(); got = append(got, iv); mu.Unlock() }}
+	m := runLoad(t, Options{Scenario: ScenarioGet}, req)
+	mu.Lock()
+	defer mu.Unlock()
+	if len(got) != 1 {
+		t.Fatalf("got %d intervals, want 1: %+v", len(got), got)
+	}
+	iv := got[0]
+	if iv.T < 0.9 || iv.T > 1.2 || iv.Requests == 0 || iv.Requests > m.Requests || iv.P99MS <= 0 || iv.Errors != 0 {
+		t.Errorf("interval %+v odd (phase total %d requests)", iv, m.Requests)
+	}
+}
+
+func TestInvalidRequests(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		opts Options
+		req  sweep.LoadRequest
+	}{
+		{"no duration", Options{}, sweep.LoadRequest{BaseURL: "http://x", Load: closed(1)}},
+		{"no users", Options{}, sweep.LoadRequest{BaseURL: "http://x", Load: closed(0), Duration: time.Second}},
+		{"open without rate", Options{}, sweep.LoadRequest{BaseURL: "http://x", Load: results.LoadInfo{Model: "open", MaxVUs: 2}, Duration: time.Second}},
+		{"unknown model", Options{}, sweep.LoadRequest{BaseURL: "http://x", Load: results.LoadInfo{Model: "ramp", VUs: 1}, Duration: time.Second}},
+		{"unknown scenario", Options{Scenario: "soak"}, sweep.LoadRequest{BaseURL: "http://x", Load: closed(1), Duration: time.Second}},
+		{"bad scheme", Options{}, sweep.LoadRequest{BaseURL: "ftp://x", Load: closed(1), Duration: time.Second}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			if _, err := New(tt.opts).Run(t.Context(), tt.req); err == nil {
+				t.Error("Run accepted an invalid request")
+			}
+		})
+	}
+}

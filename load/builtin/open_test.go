@@ -1,0 +1,94 @@
+package builtin
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"testing"
+	"time"
+
+	"github.com/sweep-tool/sweep/results"
+	"github.com/sweep-tool/sweep/sweep"
+)
+
+func TestOpenModel(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name     string
+		delay    time.Duration // per request at the server
+		load     results.LoadInfo
+		duration time.Duration
+		// The iterations run, as a ratio of rate × duration.
+		minRatio, maxRatio float64
+		// The dropped iterations, as a ratio of rate × duration.
+		minDropped float64
+	}{
+		{"keeps the rate", 0, results.LoadInfo{Model: "open", Rate: 200, VUs: 2, MaxVUs: 20}, time.Second, 0.9, 1.05, 0},
+		{"grows users up to max", 20 * time.Millisecond, results.LoadInfo{Model: "open", Rate: 150, VUs: 1, MaxVUs: 20}, time.Second, 0.85, 1.05, 0},
+		{"drops beyond max users", 50 * time.Millisecond, results.LoadInfo{Model: "open", Rate: 100, VUs: 1, MaxVUs: 2}, time.Second, 0.3, 0.45, 0.5},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			srv := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) { time.Sleep(tt.delay) }))
+			defer srv.Close()
+			m := runLoad(t, Options{Scenario: ScenarioGet}, sweep.LoadRequest{BaseURL: srv.URL, Load: tt.load, Duration: tt.duration})
+			scheduled := tt.load.Rate * tt.duration.Seconds()
+			ratio := float64(m.Iterations) / scheduled
+			if ratio < tt.minRatio || ratio > tt.maxRatio {
+				t.Errorf("iterations = %d of %.0f scheduled (ratio %.2f), want ratio in [%.2f, %.2f]",
+					m.Iterations, scheduled, ratio, tt.minRatio, tt.maxRatio)
+			}
+			dropped := float64(m.DroppedIterations) / scheduled
+			if dropped < tt.minDropped || (tt.minDropped == 0 && m.DroppedIterations != 0) {
+				t.Errorf("dropped = %d of %.0f scheduled, want ratio >= %.2f", m.DroppedIterations, scheduled, tt.minDropped)
+			}
+			if m.ErrorRate != 0 {
+				t.Errorf("errors %v", m.Errors)
+			}
+		})
+	}
+}
+
+// TestLatencyFromSchedule checks the coordinated-omission rule: a request
+// that starts after its scheduled time is measured from the schedule.
+func TestLatencyFromSchedule(t *testing.T) {
+	t.Parallel()
+	srv := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))
+	t.Cleanup(srv.Close) // after the parallel subtests
+	tests := []struct {
+		name   string
+		late   time.Duration
+		minLat time.Duration
+		maxLat time.Duration
+	}{
+		{"on time", 0, 0, 40 * time.Millisecond},
+		{"late by 80ms", 80 * time.Millisecond, 80 * time.Millisecond, 200 * time.Millisecond},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			tg, err := parseTarget(srv.URL)
+			if err != nil {
+				t.Fatal(err)
+			}
+			req := sweep.LoadRequest{BaseURL: srv.URL, Load: closed(1), Duration: time.Second}
+			p := newPhase(t.Context(), Options{Scenario: ScenarioGet, Timeout: time.Second}, req, tg)
+			p.ctx = t.Context()
+			u := p.newUser(0)
+			sched := time.Now()
+			if tt.late > 0 {
+				sched = sched.Add(-tt.late)
+			}
+			if _, ok, _ := u.call(opRead, "GET", tg.uri, nil, 200, sched, false); !ok {
+				t.Fatalf("request failed: %v", p.rec.measurement(time.Second, 1, 0).Errors)
+			}
+			p.stop.stop()
+			got := p.rec.measurement(time.Second, 1, 0).LatencyMS.Max
+			if got < ms(tt.minLat) || got > ms(tt.maxLat) {
+				t.Errorf("latency = %.3f ms, want between %.0f and %.0f ms", got, ms(tt.minLat), ms(tt.maxLat))
+			}
+		})
+	}
+}
+
+func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }

@@ -1,0 +1,202 @@
+package builtin
+
+import (
+	"context"
+	"math"
+	"sync"
+	"time"
+
+	"github.com/sweep-tool/sweep/results"
+	"github.com/sweep-tool/sweep/sweep"
+)
+
+// phase is one Run: its users, their recorder and the way it ends.
+type phase struct {
+	parent context.Context
+	opts   Options
+	req    sweep.LoadRequest
+	t      *target
+	// collections holds "<prefix>/<Type>" per resource, built once.
+	collections [numResources]string
+
+	ctx   context.Context // ends with the phase
+	stop  stopper
+	rec   *recorder
+	start time.Time
+
+	wg         sync.WaitGroup // the users
+	mu         sync.Mutex     // guards iterations
+	iterations int64
+	dropped    int64 // written by the dispatcher only
+}
+
+func newPhase(ctx context.Context, opts Options, req sweep.LoadRequest, t *target) *phase {
+	p := &phase{parent: ctx, opts: opts, req: req, t: t}
+	for i, name := range typeNames {
+		p.collections[i] = t.prefix + "/" + name
+	}
+	users := req.Load.VUs
+	if req.Load.Model == "open" {
+		users = max(req.Load.MaxVUs, req.Load.VUs)
+	}
+	highest := max(2*opts.Timeout, time.Minute)
+	p.rec = newRecorder(users, highest, req.Interval != nil)
+	return p
+}
+
+// run drives the phase to its end and returns what it measured.
+func (p *phase) run() results.Measurement {
+	ctx, cancel := context.WithCancel(p.parent)
+	defer cancel()
+	p.ctx = ctx
+	defer context.AfterFunc(ctx, p.stop.stop)()
+
+	var end time.Time
+	if p.req.Load.Model == "open" {
+		end = p.runOpen()
+	} else {
+		end = p.runClosed()
+	}
+	p.stop.stop()
+	cancel()
+	p.wg.Wait()
+	return p.rec.measurement(end.Sub(p.start), p.iterations, p.dropped)
+}
+
+// runClosed starts the users and waits for the phase's end, returning it.
+func (p *phase) runClosed() time.Time {
+	p.start = time.Now()
+	stopTicks := p.tick()
+	for i := range p.req.Load.VUs {
+		u := p.newUser(i)
+		p.wg.Go(func() {
+			defer p.done(u)
+			for !p.stop.stopped.Load() {
+				u.iterate(time.Time{})
+			}
+		})
+	}
+	end := p.wait()
+	stopTicks()
+	return end
+}
+
+// wait blocks until the duration has passed or the parent is cancelled.
+func (p *phase) wait() time.Time {
+	timer := time.NewTimer(time.Until(p.start.Add(p.req.Duration)))
+	defer timer.Stop()
+	select {
+	case <-timer.C:
+	case <-p.ctx.Done():
+	}
+	return time.Now()
+}
+
+// done adds a user's finished iterations to the phase's.
+func (p *phase) done(u *user) {
+	p.mu.Lock()
+	p.iterations += u.iterations
+	p.mu.Unlock()
+}
+
+// tick calls req.Interval once a second until the returned function is
+// called; that function returns once no call is under way.
+func (p *phase) tick() (stop func()) {
+	if p.req.Interval == nil {
+		return func() {}
+	}
+	s := newSampler(p.rec)
+	quit, finished := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(finished)
+		t := time.NewTicker(time.Second)
+		defer t.Stop()
+		for {
+			select {
+			case now := <-t.C:
+				secs := math.Round(now.Sub(p.start).Seconds()*1000) / 1000
+				p.req.Interval(s.take(secs))
+			case <-quit:
+				return
+			}
+		}
+	}()
+	return func() { close(quit); <-finished }
+}
+
+// runOpen dispatches iterations at the constant rate: each goes to an idle
+// user, to a new one while fewer than MaxVUs exist, or is dropped.
+func (p *phase) runOpen() time.Time {
+	l := p.req.Load
+	work := make(chan time.Time)
+	var ready sync.WaitGroup
+	for i := range l.VUs {
+		ready.Add(1)
+		p.goOpen(p.newUser(i), time.Time{}, work, ready.Done)
+	}
+	ready.Wait() // so the first iterations find their users waiting
+	users, maxUsers := l.VUs, max(l.MaxVUs, l.VUs)
+	p.start = time.Now()
+	stopTicks := p.tick()
+	defer stopTicks()
+	deadline := p.start.Add(p.req.Duration)
+	timer := time.NewTimer(time.Hour)
+	defer timer.Stop()
+	for k := int64(0); ; k++ {
+		at := p.start.Add(time.Duration(float64(k) * float64(time.Second) / l.Rate))
+		if !at.Before(deadline) {
+			return p.wait()
+		}
+		if !p.sleepUntil(timer, at) {
+			return time.Now()
+		}
+		select {
+		case work <- at:
+		default:
+			if users < maxUsers {
+				p.goOpen(p.newUser(users), at, work, nil)
+				users++
+			} else {
+				p.dropped++
+			}
+		}
+	}
+}
+
+// sleepUntil waits for at; false means the phase ended first.
+func (p *phase) sleepUntil(timer *time.Timer, at time.Time) bool {
+	d := time.Until(at)
+	if d <= 0 {
+		return p.ctx.Err() == nil
+	}
+	timer.Reset(d)
+	select {
+	case <-timer.C:
+		return true
+	case <-p.ctx.Done():
+		return false
+	}
+}
+
+// goOpen starts an open-model user; a non-zero first is its first
+// iteration's scheduled start. ready, if set, is called once it waits.
+func (p *phase) goOpen(u *user, first time.Time, work <-chan time.Time, ready func()) {
+	p.wg.Go(func() {
+		defer p.done(u)
+		at := first
+		for {
+			if !at.IsZero() {
+				u.iterate(at)
+			}
+			if ready != nil {
+				ready()
+				ready = nil
+			}
+			select {
+			case at = <-work:
+			case <-p.ctx.Done():
+				return
+			}
+		}
+	})
+}

@@ -1,0 +1,85 @@
+package builtin
+
+import (
+	"bufio"
+	"errors"
+	"io"
+	"strings"
+	"testing"
+)
+
+func TestReadResponse(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name     string
+		raw      string
+		status   int
+		body     string
+		close    bool
+		wantErr  error // nil, errProtocol or a transport error
+		leftover string
+	}{
+		{"content length", "HTTP/1.1 201 Created\r\nContent-Length: 11\r\n\r\n{\"id\":\"a1\"}NEXT", 201, `{"id":"a1"}`, false, nil, "NEXT"},
+		{"chunked", "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n4;ext=1\r\n{\"id\r\n7\r\n\":\"b2\"}\r\n0\r\nX-Trailer: y\r\n\r\nNEXT", 200, `{"id":"b2"}`, false, nil, "NEXT"},
+		{"no content", "HTTP/1.1 204 No Content\r\n\r\nNEXT", 204, "", false, nil, "NEXT"},
+		{"interim 100", "HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\nokNEXT", 200, "ok", false, nil, "NEXT"},
+		{"connection close", "HTTP/1.1 200 OK\r\nConnection: Close\r\nContent-Length: 2\r\n\r\nok", 200, "ok", true, nil, ""},
+		{"http/1.0 closes", "HTTP/1.0 200 OK\r\n\r\nuntil the end", 200, "until the end", true, nil, ""},
+		{"http/1.0 keep-alive", "HTTP/1.0 200 OK\r\nConnection: keep-alive\r\nContent-Length: 0\r\n\r\n", 200, "", false, nil, ""},
+		{"bad status line", "HTTP/1.1 2x0 OK\r\n\r\n", 0, "", false, errProtocol, ""},
+		{"bad length", "HTTP/1.1 200 OK\r\nContent-Length: -1\r\n\r\n", 0, "", false, errProtocol, ""},
+		{"bad chunk", "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n", 0, "", false, errProtocol, ""},
+		{"no length kept alive", "HTTP/1.1 200 OK\r\n\r\nbody", 0, "", false, errProtocol, ""},
+		{"short body", "HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nabc", 0, "", false, io.ErrUnexpectedEOF, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			br := bufio.NewReader(strings.NewReader(tt.raw))
+			var body []byte
+			status, closeAfter, _, err := readResponse(br, true, &body)
+			if tt.wantErr != nil {
+				if !errors.Is(err, tt.wantErr) {
+					t.Fatalf("err = %v, want %v", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("err = %v", err)
+			}
+			rest, _ := br.Peek(br.Buffered())
+			if status != tt.status || string(body) != tt.body || closeAfter != tt.close || string(rest) != tt.leftover {
+				t.Errorf("got status %d body %q close %v rest %q, want %d %q %v %q",
+					status, body, closeAfter, rest, tt.status, tt.body, tt.close, tt.leftover)
+			}
+		})
+	}
+}
+
+func TestReadResponseDiscardsBody(t *testing.T) {
+	t.Parallel()
+	br := bufio.NewReader(strings.NewReader("HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nhelloHTTP/1.1 404 Not Found\r\nContent-Length: 0\r\n\r\n"))
+	body := []byte("old")
+	for _, want := range []int{200, 404} {
+		status, _, _, err := readResponse(br, false, &body)
+		if err != nil || status != want {
+			t.Fatalf("status %d err %v, want %d", status, err, want)
+		}
+	}
+	if string(body) != "old" {
+		t.Errorf("body = %q, want it untouched", body)
+	}
+}
+
+func TestReadResponseFreshEOF(t *testing.T) {
+	t.Parallel()
+	var body []byte
+	_, _, fresh, err := readResponse(bufio.NewReader(strings.NewReader("")), false, &body)
+	if err == nil || !fresh {
+		t.Errorf("fresh = %v err = %v, want a fresh error on a closed idle connection", fresh, err)
+	}
+	_, _, fresh, err = readResponse(bufio.NewReader(strings.NewReader("HTTP/1.1 2")), false, &body)
+	if err == nil || fresh {
+		t.Errorf("fresh = %v err = %v, want a non-fresh error after part of a response", fresh, err)
+	}
+}

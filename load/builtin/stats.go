@@ -1,0 +1,215 @@
+package builtin
+
+import (
+	"math"
+	"runtime"
+	"sync"
+	"time"
+
+	"github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/sweep-tool/sweep/results"
+)
+
+// op is one of the four CRUD operations a request belongs to.
+type op int
+
+const (
+	opCreate op = iota
+	opRead
+	opUpdate
+	opDelete
+	numOps
+)
+
+// opNames are the keys of Measurement.Ops, in op order.
+var opNames = [numOps]string{"create", "read", "update", "delete"}
+
+// sigFigs is the HDR histograms' precision; values are microseconds.
+const sigFigs = 3
+
+func newHist(highestUS int64) *hdrhistogram.Histogram {
+	return hdrhistogram.New(1, highestUS, sigFigs)
+}
+
+// recorder collects every request's outcome. Virtual users are spread over
+// a few shards, each with its own lock and histograms, so recording never
+// takes a lock that all users share; the shards are merged at the end (and
+// once a second for the interval series).
+type recorder struct {
+	shards    []*shard
+	highestUS int64
+}
+
+type shard struct {
+	mu     sync.Mutex
+	ops    [numOps]opAcc
+	errors map[string]int64
+	win    *window // the current second; nil when nobody asks for intervals
+}
+
+type opAcc struct {
+	hist             *hdrhistogram.Histogram
+	requests, failed int64
+}
+
+type window struct {
+	requests, errors int64
+	hist             *hdrhistogram.Histogram
+}
+
+// newRecorder sizes the shards for users virtual users; highest bounds the
+// latencies tracked (longer ones count as highest).
+func newRecorder(users int, highest time.Duration, intervals bool) *recorder {
+	n := min(max(users, 1), 2*runtime.GOMAXPROCS(0))
+	r := &recorder{highestUS: highest.Microseconds()}
+	for range n {
+		s := &shard{errors: make(map[string]int64)}
+		for i := range s.ops {
+			s.ops[i].hist = newHist(r.highestUS)
+		}
+		if intervals {
+			s.win = &window{hist: newHist(r.highestUS)}
+		}
+		r.shards = append(r.shards, s)
+	}
+	return r
+}
+
+// shardFor returns the shard of the i-th virtual user.
+func (r *recorder) shardFor(i int) *shard { return r.shards[i%len(r.shards)] }
+
+// record counts one request. lat < 0 means no response came back (a
+// transport error): the request counts, but not in the latency histograms.
+// class is "" for a success.
+func (s *shard) record(o op, lat time.Duration, class string, highestUS int64) {
+	us := min(max(lat.Microseconds(), 1), highestUS)
+	s.mu.Lock()
+	a := &s.ops[o]
+	a.requests++
+	if lat >= 0 {
+		_ = a.hist.RecordValue(us) // us is within range
+	}
+	if class != "" {
+		a.failed++
+		s.errors[class]++
+	}
+	if w := s.win; w != nil {
+		w.requests++
+		if lat >= 0 {
+			_ = w.hist.RecordValue(us)
+		}
+		if class != "" {
+			w.errors++
+		}
+	}
+	s.mu.Unlock()
+}
+
+// sampler turns the shards' current windows into one Interval.
+type sampler struct {
+	r          *recorder
+	agg, spare *hdrhistogram.Histogram
+}
+
+func newSampler(r *recorder) *sampler {
+	return &sampler{r: r, agg: newHist(r.highestUS), spare: newHist(r.highestUS)}
+}
+
+// take swaps every shard's window for an empty one and sums them. Each
+// shard is locked only for the swap.
+func (p *sampler) take(t float64) results.Interval {
+	iv := results.Interval{T: t}
+	p.agg.Reset()
+	for _, s := range p.r.shards {
+		s.mu.Lock()
+		w := *s.win
+		*s.win = window{hist: p.spare}
+		s.mu.Unlock()
+		iv.Requests += w.requests
+		iv.Errors += w.errors
+		p.agg.Merge(w.hist)
+		w.hist.Reset()
+		p.spare = w.hist
+	}
+	if p.agg.TotalCount() > 0 {
+		iv.P99MS = usToMS(p.agg.ValueAtQuantile(99))
+	}
+	return iv
+}
+
+// measurement merges the shards once every user has returned.
+func (r *recorder) measurement(elapsed time.Duration, iterations, dropped int64) results.Measurement {
+	secs := elapsed.Seconds()
+	m := results.Measurement{
+		Ops:               make(map[string]results.OpStats),
+		Errors:            make(map[string]int64),
+		Iterations:        iterations,
+		IterationsPerS:    rate(iterations, secs),
+		DroppedIterations: dropped,
+		DurationS:         secs,
+	}
+	all := newHist(r.highestUS)
+	var failed int64
+	for o := range numOps {
+		h := newHist(r.highestUS)
+		var acc opAcc
+		for _, s := range r.shards {
+			h.Merge(s.ops[o].hist)
+			acc.requests += s.ops[o].requests
+			acc.failed += s.ops[o].failed
+		}
+		all.Merge(h)
+		m.Requests += acc.requests
+		failed += acc.failed
+		if acc.requests > 0 {
+			m.Ops[opNames[o]] = results.OpStats{
+				Requests: acc.requests, RPS: rate(acc.requests, secs),
+				ErrorRate: ratio(acc.failed, acc.requests), LatencyMS: latency(h),
+			}
+		}
+	}
+	for _, s := range r.shards {
+		for class, n := range s.errors {
+			m.Errors[class] += n
+		}
+	}
+	m.RPS = rate(m.Requests, secs)
+	m.ErrorRate = ratio(failed, m.Requests)
+	m.LatencyMS = latency(all)
+	pass := 1 - m.ErrorRate
+	m.ChecksPassRate = &pass
+	return m
+}
+
+func latency(h *hdrhistogram.Histogram) results.Latency {
+	if h.TotalCount() == 0 {
+		return results.Latency{}
+	}
+	return results.Latency{
+		Avg: math.Round(h.Mean()) / 1000,
+		Min: usToMS(h.Min()),
+		P50: usToMS(h.ValueAtQuantile(50)),
+		P75: usToMS(h.ValueAtQuantile(75)),
+		P90: usToMS(h.ValueAtQuantile(90)),
+		P95: usToMS(h.ValueAtQuantile(95)),
+		P99: usToMS(h.ValueAtQuantile(99)),
+		Max: usToMS(h.Max()),
+	}
+}
+
+func usToMS(us int64) float64 { return float64(us) / 1000 }
+
+func rate(n int64, secs float64) float64 {
+	if secs <= 0 {
+		return 0
+	}
+	return float64(n) / secs
+}
+
+func ratio(part, whole int64) float64 {
+	if whole == 0 {
+		return 0
+	}
+	return float64(part) / float64(whole)
+}
