@@ -14,8 +14,9 @@ import (
 // default lacks p(50), p(75) and p(99).
 const TrendStats = "avg,min,med,max,p(50),p(75),p(90),p(95),p(99)"
 
-// noUsageReport is set in k6's environment on every run: k6 v2 has no
-// --no-usage-report flag.
+// noUsageReport is set in k6's environment on every run (and for `k6
+// version`): the variable is read by every k6 release, old and new, so no
+// flag that some version might lack is needed.
 const noUsageReport = "K6_NO_USAGE_REPORT=true"
 
 // Invocation is everything one k6 run's argv depends on.
