@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/sweep-tool/sweep/sweep"
@@ -231,6 +232,43 @@ func TestParseBase(t *testing.T) {
 			}
 			if err == nil && (b.Version != c.version || b.CPUAt["web"] != c.place) {
 				t.Errorf("got version %q place %v, want %q %v", b.Version, b.CPUAt["web"], c.version, c.place)
+			}
+		})
+	}
+}
+
+func TestNewRefusesBadInput(t *testing.T) {
+	t.Parallel()
+	file := filepath.Join(t.TempDir(), "compose.yml")
+	if err := os.WriteFile(file, []byte("services:\n  web:\n    image: x\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	broken := filepath.Join(t.TempDir(), "broken.yml")
+	if err := os.WriteFile(broken, []byte("services: [\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		name string
+		opts Options
+		want []string
+	}{
+		{"missing file", Options{Files: []string{file, "nope/compose.yml"}, Service: "web", RunID: "r1"},
+			[]string{"--compose", "nope/compose.yml"}},
+		{"no file", Options{Service: "web", RunID: "r1"}, []string{"--compose"}},
+		{"run id without letters", Options{Files: []string{file}, Service: "web", RunID: "--"}, []string{"--run-id"}},
+		{"not yaml", Options{Files: []string{broken}, Service: "web", RunID: "r1"}, []string{"--compose", "broken.yml"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			_, err := New(t.Context(), c.opts)
+			if !errors.Is(err, ErrBadInput) {
+				t.Fatalf("New = %v, want ErrBadInput", err)
+			}
+			for _, w := range c.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error %q does not name %q", err, w)
+				}
 			}
 		})
 	}

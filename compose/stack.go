@@ -1,0 +1,189 @@
+// Package compose runs the system under test as a Docker Compose project:
+// it writes each cell's override file, drives the compose CLI (the v2
+// plugin, or docker-compose v1) with argv built by pure functions, and
+// talks to the Docker Engine API for what the CLI cannot say reliably:
+// readiness, the configuration actually applied, logs, facts and cleanup.
+// Everything it starts runs in the project "sweep<run id>" and carries the
+// label sweep.run=<run id>, so Cleanup can find it after a crash. It knows
+// nothing of cells beyond the sweep.TargetConfig the runner passes.
+package compose
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/sweep-tool/sweep/sweep"
+)
+
+// Options configure a Stack.
+type Options struct {
+	// Files are the base compose files, in order (the --compose flag).
+	Files []string
+	// Service is the target service (the --service flag).
+	Service string
+	// RunID names the project (sweep<letters and digits of RunID>) and is
+	// the value of the sweep.run label.
+	RunID string
+	// ReadyURL is polled for HTTP 200 when the target has no Docker
+	// healthcheck (full URL, e.g. http://127.0.0.1:8080/health). Empty:
+	// a running container without healthcheck counts as ready.
+	ReadyURL string
+	// SweptEnv names the variables ReadBack reads back from the container.
+	SweptEnv []string
+	// Stdout and Stderr receive the compose CLI's output (nil: dropped;
+	// the tail of stderr is in errors anyway).
+	Stdout, Stderr io.Writer
+	// Engine is the Docker Engine; nil connects with NewEngine.
+	Engine Engine
+	// CLI is the compose CLI; the zero value detects it with DetectCLI.
+	CLI CLI
+}
+
+// Stack is a compose project under test. It implements sweep.Stack. Its
+// methods are not safe for concurrent use.
+type Stack struct {
+	opts    Options
+	files   []string // absolute base files
+	base    Base
+	cli     CLI
+	eng     Engine
+	project string
+	started bool // the whole stack was brought up once
+}
+
+var _ sweep.Stack = (*Stack)(nil)
+
+// New validates the options against the files, the engine and the compose
+// CLI before anything starts. Bad files, service or run id give errors
+// wrapping ErrBadInput that name the flag; an engine that does not answer
+// gives ErrEngine, a missing CLI ErrNoComposeCLI.
+func New(ctx context.Context, opts Options) (*Stack, error) {
+	s := &Stack{opts: opts, cli: opts.CLI, eng: opts.Engine, project: ProjectName(opts.RunID)}
+	if err := s.checkInput(); err != nil {
+		return nil, err
+	}
+	base, err := ReadBase(s.files)
+	if err != nil {
+		return nil, err
+	}
+	s.base = base
+	if s.eng == nil {
+		if s.eng, err = NewEngine(ctx); err != nil {
+			return nil, err
+		}
+	} else if err := ping(ctx, s.eng); err != nil {
+		return nil, err
+	}
+	if s.cli.Kind == 0 {
+		if s.cli, err = DetectCLI(ctx); err != nil {
+			return nil, err
+		}
+	}
+	return s, s.checkService(ctx)
+}
+
+// checkInput checks the run id and that every compose file exists.
+func (s *Stack) checkInput() error {
+	if strings.ContainsAny(s.opts.RunID, "\n\r\x00") || s.project == "sweep" {
+		return sweep.BadInput("run-id", "%q needs at least one letter or digit", s.opts.RunID)
+	}
+	if len(s.opts.Files) == 0 {
+		return sweep.BadInput("compose", "no compose file; give the stack's docker-compose.yml")
+	}
+	for _, f := range s.opts.Files {
+		abs, err := filepath.Abs(f)
+		if err == nil {
+			_, err = os.Stat(abs)
+		}
+		if err != nil {
+			return sweep.BadInput("compose", "%s: %v", f, err)
+		}
+		s.files = append(s.files, abs)
+	}
+	return nil
+}
+
+// checkService asks compose for the services (it also validates the
+// files) and checks that the target is one of them.
+func (s *Stack) checkService(ctx context.Context) error {
+	out, err := run(ctx, s.cli.Argv(s.baseInvocation(), ConfigServices()...), nil)
+	if err != nil {
+		return sweep.BadInput("compose", "compose rejects the files: %v", err)
+	}
+	services := strings.Fields(string(out))
+	slices.Sort(services)
+	if !slices.Contains(services, s.opts.Service) || !slices.Contains(s.base.Services, s.opts.Service) {
+		return sweep.BadInput("service", "%q is not a service of the stack; services: %s",
+			s.opts.Service, strings.Join(services, ", "))
+	}
+	return nil
+}
+
+// baseInvocation runs compose on the base files only.
+func (s *Stack) baseInvocation() Invocation {
+	return Invocation{Project: s.project, Files: s.files, Compat: s.base.NeedsCompat(s.opts.Service)}
+}
+
+// Project is the compose project name of the stack.
+func (s *Stack) Project() string { return s.project }
+
+// CLI is the compose CLI the stack runs.
+func (s *Stack) CLI() CLI { return s.cli }
+
+// Apply writes cfg's override to cfg.Dir/override.yaml and runs compose
+// up: every service on the first successful call, then only the target
+// (--no-deps --force-recreate).
+func (s *Stack) Apply(ctx context.Context, cfg sweep.TargetConfig) error {
+	data, err := Override(s.base, s.opts.RunID, s.opts.Service, cfg)
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(cfg.Dir, 0o755); err != nil {
+		return fmt.Errorf("apply: %w", err)
+	}
+	override, err := filepath.Abs(filepath.Join(cfg.Dir, "override.yaml"))
+	if err == nil {
+		err = os.WriteFile(override, data, 0o644)
+	}
+	if err != nil {
+		return fmt.Errorf("write override: %w", err)
+	}
+	inv := s.baseInvocation()
+	inv.Files = append(slices.Clip(inv.Files), override)
+	sub := UpTarget(s.opts.Service)
+	if !s.started {
+		sub = UpAll()
+	}
+	out, err := run(ctx, s.cli.Argv(inv, sub...), s.opts.Stderr)
+	if s.opts.Stdout != nil {
+		_, _ = s.opts.Stdout.Write(out)
+	}
+	if err != nil {
+		return fmt.Errorf("compose up %s: %w", s.opts.Service, err)
+	}
+	s.started = true
+	return nil
+}
+
+// Down runs compose down (volumes and orphans too), then removes by label
+// whatever is left (see Cleanup). Pass a context that outlives
+// cancellation, e.g. context.WithoutCancel(ctx) with a timeout of a
+// minute: a cancelled ctx kills the compose CLI.
+func (s *Stack) Down(ctx context.Context) error {
+	_, downErr := run(ctx, s.cli.Argv(s.baseInvocation(), Down()...), s.opts.Stderr)
+	if downErr != nil {
+		downErr = fmt.Errorf("compose down: %w", downErr)
+	}
+	_, cleanErr := Cleanup(ctx, s.eng, s.opts.RunID)
+	s.started = false
+	return errors.Join(downErr, cleanErr)
+}
+
+// Engine is the Docker Engine the stack talks to (for Cleanup).
+func (s *Stack) Engine() Engine { return s.eng }

@@ -1,0 +1,146 @@
+package compose
+
+import (
+	"context"
+	"errors"
+	"maps"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/docker/docker/api/types/container"
+	"github.com/docker/docker/client"
+
+	"github.com/sweep-tool/sweep/internal/testenv"
+	"github.com/sweep-tool/sweep/results"
+	"github.com/sweep-tool/sweep/sweep"
+)
+
+func TestStackOnEngine(t *testing.T) {
+	eng := testenv.Docker(t)
+	cli := composeCLI(t)
+	file := writeStack(t, testImage(t, eng))
+	runID := newRunID(t)
+	_, err := New(t.Context(), Options{Files: []string{file}, Service: "nope", RunID: runID, Engine: eng, CLI: cli})
+	if !errors.Is(err, ErrBadInput) || !strings.Contains(err.Error(), "--service") ||
+		!strings.Contains(err.Error(), "services: side, web") {
+		t.Errorf("New with an unknown service = %v, want bad input naming --service and listing the services", err)
+	}
+	s, err := New(t.Context(), Options{
+		Files: []string{file}, Service: "web", RunID: runID, Engine: eng, CLI: cli,
+		SweptEnv: []string{"WEB_THREADS", "DB_POOL"},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { down(t, s, eng, runID) })
+
+	var side string
+	for i, cpus := range []float64{0.5, 1} {
+		cell := sweep.TargetConfig{
+			Dir:    filepath.Join(t.TempDir(), "cell"),
+			CPUs:   cpus,
+			Env:    map[string]string{"WEB_THREADS": string(rune('1' + i)), "DB_POOL": string(rune('4' + i))},
+			Labels: map[string]string{"sweep.cell": "c" + string(rune('1'+i))},
+		}
+		applyCell(t, s, cell)
+		id := checkReadBack(t, s, cell)
+		checkLabels(t, eng, id, map[string]string{RunLabel: runID, "sweep.cell": cell.Labels["sweep.cell"]})
+		sideID := serviceContainer(t, eng, s.Project(), "side")
+		checkLabels(t, eng, sideID, map[string]string{RunLabel: runID})
+		if side != "" && side != sideID {
+			t.Errorf("cell %d recreated the side service (%s -> %s); only the target may be", i+1, side, sideID)
+		}
+		side = sideID
+		logs, err := s.Logs(t.Context(), 5)
+		if err != nil || !strings.Contains(logs, "WEB_THREADS="+cell.Env["WEB_THREADS"]) {
+			t.Errorf("Logs = %q, %v; want the startup line", logs, err)
+		}
+	}
+	checkInfo(t, s)
+}
+
+// applyCell applies cell, waits until ready and logs how long that took.
+func applyCell(t *testing.T, s *Stack, cell sweep.TargetConfig) {
+	t.Helper()
+	start := time.Now()
+	if err := s.Apply(t.Context(), cell); err != nil {
+		t.Fatal(err)
+	}
+	applied := time.Since(start)
+	if err := s.WaitReady(t.Context(), 20*time.Second); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("cpus %g: apply %s, ready after %s", cell.CPUs, applied.Round(time.Millisecond),
+		time.Since(start).Round(time.Millisecond))
+}
+
+// checkReadBack compares ReadBack with cell and returns the container id.
+func checkReadBack(t *testing.T, s *Stack, cell sweep.TargetConfig) string {
+	t.Helper()
+	got, err := s.ReadBack(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := results.Applied{CPUs: cell.CPUs, Env: cell.Env, ContainerID: got.ContainerID}
+	if got.CPUs != want.CPUs || !maps.Equal(got.Env, want.Env) || got.ContainerID == "" {
+		t.Errorf("ReadBack = %+v, want %+v", got, want)
+	}
+	return got.ContainerID
+}
+
+func checkLabels(t *testing.T, eng *client.Client, id string, want map[string]string) {
+	t.Helper()
+	c, err := eng.ContainerInspect(t.Context(), id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k, v := range want {
+		if c.Config.Labels[k] != v {
+			t.Errorf("container %s label %s = %q, want %q", c.Name, k, c.Config.Labels[k], v)
+		}
+	}
+}
+
+func serviceContainer(t *testing.T, eng *client.Client, project, service string) string {
+	t.Helper()
+	list, err := eng.ContainerList(t.Context(), containerOf(project, service))
+	if err != nil || len(list) != 1 {
+		t.Fatalf("containers of %s: %d, %v; want 1", service, len(list), err)
+	}
+	return list[0].ID
+}
+
+func checkInfo(t *testing.T, s *Stack) {
+	t.Helper()
+	f, err := s.Info(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.EngineNCPU < 1 || f.DockerVersion == "" || f.ComposeVersion == "" || len(f.ConfigSHA256) != 64 ||
+		!strings.HasPrefix(f.Images["web"], "sha256:") || f.Images["web"] != f.Images["side"] {
+		t.Errorf("Info = %+v", f)
+	}
+	t.Logf("facts: %+v", f)
+}
+
+// down runs Down as the runner does after cancellation and checks that no
+// container or network of the run is left.
+func down(t *testing.T, s *Stack, eng *client.Client, runID string) {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(t.Context()), time.Minute)
+	defer cancel()
+	start := time.Now()
+	if err := s.Down(ctx); err != nil {
+		t.Error(err)
+	}
+	t.Logf("down took %s", time.Since(start).Round(time.Millisecond))
+	left, err := eng.ContainerList(ctx, container.ListOptions{All: true, Filters: labelFilter(RunLabel + "=" + runID)})
+	if err != nil || len(left) != 0 {
+		t.Errorf("after Down: %d containers labelled %s=%s (%v)", len(left), RunLabel, runID, err)
+	}
+	cleaned, err := Cleanup(ctx, eng, runID)
+	if err != nil || len(cleaned.Containers)+len(cleaned.Networks)+len(cleaned.Volumes) != 0 {
+		t.Errorf("Cleanup after Down found %+v (%v); want nothing", cleaned, err)
+	}
+}
