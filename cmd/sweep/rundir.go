@@ -9,6 +9,8 @@ import (
 	"strings"
 	"time"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/sweep-tool/sweep/results"
 	"github.com/sweep-tool/sweep/sweep"
 )
@@ -34,8 +36,8 @@ func (e *runEnv) prepareDir(spec sweep.Spec) (string, results.Meta, error) {
 	default:
 		return "", meta, sweep.BadInput("out", "%s has an unreadable sweep.json (%v); choose another --out", dir, err)
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return "", meta, sweep.BadInput("out", "cannot create %s: %v", dir, err)
+	if err := writable(dir); err != nil {
+		return "", meta, sweep.BadInput("out", "%v; choose another --out", err)
 	}
 	if meta.RunID == "" {
 		meta = newMeta(e.runID, spec)
@@ -92,4 +94,47 @@ func (e *runEnv) lock(dir string) (*results.Lock, error) {
 		fmt.Fprintf(e.stderr, "sweep: took over the lock of %s from process %d, which is gone\n", dir, stale)
 	}
 	return lock, nil
+}
+
+// writable checks that dir, or its nearest existing parent, can be written
+// without creating anything.
+func writable(dir string) error {
+	for d := dir; ; d = filepath.Dir(d) {
+		st, err := os.Stat(d)
+		if err == nil {
+			if !st.IsDir() {
+				return fmt.Errorf("%s is not a directory", d)
+			}
+			return unix.Access(d, unix.W_OK|unix.X_OK)
+		}
+		if !errors.Is(err, os.ErrNotExist) || d == filepath.Dir(d) {
+			return err
+		}
+	}
+}
+
+// appendFile is a log file opened on the first write, so that checks
+// which fail before the run starts leave no run directory behind.
+type appendFile struct {
+	path string
+	f    *os.File
+	err  error
+}
+
+func (a *appendFile) Write(p []byte) (int, error) {
+	if a.f == nil && a.err == nil {
+		a.f, a.err = os.OpenFile(a.path, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+	}
+	if a.err != nil {
+		return len(p), nil // the log is best effort; stderr has the same lines
+	}
+	return a.f.Write(p)
+}
+
+// Close closes the file if it was opened.
+func (a *appendFile) Close() error {
+	if a.f == nil {
+		return nil
+	}
+	return a.f.Close()
 }

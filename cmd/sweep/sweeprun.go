@@ -47,15 +47,7 @@ func (e *runEnv) sweep(ctx context.Context, spec sweep.Spec) error {
 	if err != nil {
 		return err
 	}
-	lock, err := e.lock(dir)
-	if err != nil {
-		return err
-	}
-	defer lock.Release()
-	logf, err := os.OpenFile(filepath.Join(dir, results.LogFile), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
-	if err != nil {
-		return sweep.BadInput("out", "cannot write %s: %v", dir, err)
-	}
+	logf := &appendFile{path: filepath.Join(dir, results.LogFile)}
 	defer logf.Close()
 	e.log = io.MultiWriter(logf, e.plainLog())
 	stack, err := e.stack(ctx, spec)
@@ -70,6 +62,14 @@ func (e *runEnv) sweep(ctx context.Context, spec sweep.Spec) error {
 		return err
 	}
 	defer extras.close()
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return sweep.BadInput("out", "cannot create %s: %v", dir, err)
+	}
+	lock, err := e.lock(dir)
+	if err != nil {
+		return err
+	}
+	defer lock.Release()
 	meta.Host.Driver, meta.Host.K6Version = driver.Name(), driverVersion
 	if err := results.WriteJSONAtomic(filepath.Join(dir, results.MetaFile), meta); err != nil {
 		return err

@@ -1,0 +1,179 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/spf13/cobra"
+	"github.com/sweep-tool/sweep/sweep"
+)
+
+// runCLI runs the CLI in-process and returns its exit code and output.
+func runCLI(t *testing.T, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	err := run(t.Context(), args, &out, &errb)
+	if err != nil {
+		errb.WriteString("sweep: " + err.Error() + "\n")
+	}
+	return exitCode(err), out.String(), errb.String()
+}
+
+func TestPlanStudyGrid(t *testing.T) {
+	t.Parallel()
+	code, out, _ := runCLI(t, "plan", "--cpus", "2,4,6,8")
+	if code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	for _, want := range []string{"cpu_6__web_9__db_22", "cpu_8__web_12__db_30", "80 cells"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("plan output lacks %q", want)
+		}
+	}
+}
+
+func TestBadInputExitsTwoAndNamesTheFlag(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"zero cpu", []string{"plan", "--cpus", "0,1"}, "--cpus"},
+		{"negative", []string{"plan", "--cpus", "1", "--web-mult", "-1"}, "--web-mult"},
+		{"empty element", []string{"plan", "--cpus", "1,,2"}, "--cpus"},
+		{"not a number", []string{"plan", "--cpus", "two"}, "--cpus"},
+		{"empty list", []string{"plan", "--cpus", ""}, "--cpus"},
+		{"unknown flag", []string{"plan", "--cpu", "1"}, "--cpu"},
+		{"bad load", []string{"plan", "--cpus", "1", "--load", "users=3"}, "--load"},
+		{"zero vus", []string{"plan", "--cpus", "1", "--load", "vus=0"}, "--load"},
+		{"bad duration", []string{"plan", "--cpus", "1", "--duration", "5 minutes"}, "--duration"},
+		{"no cpus", []string{"plan"}, "--cpus"},
+		{"run without compose", []string{"run", "--cpus", "1", "--service", "app", "--url", "http://127.0.0.1:1",
+			"--driver", "builtin", "--out", "%TMP%"}, "--compose"},
+		{"run bad url", []string{"run", "--cpus", "1", "--service", "app", "--url", "localhost"}, "--url"},
+		{"run bad order", []string{"run", "--cpus", "1", "--service", "app", "--url", "http://x", "--order", "random"}, "--order"},
+		{"run missing compose file", []string{"run", "--cpus", "1", "--service", "app", "--url", "http://127.0.0.1:1",
+			"--driver", "builtin", "--compose", "/nonexistent/compose.yaml", "--out", "%TMP%"}, "--compose"},
+		{"k6 missing", []string{"run", "--cpus", "1", "--service", "app", "--url", "http://127.0.0.1:1",
+			"--driver", "k6", "--k6", "/nonexistent/k6", "--out", "%TMP%"}, "--driver"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			args := append([]string(nil), tc.args...)
+			for i, a := range args {
+				if a == "%TMP%" {
+					args[i] = filepath.Join(t.TempDir(), "run")
+				}
+			}
+			code, _, stderr := runCLI(t, args...)
+			if code != exitBadInput {
+				t.Fatalf("exit %d, want 2; stderr %q", code, stderr)
+			}
+			if !strings.Contains(stderr, tc.want) || strings.Count(strings.TrimSpace(stderr), "\n") > 1 {
+				t.Errorf("stderr %q should be one or two lines naming %s", stderr, tc.want)
+			}
+		})
+	}
+}
+
+func writeConfig(t *testing.T, text string) string {
+	t.Helper()
+	dir := t.TempDir()
+	path := filepath.Join(dir, "sweep.yaml")
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// resolveSpec parses args for the run command and returns the spec.
+func resolveSpec(t *testing.T, args ...string) (sweep.Spec, error) {
+	t.Helper()
+	cmd := &cobra.Command{Use: "x", RunE: func(*cobra.Command, []string) error { return nil }}
+	f := newSpecFlags(cmd.Flags())
+	if err := cmd.ParseFlags(args); err != nil {
+		return sweep.Spec{}, err
+	}
+	return f.resolve(cmd)
+}
+
+func TestConfigFile(t *testing.T) {
+	cfg := writeConfig(t, "cpus: [0.5, 1]\nweb-mult: [1, 2]\ncompose: [a.yaml, /abs/b.yaml]\nservice: app\nwarmup: 3s\nload: vus=20\n")
+	dir := filepath.Dir(cfg)
+	t.Setenv("SWEEP_DB_DSN", "postgres://u:p@h/db")
+	spec, err := resolveSpec(t, "--config", cfg, "--cpus", "2", "--compose", "c.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := sweep.FormatNumber(spec.CPUs[0]); len(spec.CPUs) != 1 || got != "2" {
+		t.Errorf("flag should win over the file: cpus %v", spec.CPUs)
+	}
+	if len(spec.WebMult) != 2 || spec.Warmup.Std().Seconds() != 3 || spec.Load.VUs != 20 {
+		t.Errorf("file values not applied: %+v", spec)
+	}
+	wantCompose := []string{"c.yaml"}
+	if strings.Join(spec.Compose, ",") != strings.Join(wantCompose, ",") {
+		t.Errorf("compose %v, want the flag's %v (the file's list is not merged into given flags)", spec.Compose, wantCompose)
+	}
+	spec, err = resolveSpec(t, "--config", cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := filepath.Join(dir, "a.yaml") + ",/abs/b.yaml"; strings.Join(spec.Compose, ",") != want {
+		t.Errorf("compose %v, want paths relative to the config file: %s", spec.Compose, want)
+	}
+	if spec.DBDSN != "postgres://u:p@h/db" {
+		t.Errorf("SWEEP_DB_DSN not used: %q", spec.DBDSN)
+	}
+}
+
+func TestConfigRefusesUnknownKeys(t *testing.T) {
+	t.Parallel()
+	for _, text := range []string{"cpu: [1]\n", "cpus: {a: 1}\n", "cpus: [0]\n", ": : :\n"} {
+		_, err := resolveSpec(t, "--config", writeConfig(t, text))
+		if exitCode(err) != exitBadInput || !strings.Contains(err.Error(), "--config") {
+			t.Errorf("config %q: err %v, want bad input naming --config", text, err)
+		}
+	}
+}
+
+func TestListFlagGivenTwiceKeepsTheLast(t *testing.T) {
+	t.Parallel()
+	spec, err := resolveSpec(t, "--cpus", "4,8", "--cpus", "1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(spec.CPUs) != 1 || spec.CPUs[0] != 1 {
+		t.Errorf("cpus %v, want [1]", spec.CPUs)
+	}
+}
+
+func TestBadInputLeavesNoRunDirectory(t *testing.T) {
+	t.Parallel()
+	out := filepath.Join(t.TempDir(), "run")
+	code, _, stderr := runCLI(t, "run", "--cpus", "1", "--service", "app", "--url", "http://127.0.0.1:1",
+		"--driver", "builtin", "--compose", "/nonexistent/compose.yaml", "--out", out)
+	if code != exitBadInput {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if _, err := os.Stat(out); !os.IsNotExist(err) {
+		t.Errorf("bad input created %s (err %v)", out, err)
+	}
+}
+
+func TestUnwritableOut(t *testing.T) {
+	t.Parallel()
+	file := filepath.Join(t.TempDir(), "file")
+	if err := os.WriteFile(file, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, stderr := runCLI(t, "run", "--cpus", "1", "--service", "app", "--url", "http://127.0.0.1:1",
+		"--driver", "builtin", "--compose", "x.yaml", "--out", filepath.Join(file, "run"))
+	if code != exitBadInput || !strings.Contains(stderr, "--out") {
+		t.Errorf("exit %d stderr %q, want 2 naming --out", code, stderr)
+	}
+}
