@@ -1,0 +1,138 @@
+package report
+
+import (
+	"math"
+	"slices"
+)
+
+// CPUReport is the analysis of the cells of one CPU limit.
+type CPUReport struct {
+	CPUs float64
+	// Cells are this limit's cells in plan order.
+	Cells []*Cell
+	// WebMults and DBMults are the matrix axes, ascending.
+	WebMults []float64
+	DBMults  []float64
+	BestRPS  Pick
+	BestP99  Pick
+	Balanced Pick
+	// Frontier is the Pareto frontier of RPS against P99, by P99
+	// ascending: no eligible cell has both more RPS and lower P99.
+	Frontier []*Cell
+
+	grid map[[2]float64]*Cell
+}
+
+// Pick is a winner and the cells the data cannot separate from it.
+type Pick struct {
+	Cell *Cell
+	Ties []*Cell
+}
+
+// At returns the cell at a multiplier pair, or nil.
+func (cr *CPUReport) At(webMult, dbMult float64) *Cell { return cr.grid[[2]float64{webMult, dbMult}] }
+
+// analyseCPU returns nil when no cell of the limit is eligible.
+func analyseCPU(cpu float64, cells []*Cell) *CPUReport {
+	cr := &CPUReport{CPUs: cpu, Cells: cells, grid: map[[2]float64]*Cell{}}
+	var ok []*Cell
+	for _, c := range cells {
+		for _, p := range c.pairs() {
+			cr.grid[p] = c
+			cr.WebMults = appendNew(cr.WebMults, p[0])
+			cr.DBMults = appendNew(cr.DBMults, p[1])
+		}
+		if c.eligible() {
+			ok = append(ok, c)
+		}
+	}
+	slices.Sort(cr.WebMults)
+	slices.Sort(cr.DBMults)
+	if len(ok) == 0 {
+		return nil
+	}
+	scoreBalanced(ok)
+	cr.BestRPS = pick(ok, func(a, b *Cell) bool { return a.RPS.Mean > b.RPS.Mean }, sameRPS)
+	cr.BestP99 = pick(ok, func(a, b *Cell) bool { return a.P99.Mean < b.P99.Mean }, sameP99)
+	cr.Balanced = pick(ok, func(a, b *Cell) bool { return a.Score > b.Score }, sameBoth)
+	cr.Frontier = frontier(ok)
+	return cr
+}
+
+func appendNew(xs []float64, x float64) []float64 {
+	if slices.Contains(xs, x) {
+		return xs
+	}
+	return append(xs, x)
+}
+
+func sameRPS(a, b *Cell) bool  { return a.RPS.Overlaps(b.RPS) }
+func sameP99(a, b *Cell) bool  { return a.P99.Overlaps(b.P99) }
+func sameBoth(a, b *Cell) bool { return sameRPS(a, b) && sameP99(a, b) }
+
+// pick returns the best cell by better (first in plan order on equal
+// figures) and the cells equivalent to it.
+func pick(cells []*Cell, better, same func(a, b *Cell) bool) Pick {
+	best := cells[0]
+	for _, c := range cells[1:] {
+		if better(c, best) {
+			best = c
+		}
+	}
+	p := Pick{Cell: best}
+	for _, c := range cells {
+		if c != best && same(c, best) {
+			p.Ties = append(p.Ties, c)
+		}
+	}
+	return p
+}
+
+// scoreBalanced sets Score on every cell: normalised RPS minus normalised
+// P99 over these cells (see the package doc).
+func scoreBalanced(cells []*Cell) {
+	rLo, rHi := math.Inf(1), math.Inf(-1)
+	pLo, pHi := math.Inf(1), math.Inf(-1)
+	for _, c := range cells {
+		rLo, rHi = min(rLo, c.RPS.Mean), max(rHi, c.RPS.Mean)
+		pLo, pHi = min(pLo, c.P99.Mean), max(pHi, c.P99.Mean)
+	}
+	for _, c := range cells {
+		c.Score = unit(c.RPS.Mean, rLo, rHi) - unit(c.P99.Mean, pLo, pHi)
+	}
+}
+
+func unit(x, lo, hi float64) float64 {
+	if hi <= lo {
+		return 0
+	}
+	return (x - lo) / (hi - lo)
+}
+
+// frontier returns the Pareto-optimal cells by P99 ascending.
+func frontier(cells []*Cell) []*Cell {
+	sorted := slices.Clone(cells)
+	slices.SortStableFunc(sorted, func(a, b *Cell) int {
+		if a.P99.Mean != b.P99.Mean {
+			return cmpFloat(a.P99.Mean, b.P99.Mean)
+		}
+		return cmpFloat(b.RPS.Mean, a.RPS.Mean)
+	})
+	var out []*Cell
+	for _, c := range sorted {
+		if len(out) == 0 || c.RPS.Mean > out[len(out)-1].RPS.Mean {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+func cmpFloat(a, b float64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}

@@ -1,0 +1,69 @@
+package report
+
+import "github.com/sweep-tool/sweep/results"
+
+// The bottleneck labels, in the order the rules are tried.
+const (
+	BottleneckError = "error-bound"
+	BottleneckLoad  = "load-bound"
+	BottleneckPool  = "pool-starved"
+	BottleneckCPU   = "cpu-bound"
+	BottleneckDB    = "db-bound"
+	BottleneckNone  = "unsaturated"
+)
+
+// saturatedPct is the CPU share of its limit at which a container counts
+// as saturated.
+const saturatedPct = 85
+
+// Legend explains each bottleneck label, in rule order: a cell gets the
+// first label whose rule holds.
+var Legend = []struct{ Label, Rule string }{
+	{BottleneckError, "failed, or error rate above the bound"},
+	{BottleneckLoad, "the load driver could not keep up (dropped iterations)"},
+	{BottleneckPool, "peak active DB sessions reached the pool size: requests wait for a connection"},
+	{BottleneckCPU, "target CPU at or above 85 % of its limit"},
+	{BottleneckDB, "another service (the database) at or above 85 % of its CPU limit, or sessions waiting on locks"},
+	{BottleneckNone, "metrics present and nothing near a limit: the offered load sets the pace"},
+}
+
+// bottleneck labels a cell; "" when the cell has no metrics to judge by.
+func bottleneck(c *Cell, service string, opts Options) string {
+	switch {
+	case c.Status == statusMissing:
+		return ""
+	case c.Status == results.StatusFailed || c.ErrorRate.Mean > opts.ErrorBound:
+		return BottleneckError
+	}
+	var dropped int64
+	var activePeak, waiting int
+	var otherPct float64
+	metrics := false
+	for _, r := range c.reps {
+		dropped += r.DroppedIterations
+		if r.DB != nil {
+			metrics = true
+			activePeak = max(activePeak, r.DB.Sessions.ActivePeak)
+			waiting = max(waiting, r.DB.Sessions.WaitingPeak)
+		}
+		for name, u := range r.Resources {
+			metrics = true
+			if name != service {
+				otherPct = max(otherPct, u.CPUPctOfLimitMean)
+			}
+		}
+	}
+	switch {
+	case dropped > 0:
+		return BottleneckLoad
+	case !metrics:
+		return ""
+	case activePeak > 0 && activePeak >= c.DBPool:
+		return BottleneckPool
+	case c.CPUPct != nil && c.CPUPct.Mean >= saturatedPct:
+		return BottleneckCPU
+	case otherPct >= saturatedPct || waiting > 0:
+		return BottleneckDB
+	}
+	return BottleneckNone
+}

@@ -1,0 +1,99 @@
+package report
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/sweep-tool/sweep/results"
+)
+
+// Report is everything the renderers show, computed once by Build.
+type Report struct {
+	RunID   string
+	WebEnv  string
+	PoolEnv string
+	Options Options
+	// Cells lists every planned cell in plan order.
+	Cells []*Cell
+	// PerCPU holds one analysis per CPU limit, ascending.
+	PerCPU []*CPUReport
+	// Profiles are latency-first, balanced and throughput-first, in that
+	// order.
+	Profiles   []Profile
+	Scaling    Scaling
+	PoolEffect PoolEffect
+	// Missing lists planned cells with no finished repetition; Warnings
+	// are notices from reading the run.
+	Missing  []string
+	Warnings []string
+	// Repeated is true when at least one cell has two or more ok
+	// repetitions (so some intervals are confidence intervals).
+	Repeated bool
+
+	run *results.Run
+}
+
+// Build analyses run with opts. It fails only on bad options or a run
+// without a single ok cell.
+func Build(run *results.Run, opts Options) (*Report, error) {
+	if err := opts.validate(); err != nil {
+		return nil, err
+	}
+	rep := &Report{
+		RunID: run.RunID, WebEnv: orDefault(run.WebEnv, "web threads"),
+		PoolEnv: orDefault(run.PoolEnv, "pool size"), Options: opts,
+		Missing: run.Missing, Warnings: run.Warnings, run: run,
+	}
+	byCPU := map[float64][]*Cell{}
+	for _, rc := range run.Cells {
+		c := summarise(rc, run.Service, opts)
+		rep.Cells = append(rep.Cells, c)
+		byCPU[c.CPUs] = append(byCPU[c.CPUs], c)
+		rep.Repeated = rep.Repeated || c.RPS.N >= 2
+	}
+	cpus := make([]float64, 0, len(byCPU))
+	for cpu := range byCPU {
+		cpus = append(cpus, cpu)
+	}
+	slices.Sort(cpus)
+	for _, cpu := range cpus {
+		if cr := analyseCPU(cpu, byCPU[cpu]); cr != nil {
+			rep.PerCPU = append(rep.PerCPU, cr)
+		}
+	}
+	if len(rep.PerCPU) == 0 {
+		return nil, fmt.Errorf("run %s: %w: no cell finished ok", run.RunID, results.ErrNoFinishedCells)
+	}
+	rep.Profiles = recommend(rep.PerCPU)
+	rep.Scaling = scaling(rep.PerCPU)
+	rep.PoolEffect = poolEffect(rep.PerCPU, opts.NoiseBand)
+	return rep, nil
+}
+
+func orDefault(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}
+
+// HasMetric reports whether any cell carries m.
+func (r *Report) HasMetric(m Metric) bool {
+	for _, c := range r.Cells {
+		if c.Status == results.StatusOK && c.value(m) != nil {
+			return true
+		}
+	}
+	return false
+}
+
+// NoiseNote is the sentence the report prints about how ties are judged.
+func (r *Report) NoiseNote() string {
+	single := fmt.Sprintf("figures measured once carry an assumed noise band of %g %%: "+
+		"cells closer than that are reported as equivalent", 100*r.Options.NoiseBand)
+	if r.Repeated {
+		return "figures with repetitions carry a 95 % confidence interval (Student's t); " +
+			"cells whose interval overlaps the winner's are reported as equivalent; " + single
+	}
+	return "no cell was repeated, so " + single
+}

@@ -1,0 +1,142 @@
+package report
+
+import (
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/sweep-tool/sweep/results"
+)
+
+// Cell states beyond ok and failed: a planned cell with no finished
+// repetition.
+const statusMissing results.Status = "missing"
+
+// Cell is one planned cell with its repetitions summarised.
+type Cell struct {
+	results.CellInfo
+	// Status is ok when at least one repetition is ok, failed when all
+	// failed, missing when none finished.
+	Status results.Status `json:"status"`
+	// Reason is the last failed repetition's reason.
+	Reason string `json:"reason,omitempty"`
+	// Failed counts failed repetitions.
+	Failed int `json:"failed_reps,omitempty"`
+	// Load describes the load model of the measured repetitions.
+	Load      string   `json:"load,omitempty"`
+	RPS       Estimate `json:"rps"`
+	P99       Estimate `json:"p99_ms"`
+	ErrorRate Estimate `json:"error_rate"`
+	// CPUPct (target CPU % of its limit) and Sessions (peak DB sessions)
+	// are nil when no sampler recorded them.
+	CPUPct   *Estimate `json:"cpu_pct_of_limit,omitempty"`
+	Sessions *Estimate `json:"db_sessions_peak,omitempty"`
+	// Bottleneck is a short label (see Bottlenecks); empty without metrics.
+	Bottleneck string `json:"bottleneck,omitempty"`
+	// Ineligible says why the cell cannot win; empty when it can.
+	Ineligible string `json:"ineligible,omitempty"`
+	// Score is the balanced score (see the package doc); NaN when the
+	// cell is ineligible.
+	Score float64 `json:"-"`
+
+	reps []results.Rep
+}
+
+// summarise builds a Cell from a run cell.
+func summarise(rc results.RunCell, service string, opts Options) *Cell {
+	c := &Cell{CellInfo: rc.CellInfo, Status: statusMissing, Score: math.NaN()}
+	var rps, p99, errs, cpu, sess []float64
+	for _, r := range rc.Reps {
+		if r.Status != results.StatusOK {
+			c.Failed++
+			c.Reason = r.Reason
+			continue
+		}
+		c.reps = append(c.reps, r)
+		c.Load = describeLoad(r.Load)
+		rps = append(rps, r.RPS)
+		p99 = append(p99, r.LatencyMS.P99)
+		errs = append(errs, r.ErrorRate)
+		if u, ok := r.Resources[service]; ok {
+			cpu = append(cpu, u.CPUPctOfLimitMean)
+		}
+		if r.DB != nil {
+			sess = append(sess, float64(r.DB.Sessions.TotalPeak))
+		}
+	}
+	switch {
+	case len(c.reps) > 0:
+		c.Status = results.StatusOK
+	case c.Failed > 0:
+		c.Status = results.StatusFailed
+	}
+	c.RPS = estimate(rps, opts.NoiseBand)
+	c.P99 = estimate(p99, opts.NoiseBand)
+	c.ErrorRate = estimate(errs, opts.NoiseBand)
+	c.CPUPct = optional(cpu, len(rps), opts.NoiseBand)
+	c.Sessions = optional(sess, len(rps), opts.NoiseBand)
+	c.Ineligible = ineligible(c, opts)
+	c.Bottleneck = bottleneck(c, service, opts)
+	return c
+}
+
+// optional summarises a metric only when every ok repetition has it.
+func optional(xs []float64, n int, band float64) *Estimate {
+	if len(xs) == 0 || len(xs) != n {
+		return nil
+	}
+	e := estimate(xs, band)
+	return &e
+}
+
+func ineligible(c *Cell, opts Options) string {
+	switch {
+	case c.Status == statusMissing:
+		return "not measured"
+	case c.Status == results.StatusFailed:
+		return "failed: " + c.Reason
+	case c.ErrorRate.Mean > opts.ErrorBound:
+		return fmt.Sprintf("error rate %.2f %% above the %.2f %% bound", 100*c.ErrorRate.Mean, 100*opts.ErrorBound)
+	}
+	return ""
+}
+
+func describeLoad(l results.LoadInfo) string {
+	parts := []string{l.Model}
+	if l.Rate > 0 {
+		parts = append(parts, fmt.Sprintf("rate=%g", l.Rate))
+	}
+	if l.VUs > 0 {
+		parts = append(parts, fmt.Sprintf("vus=%d", l.VUs))
+	}
+	return strings.TrimSpace(strings.Join(parts, " "))
+}
+
+// pairs returns every multiplier pair that gives the cell.
+func (c *Cell) pairs() [][2]float64 {
+	if len(c.Mults) > 0 {
+		return c.Mults
+	}
+	return [][2]float64{{c.WebMult, c.DBMult}}
+}
+
+// value returns the cell's estimate of m, or nil when absent.
+func (c *Cell) value(m Metric) *Estimate {
+	switch m {
+	case MetricRPS:
+		return &c.RPS
+	case MetricP99:
+		return &c.P99
+	case MetricErrors:
+		e := c.ErrorRate
+		e.Mean, e.Lo, e.Hi = 100*e.Mean, 100*e.Lo, 100*e.Hi
+		return &e
+	case MetricCPU:
+		return c.CPUPct
+	default:
+		return c.Sessions
+	}
+}
+
+// eligible reports whether the cell may win.
+func (c *Cell) eligible() bool { return c.Ineligible == "" }

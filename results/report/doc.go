@@ -1,0 +1,47 @@
+// Package report turns a run directory (results.Run) into what a person
+// reads the morning after a sweep: matrices per CPU limit, a
+// recommendation with its ties, the Pareto frontier of RPS against P99,
+// scaling across CPU limits, a bottleneck label per cell, charts, and the
+// exports (report.md, report.html, results.csv, results.json). It also
+// compares two runs and gates on regressions.
+//
+// Build does all the arithmetic once into a Report; the renderers (terminal,
+// Markdown, HTML, CSV, JSON) only format it and write to an io.Writer, so
+// they agree with each other by construction.
+//
+// # Rules
+//
+// Noise. A cell with two or more finished repetitions carries the mean and a
+// 95 % confidence interval from Student's t distribution. A single
+// measurement carries an assumed noise band (Options.NoiseBand, default
+// 5 %): its interval is value × (1 ± band/2), so two single measurements
+// closer than the band are not told apart. Two figures are equivalent when
+// their intervals overlap. A winner is reported together with every cell
+// equivalent to it; when there are any, the report says the data cannot
+// separate them.
+//
+// Eligibility. Failed cells and cells whose mean error rate exceeds
+// Options.ErrorBound (default 1 %) never win anything.
+//
+// Balanced. Per CPU limit, each eligible cell gets the score
+// (RPS − min RPS)/(max RPS − min RPS) − (P99 − min P99)/(max P99 − min P99),
+// with minima and maxima over the eligible cells of that CPU limit. The
+// balanced cell maximises it. A linear score with positive weights is
+// maximised on the Pareto frontier, so this is the frontier's knee against
+// a line of slope one in normalised units: throughput gained and latency
+// paid count equally, each as a share of what the grid spans. It is simple
+// to explain and needs no threshold; its weakness is that a very bad cell
+// widens a range and so shifts the weights, which is why the frontier and
+// the matrices are shown beside it.
+//
+// Across CPU limits. A profile (throughput-first, balanced, latency-first)
+// picks the multiplier pair (web × CPU, pool × web) with the best mean
+// normalised objective over the CPU limits where that pair was measured at
+// every limit: RPS / best RPS, best P99 / P99, or the balanced score. Pairs
+// whose cell is equivalent to the chosen pair's cell at every CPU limit are
+// listed as equivalent.
+//
+// Scaling is linear enough ("near-linear") when a least-squares line of
+// best RPS against CPU limit has R² ≥ 0.98 and RPS per core at every limit
+// stays at or above 80 % of RPS per core at the smallest limit.
+package report

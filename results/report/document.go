@@ -1,0 +1,99 @@
+package report
+
+import (
+	"fmt"
+	"strings"
+)
+
+// section is one heading of report.md and report.html: the two documents
+// are the same sections rendered two ways.
+type section struct {
+	Heading string
+	Paras   []string
+	Tables  []table
+	Charts  []Chart
+}
+
+// document lays out the report's sections.
+func document(rep *Report, charts []Chart) []section {
+	byFile := map[string]Chart{}
+	var heat []Chart
+	for _, c := range charts {
+		byFile[c.File] = c
+		if strings.HasPrefix(c.File, "heatmap-") {
+			heat = append(heat, c)
+		}
+	}
+	secs := []section{
+		{Heading: "Recommendation", Paras: recommendationParas(rep), Tables: []table{profileTable(rep)}},
+		{Heading: "Per CPU limit", Tables: []table{perCPUTable(rep)}},
+		{Heading: "Matrices", Tables: matrices(rep)},
+	}
+	if bt := bottleneckTables(rep); len(bt) > 0 {
+		secs = append(secs, section{Heading: "Bottlenecks", Tables: append(bt, legendTable())})
+	}
+	var front []table
+	for _, cr := range rep.PerCPU {
+		front = append(front, frontierTable(cr))
+	}
+	return append(secs,
+		section{Heading: "Pareto frontier", Tables: front, Charts: []Chart{byFile["pareto.svg"]}},
+		section{Heading: "Scaling", Tables: []table{scalingTable(rep)}, Charts: []Chart{byFile["scaling.svg"]}},
+		section{Heading: "Pool multiplier", Tables: []table{poolTable(rep)}},
+		section{Heading: "Heatmaps", Charts: heat},
+	)
+}
+
+// introParas say what the report rests on.
+func introParas(rep *Report) []string {
+	paras := []string{fmt.Sprintf("Run %s: %d cells planned, %d CPU limits with results. Cells whose error rate "+
+		"exceeds %g %% never win. Noise: %s.", rep.RunID, len(rep.Cells), len(rep.PerCPU),
+		100*rep.Options.ErrorBound, rep.NoiseNote())}
+	if note := missingNote(rep); note != "" {
+		paras = append(paras, strings.TrimSpace(note))
+	}
+	return paras
+}
+
+func recommendationParas(rep *Report) []string {
+	var paras []string
+	for _, p := range rep.Profiles {
+		if !p.Found {
+			paras = append(paras, fmt.Sprintf("%s: %s.", p.Name, p.Note))
+			continue
+		}
+		s := fmt.Sprintf("%s (%s): %s = %g × CPU_COUNT, %s = %g × %s.", p.Name, p.Use,
+			rep.WebEnv, p.WebMult, rep.PoolEnv, p.DBMult, rep.WebEnv)
+		if len(p.Equivalent) > 0 {
+			s += fmt.Sprintf(" The data cannot separate it from: %s.", pairList(p.Equivalent))
+		}
+		paras = append(paras, s)
+	}
+	return append(paras, "Balanced is, per CPU limit, the cell maximising normalised RPS minus normalised P99 "+
+		"(each scaled to 0..1 over that limit's eligible cells): the knee of the Pareto frontier where throughput "+
+		"gained and latency paid count equally. Across CPU limits a profile takes the multiplier pair with the best "+
+		"mean objective (RPS / best RPS, best P99 / P99, or the balanced score) over all limits.")
+}
+
+func matrices(rep *Report) []table {
+	var out []table
+	for _, m := range Metrics {
+		if !rep.HasMetric(m) {
+			continue
+		}
+		for _, cr := range rep.PerCPU {
+			out = append(out, matrixTable(rep, cr, m))
+		}
+	}
+	return out
+}
+
+func bottleneckTables(rep *Report) []table {
+	var out []table
+	for _, cr := range rep.PerCPU {
+		if t, ok := bottleneckTable(cr); ok {
+			out = append(out, t)
+		}
+	}
+	return out
+}

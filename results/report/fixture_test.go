@@ -1,0 +1,134 @@
+package report
+
+import (
+	"encoding/csv"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+	"testing"
+
+	"github.com/sweep-tool/sweep/results"
+)
+
+var update = flag.Bool("update", false, "rewrite the fixtures and golden files under testdata")
+
+// fxCell is a cell of a generated run directory and its repetitions.
+type fxCell struct {
+	info results.CellInfo
+	reps []results.Rep
+	// torn writes a half result.json for repetition 1 instead of reps.
+	torn bool
+}
+
+// fxGrid derives the cells of a multiplier grid with the half-to-even
+// rule, merging pairs that give the same cell.
+func fxGrid(cpus, webMults, dbMults []float64) []results.CellInfo {
+	var cells []results.CellInfo
+	index := map[string]int{}
+	for _, cpu := range cpus {
+		for _, wm := range webMults {
+			for _, dm := range dbMults {
+				web := max(1, int(math.RoundToEven(cpu*wm)))
+				pool := max(1, int(math.RoundToEven(float64(web)*dm)))
+				id := fmt.Sprintf("cpu_%g__web_%d__db_%d", cpu, web, pool)
+				if i, ok := index[id]; ok {
+					cells[i].Mults = append(cells[i].Mults, [2]float64{wm, dm})
+					continue
+				}
+				index[id] = len(cells)
+				cells = append(cells, results.CellInfo{ID: id, CPUs: cpu, WebThreads: web, DBPool: pool,
+					WebMult: wm, DBMult: dm, Mults: [][2]float64{{wm, dm}}})
+			}
+		}
+	}
+	return cells
+}
+
+// writeRun writes sweep.json and every repetition's result.json.
+func writeRun(t *testing.T, dir, runID string, spec map[string]any, cells []fxCell) {
+	t.Helper()
+	infos := make([]results.CellInfo, len(cells))
+	for i, c := range cells {
+		infos[i] = c.info
+	}
+	writeJSONFile(t, filepath.Join(dir, "sweep.json"), map[string]any{
+		"schema_version": results.SchemaVersion, "run_id": runID, "spec": spec, "cells": infos,
+	})
+	for _, c := range cells {
+		cellDir := filepath.Join(dir, "cells", c.info.ID)
+		if c.torn {
+			writeBytes(t, filepath.Join(cellDir, "r1", "result.json"), []byte(`{"schema_version":1,"cell":{"id":`))
+			continue
+		}
+		for i, r := range c.reps {
+			r.SchemaVersion, r.Cell, r.Repetition = results.SchemaVersion, c.info, i+1
+			writeJSONFile(t, filepath.Join(cellDir, fmt.Sprintf("r%d", i+1), "result.json"), r)
+		}
+	}
+}
+
+func writeJSONFile(t *testing.T, path string, v any) {
+	t.Helper()
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeBytes(t, path, append(b, '\n'))
+}
+
+func writeBytes(t *testing.T, path string, b []byte) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+var gopSpec = map[string]any{
+	"cpus": []float64{2, 4, 6, 8}, "web_mult": []float64{1, 1.5, 2, 2.5, 3}, "db_mult": []float64{1.5, 2, 2.5, 3},
+	"service": "aidbox", "web_env": "BOX_WEB_THREAD", "pool_env": "BOX_DB_POOL_MAXIMUM_POOL_SIZE",
+}
+
+// gopCells turns the study's published table into cells with one
+// repetition each (5 minutes, k6, VUs = 2 × web threads, as the study ran).
+func gopCells(t *testing.T) []fxCell {
+	t.Helper()
+	f, err := os.Open(filepath.Join("testdata", "game-of-pools-summary.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	rows, err := csv.NewReader(f).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	byID := map[string][]string{}
+	for _, r := range rows[1:] {
+		byID[fmt.Sprintf("cpu_%s__web_%s__db_%s", r[0], r[1], r[2])] = r
+	}
+	grid := fxGrid(gopSpec["cpus"].([]float64), gopSpec["web_mult"].([]float64), gopSpec["db_mult"].([]float64))
+	cells := make([]fxCell, 0, len(grid))
+	for _, info := range grid {
+		r, ok := byID[info.ID]
+		if !ok {
+			t.Fatalf("cell %s is not in the study's table", info.ID)
+		}
+		rps, _ := strconv.ParseFloat(r[3], 64)
+		p99, _ := strconv.ParseFloat(r[4], 64)
+		total, _ := strconv.ParseInt(r[7], 10, 64)
+		rep := results.Rep{Record: results.Record{Status: results.StatusOK,
+			Load: results.LoadInfo{Driver: "k6", Model: "closed", VUs: 2 * info.WebThreads, VUsPerWeb: 2},
+			Measurement: results.Measurement{Requests: total, RPS: rps, LatencyMS: results.Latency{P99: p99}, DurationS: 300}}}
+		cells = append(cells, fxCell{info: info, reps: []results.Rep{rep}})
+	}
+	if len(cells) != len(rows)-1 {
+		t.Fatalf("grid has %d cells, the study %d", len(cells), len(rows)-1)
+	}
+	return cells
+}

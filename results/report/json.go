@@ -1,0 +1,151 @@
+package report
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+)
+
+// Recommendation is the document `sweep report --json` prints: per CPU
+// limit the winners and their ties, and the profiles as multipliers.
+type Recommendation struct {
+	RunID   string     `json:"run_id"`
+	Options Options    `json:"options"`
+	PerCPU  []CPUDoc   `json:"per_cpu"`
+	Profile ProfileSet `json:"recommendation"`
+}
+
+// CPUDoc is one CPU limit's winners. Ties maps best_rps, best_p99 and
+// balanced to the ids of the cells equivalent to each winner.
+type CPUDoc struct {
+	CPUs     float64             `json:"cpus"`
+	BestRPS  CellDoc             `json:"best_rps"`
+	BestP99  CellDoc             `json:"best_p99"`
+	Balanced CellDoc             `json:"balanced"`
+	Ties     map[string][]string `json:"ties"`
+}
+
+// CellDoc is a winning cell and its figures; the *_ci pairs are the
+// intervals used to judge ties.
+type CellDoc struct {
+	Cell       string     `json:"cell"`
+	WebThreads int        `json:"web_threads"`
+	DBPool     int        `json:"db_pool"`
+	WebMult    float64    `json:"web_mult"`
+	DBMult     float64    `json:"db_mult"`
+	Reps       int        `json:"reps"`
+	RPS        float64    `json:"rps"`
+	RPSCI      [2]float64 `json:"rps_ci"`
+	P99MS      float64    `json:"p99_ms"`
+	P99CI      [2]float64 `json:"p99_ci"`
+	ErrorRate  float64    `json:"error_rate"`
+}
+
+// ProfileSet holds the three profiles.
+type ProfileSet struct {
+	Throughput ProfileDoc `json:"throughput"`
+	Balanced   ProfileDoc `json:"balanced"`
+	Latency    ProfileDoc `json:"latency"`
+}
+
+// ProfileDoc is one profile's multipliers; WebMult and DBMult are null
+// when no pair qualified (Note says why).
+type ProfileDoc struct {
+	WebMult    *float64  `json:"web_mult"`
+	DBMult     *float64  `json:"db_mult"`
+	Equivalent []MultDoc `json:"equivalent"`
+	Note       string    `json:"note,omitempty"`
+}
+
+// MultDoc is a multiplier pair.
+type MultDoc struct {
+	WebMult float64 `json:"web_mult"`
+	DBMult  float64 `json:"db_mult"`
+}
+
+// Recommendation builds the --json document.
+func (r *Report) Recommendation() Recommendation {
+	doc := Recommendation{RunID: r.RunID, Options: r.Options, PerCPU: []CPUDoc{}}
+	for _, cr := range r.PerCPU {
+		doc.PerCPU = append(doc.PerCPU, CPUDoc{
+			CPUs: cr.CPUs, BestRPS: cellDoc(cr.BestRPS.Cell), BestP99: cellDoc(cr.BestP99.Cell),
+			Balanced: cellDoc(cr.Balanced.Cell),
+			Ties: map[string][]string{
+				"best_rps": ids(cr.BestRPS.Ties), "best_p99": ids(cr.BestP99.Ties), "balanced": ids(cr.Balanced.Ties),
+			},
+		})
+	}
+	docs := map[string]*ProfileDoc{
+		"throughput": &doc.Profile.Throughput, "balanced": &doc.Profile.Balanced, "latency": &doc.Profile.Latency,
+	}
+	for _, p := range r.Profiles {
+		d := docs[p.Key]
+		d.Equivalent, d.Note = []MultDoc{}, p.Note
+		if p.Found {
+			d.WebMult, d.DBMult = &p.WebMult, &p.DBMult
+		}
+		for _, e := range p.Equivalent {
+			d.Equivalent = append(d.Equivalent, MultDoc{e[0], e[1]})
+		}
+	}
+	return doc
+}
+
+func cellDoc(c *Cell) CellDoc {
+	return CellDoc{
+		Cell: c.ID, WebThreads: c.WebThreads, DBPool: c.DBPool, WebMult: c.WebMult, DBMult: c.DBMult,
+		Reps: c.RPS.N, RPS: c.RPS.Mean, RPSCI: [2]float64{c.RPS.Lo, c.RPS.Hi},
+		P99MS: c.P99.Mean, P99CI: [2]float64{c.P99.Lo, c.P99.Hi}, ErrorRate: c.ErrorRate.Mean,
+	}
+}
+
+func ids(cells []*Cell) []string {
+	out := make([]string, len(cells))
+	for i, c := range cells {
+		out[i] = c.ID
+	}
+	return out
+}
+
+// WriteJSON writes the recommendation document (the --json output) as one
+// indented JSON document.
+func WriteJSON(w io.Writer, rep *Report) error {
+	return encodeJSON(w, rep.Recommendation())
+}
+
+// resultsDoc is results.json: the recommendation plus every cell's
+// summary and the scaling and pool analyses.
+type resultsDoc struct {
+	Recommendation
+	Noise      string     `json:"noise"`
+	Cells      []*Cell    `json:"cells"`
+	Scaling    Scaling    `json:"scaling"`
+	PoolEffect PoolEffect `json:"pool_effect"`
+	Missing    []string   `json:"missing"`
+	Warnings   []string   `json:"warnings"`
+}
+
+// WriteResultsJSON writes results.json.
+func WriteResultsJSON(w io.Writer, rep *Report) error {
+	return encodeJSON(w, resultsDoc{
+		Recommendation: rep.Recommendation(), Noise: rep.NoiseNote(), Cells: rep.Cells,
+		Scaling: rep.Scaling, PoolEffect: rep.PoolEffect,
+		Missing: nonNil(rep.Missing), Warnings: nonNil(rep.Warnings),
+	})
+}
+
+func nonNil(xs []string) []string {
+	if xs == nil {
+		return []string{}
+	}
+	return xs
+}
+
+func encodeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(v); err != nil {
+		return fmt.Errorf("encode json: %w", err)
+	}
+	return nil
+}

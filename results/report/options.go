@@ -1,0 +1,89 @@
+package report
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// ErrBadInput marks errors caused by what the user asked for (an unknown
+// metric, a malformed gate). The CLI maps it to exit code 2.
+var ErrBadInput = errors.New("bad input")
+
+// Options tune the analysis. The zero value is not useful; start from
+// DefaultOptions.
+type Options struct {
+	// ErrorBound is the highest mean error rate (0..1) a cell may have
+	// and still win.
+	ErrorBound float64 `json:"error_bound"`
+	// NoiseBand is the assumed relative noise (0..1) of a figure measured
+	// once.
+	NoiseBand float64 `json:"noise_band"`
+}
+
+// DefaultOptions returns the documented defaults: error bound 1 %, noise
+// band 5 %.
+func DefaultOptions() Options { return Options{ErrorBound: 0.01, NoiseBand: 0.05} }
+
+func (o Options) validate() error {
+	if o.ErrorBound < 0 || o.ErrorBound > 1 {
+		return fmt.Errorf("%w: error bound %v is outside 0..1", ErrBadInput, o.ErrorBound)
+	}
+	if o.NoiseBand < 0 || o.NoiseBand >= 1 {
+		return fmt.Errorf("%w: noise band %v is outside 0..1", ErrBadInput, o.NoiseBand)
+	}
+	return nil
+}
+
+// Metric is a figure a matrix can show.
+type Metric string
+
+// The metrics a matrix can show. CPU and Sessions exist only when the
+// samplers ran.
+const (
+	MetricRPS      Metric = "rps"
+	MetricP99      Metric = "p99"
+	MetricErrors   Metric = "errors"
+	MetricCPU      Metric = "cpu"
+	MetricSessions Metric = "sessions"
+)
+
+// Metrics lists every metric in display order.
+var Metrics = []Metric{MetricRPS, MetricP99, MetricErrors, MetricCPU, MetricSessions}
+
+// ParseMetric reads a metric name (rps, p99, errors, cpu, sessions).
+func ParseMetric(s string) (Metric, error) {
+	for _, m := range Metrics {
+		if strings.EqualFold(s, string(m)) {
+			return m, nil
+		}
+	}
+	return "", fmt.Errorf("%w: unknown metric %q (want one of %s)", ErrBadInput, s, metricNames())
+}
+
+func metricNames() string {
+	names := make([]string, len(Metrics))
+	for i, m := range Metrics {
+		names[i] = string(m)
+	}
+	return strings.Join(names, ", ")
+}
+
+// Title is the metric's column heading.
+func (m Metric) Title() string {
+	switch m {
+	case MetricRPS:
+		return "RPS"
+	case MetricP99:
+		return "P99 ms"
+	case MetricErrors:
+		return "error %"
+	case MetricCPU:
+		return "target CPU % of limit"
+	default:
+		return "peak DB sessions"
+	}
+}
+
+// higherIsBetter says which way "best" points for m.
+func (m Metric) higherIsBetter() bool { return m == MetricRPS }

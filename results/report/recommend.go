@@ -1,0 +1,114 @@
+package report
+
+import (
+	"math"
+	"slices"
+)
+
+// Profile is a recommendation across CPU limits, as multipliers a person
+// can put in a config: web threads = WebMult × CPUs, pool = DBMult × web
+// threads.
+type Profile struct {
+	// Key is latency, balanced or throughput; Name and Use are for people.
+	Key  string
+	Name string
+	Use  string
+	// Found is false when no multiplier pair was measured, eligible, at
+	// every CPU limit; Note then says so.
+	Found   bool
+	WebMult float64
+	DBMult  float64
+	// Score is the pair's mean normalised objective over the CPU limits
+	// (1 = best at every limit for throughput and latency).
+	Score float64
+	// Equivalent lists the pairs the data cannot separate from this one.
+	Equivalent [][2]float64
+	Note       string
+}
+
+type profileRule struct {
+	key, name, use string
+	objective      func(cr *CPUReport, c *Cell) float64
+	same           func(a, b *Cell) bool
+}
+
+var profileRules = []profileRule{
+	{"latency", "latency-first", "short OLTP requests (EHR, patient portals)",
+		func(cr *CPUReport, c *Cell) float64 { return cr.BestP99.Cell.P99.Mean / c.P99.Mean }, sameP99},
+	{"balanced", "balanced", "mixed traffic",
+		func(_ *CPUReport, c *Cell) float64 { return c.Score }, sameBoth},
+	{"throughput", "throughput-first", "analytics, bulk import",
+		func(cr *CPUReport, c *Cell) float64 { return c.RPS.Mean / cr.BestRPS.Cell.RPS.Mean }, sameRPS},
+}
+
+// recommend picks one multiplier pair per profile.
+func recommend(per []*CPUReport) []Profile {
+	pairs := commonPairs(per)
+	out := make([]Profile, 0, len(profileRules))
+	for _, rule := range profileRules {
+		p := Profile{Key: rule.key, Name: rule.name, Use: rule.use, Score: math.Inf(-1)}
+		for _, pair := range pairs {
+			if s := meanObjective(per, pair, rule); s > p.Score {
+				p.Found, p.Score, p.WebMult, p.DBMult = true, s, pair[0], pair[1]
+			}
+		}
+		if !p.Found {
+			p.Score = math.NaN()
+			p.Note = "no multiplier pair was measured without errors at every CPU limit"
+			out = append(out, p)
+			continue
+		}
+		chosen := [2]float64{p.WebMult, p.DBMult}
+		for _, pair := range pairs {
+			if pair != chosen && equivalentEverywhere(per, pair, chosen, rule.same) {
+				p.Equivalent = append(p.Equivalent, pair)
+			}
+		}
+		out = append(out, p)
+	}
+	return out
+}
+
+// commonPairs lists the pairs with an eligible cell at every CPU limit,
+// sorted by web then pool multiplier.
+func commonPairs(per []*CPUReport) [][2]float64 {
+	var pairs [][2]float64
+	for p, c := range per[0].grid {
+		if c.eligible() && everywhere(per, p) {
+			pairs = append(pairs, p)
+		}
+	}
+	slices.SortFunc(pairs, func(a, b [2]float64) int {
+		if a[0] != b[0] {
+			return cmpFloat(a[0], b[0])
+		}
+		return cmpFloat(a[1], b[1])
+	})
+	return pairs
+}
+
+func everywhere(per []*CPUReport, p [2]float64) bool {
+	for _, cr := range per {
+		if c := cr.grid[p]; c == nil || !c.eligible() {
+			return false
+		}
+	}
+	return true
+}
+
+func meanObjective(per []*CPUReport, pair [2]float64, rule profileRule) float64 {
+	sum := 0.0
+	for _, cr := range per {
+		sum += rule.objective(cr, cr.grid[pair])
+	}
+	return sum / float64(len(per))
+}
+
+func equivalentEverywhere(per []*CPUReport, a, b [2]float64, same func(a, b *Cell) bool) bool {
+	for _, cr := range per {
+		if !same(cr.grid[a], cr.grid[b]) {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,140 @@
+package report
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/sweep-tool/sweep/results"
+)
+
+// table is a rendered-agnostic grid of text: the terminal, Markdown and
+// HTML renderers all draw the same tables.
+type table struct {
+	Title  string
+	Header []string
+	Rows   [][]string
+	Note   string
+}
+
+// Marks used in matrix cells.
+const (
+	markBest  = "*"
+	markTie   = "~"
+	markError = "!"
+)
+
+// matrixTable is one CPU limit's matrix of m: rows web threads, columns
+// pool multipliers.
+func matrixTable(rep *Report, cr *CPUReport, m Metric) table {
+	t := matrixFrame(cr, fmt.Sprintf("CPU %g: %s", cr.CPUs, m.Title()))
+	t.Note = fmt.Sprintf("cells show value [pool size]; %s best, %s equivalent to the best, "+
+		"%s error rate above %g %% (never wins)", markBest, markTie, markError, 100*rep.Options.ErrorBound)
+	for _, wm := range cr.WebMults {
+		row := []string{fmt.Sprintf("%s (%g x CPU)", webThreads(cr, wm), wm)}
+		for _, dm := range cr.DBMults {
+			row = append(row, cellText(cr, cr.At(wm, dm), m))
+		}
+		t.Rows = append(t.Rows, row)
+	}
+	return t
+}
+
+func webThreads(cr *CPUReport, wm float64) string {
+	for _, dm := range cr.DBMults {
+		if c := cr.At(wm, dm); c != nil {
+			return fmt.Sprint(c.WebThreads)
+		}
+	}
+	return "?"
+}
+
+func cellText(cr *CPUReport, c *Cell, m Metric) string {
+	switch {
+	case c == nil:
+		return ""
+	case c.Status == statusMissing:
+		return "missing"
+	case c.Status == results.StatusFailed:
+		return "FAILED: " + shorten(c.Reason, 32)
+	}
+	e := c.value(m)
+	if e == nil {
+		return fmt.Sprintf("- [%d]", c.DBPool)
+	}
+	s := formatEstimate(*e, m) + fmt.Sprintf(" [%d]", c.DBPool)
+	return s + marks(cr, c, m)
+}
+
+func marks(cr *CPUReport, c *Cell, m Metric) string {
+	if !c.eligible() {
+		return " " + markError
+	}
+	var p Pick
+	switch m {
+	case MetricRPS:
+		p = cr.BestRPS
+	case MetricP99:
+		p = cr.BestP99
+	default:
+		return ""
+	}
+	if p.Cell == c {
+		return " " + markBest
+	}
+	for _, t := range p.Ties {
+		if t == c {
+			return " " + markTie
+		}
+	}
+	return ""
+}
+
+// formatEstimate prints the mean, and ± the interval's half width when it
+// is a confidence interval.
+func formatEstimate(e Estimate, m Metric) string {
+	verb := "%.0f"
+	if m == MetricP99 || m == MetricErrors {
+		verb = "%.2f"
+	}
+	s := fmt.Sprintf(verb, e.Mean)
+	if !e.Assumed && e.N >= 2 {
+		s += " ±" + fmt.Sprintf(verb, (e.Hi-e.Lo)/2)
+	}
+	return s
+}
+
+func shorten(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if len([]rune(s)) <= n {
+		return s
+	}
+	return string([]rune(s)[:n-1]) + "…"
+}
+
+// bottleneckTable is one CPU limit's matrix of bottleneck labels, or
+// false when no cell has one.
+func bottleneckTable(cr *CPUReport) (table, bool) {
+	t := matrixFrame(cr, fmt.Sprintf("CPU %g: bottleneck", cr.CPUs))
+	any := false
+	for _, wm := range cr.WebMults {
+		row := []string{fmt.Sprintf("%s (%g x CPU)", webThreads(cr, wm), wm)}
+		for _, dm := range cr.DBMults {
+			label := ""
+			if c := cr.At(wm, dm); c != nil {
+				label = c.Bottleneck
+			}
+			any = any || label != ""
+			row = append(row, label)
+		}
+		t.Rows = append(t.Rows, row)
+	}
+	return t, any
+}
+
+func matrixFrame(cr *CPUReport, title string) table {
+	t := table{Title: title, Header: []string{"web threads \\ pool"}}
+	for _, dm := range cr.DBMults {
+		t.Header = append(t.Header, fmt.Sprintf("pool %g x web", dm))
+	}
+	return t
+}

@@ -1,0 +1,73 @@
+package report
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/olekukonko/tablewriter"
+	"github.com/olekukonko/tablewriter/tw"
+)
+
+// WriteTerminal prints the matrices of metric m for every CPU limit, the
+// per-limit winners and the recommendation, as text tables. A metric the
+// run did not record returns an error wrapping ErrBadInput.
+func WriteTerminal(w io.Writer, rep *Report, m Metric) error {
+	if !rep.HasMetric(m) {
+		return fmt.Errorf("%w: metric %q was not recorded in run %s", ErrBadInput, m, rep.RunID)
+	}
+	tables := make([]table, 0, len(rep.PerCPU)+3)
+	for _, cr := range rep.PerCPU {
+		tables = append(tables, matrixTable(rep, cr, m))
+	}
+	tables = append(tables, perCPUTable(rep), profileTable(rep))
+	for _, t := range tables {
+		if err := terminalTable(w, t); err != nil {
+			return err
+		}
+	}
+	_, err := fmt.Fprintf(w, "Noise: %s.\n%s", rep.NoiseNote(), missingNote(rep))
+	return err
+}
+
+func terminalTable(w io.Writer, t table) error {
+	if _, err := fmt.Fprintln(w, t.Title); err != nil {
+		return err
+	}
+	tab := tablewriter.NewTable(w,
+		tablewriter.WithHeaderAutoFormat(tw.Off),
+		tablewriter.WithRowAutoWrap(tw.WrapNone),
+	)
+	header := make([]any, len(t.Header))
+	for i, h := range t.Header {
+		header[i] = h
+	}
+	tab.Header(header...)
+	for _, row := range t.Rows {
+		if err := tab.Append(row); err != nil {
+			return fmt.Errorf("table %q: %w", t.Title, err)
+		}
+	}
+	if err := tab.Render(); err != nil {
+		return fmt.Errorf("table %q: %w", t.Title, err)
+	}
+	if t.Note != "" {
+		if _, err := fmt.Fprintln(w, t.Note); err != nil {
+			return err
+		}
+	}
+	_, err := fmt.Fprintln(w)
+	return err
+}
+
+// missingNote says which cells are missing and why the report is partial.
+func missingNote(rep *Report) string {
+	s := ""
+	if len(rep.Missing) > 0 {
+		s += fmt.Sprintf("Partial run: %d of %d cells have no finished repetition: %v.\n",
+			len(rep.Missing), len(rep.Cells), rep.Missing)
+	}
+	for _, w := range rep.Warnings {
+		s += "Warning: " + w + "\n"
+	}
+	return s
+}
