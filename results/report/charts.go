@@ -75,9 +75,9 @@ type grid struct {
 	m  Metric
 }
 
-func (g grid) Dims() (c, r int)   { return len(g.cr.DBMults), len(g.cr.WebMults) }
-func (g grid) X(c int) float64    { return float64(c) }
-func (g grid) Y(r int) float64    { return float64(r) }
+func (g grid) Dims() (c, r int)    { return len(g.cr.DBMults), len(g.cr.WebMults) }
+func (g grid) X(c int) float64     { return float64(c) }
+func (g grid) Y(r int) float64     { return float64(r) }
 func (g grid) cell(c, r int) *Cell { return g.cr.At(g.cr.WebMults[r], g.cr.DBMults[c]) }
 func (g grid) Z(c, r int) float64 {
 	cell := g.cell(c, r)

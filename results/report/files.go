@@ -6,6 +6,8 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+
+	"github.com/sweep-tool/sweep/results"
 )
 
 // ChartDir is the folder of the run directory that holds the chart SVGs.
@@ -16,9 +18,8 @@ const ChartDir = "charts"
 var Files = []string{"report.md", "report.html", "results.csv", "results.json"}
 
 // WriteFiles writes report.md, report.html, results.csv, results.json and
-// charts/*.svg into dir (normally the run directory). Each file is
-// written to a temporary name and renamed, so a reader never sees half a
-// file.
+// charts/*.svg into dir (normally the run directory), each atomically so a
+// reader never sees half a file.
 func WriteFiles(dir string, rep *Report) error {
 	charts, err := Charts(rep)
 	if err != nil {
@@ -28,7 +29,7 @@ func WriteFiles(dir string, rep *Report) error {
 		return fmt.Errorf("write report: %w", err)
 	}
 	for _, c := range charts {
-		if err := writeAtomic(filepath.Join(dir, ChartDir, c.File), bytes.NewReader(c.SVG).WriteTo); err != nil {
+		if err := results.WriteFileAtomic(filepath.Join(dir, ChartDir, c.File), c.SVG); err != nil {
 			return err
 		}
 	}
@@ -39,30 +40,13 @@ func WriteFiles(dir string, rep *Report) error {
 		"results.json": func(w io.Writer) error { return WriteResultsJSON(w, rep) },
 	}
 	for _, name := range Files {
-		render := writers[name]
-		err := writeAtomic(filepath.Join(dir, name), func(w io.Writer) (int64, error) { return 0, render(w) })
-		if err != nil {
+		var buf bytes.Buffer
+		if err := writers[name](&buf); err != nil {
+			return fmt.Errorf("render %s: %w", name, err)
+		}
+		if err := results.WriteFileAtomic(filepath.Join(dir, name), buf.Bytes()); err != nil {
 			return err
 		}
-	}
-	return nil
-}
-
-func writeAtomic(path string, write func(io.Writer) (int64, error)) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".*.tmp")
-	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	defer os.Remove(tmp.Name()) // no-op after the rename
-	if _, err := write(tmp); err != nil {
-		tmp.Close()
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
 	}
 	return nil
 }

@@ -123,7 +123,7 @@ func gopCells(t *testing.T) []fxCell {
 		p99, _ := strconv.ParseFloat(r[4], 64)
 		total, _ := strconv.ParseInt(r[7], 10, 64)
 		rep := results.Rep{Record: results.Record{Status: results.StatusOK,
-			Load: results.LoadInfo{Driver: "k6", Model: "closed", VUs: 2 * info.WebThreads, VUsPerWeb: 2},
+			Load:        results.LoadInfo{Driver: "k6", Model: "closed", VUs: 2 * info.WebThreads, VUsPerWeb: 2},
 			Measurement: results.Measurement{Requests: total, RPS: rps, LatencyMS: results.Latency{P99: p99}, DurationS: 300}}}
 		cells = append(cells, fxCell{info: info, reps: []results.Rep{rep}})
 	}

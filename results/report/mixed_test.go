@@ -13,7 +13,7 @@ import (
 // rep builds an ok repetition; mods add metrics.
 func okRep(rps, p99, errRate float64, mods ...func(*results.Rep)) results.Rep {
 	r := results.Rep{Record: results.Record{Status: results.StatusOK,
-		Load:        results.LoadInfo{Driver: "builtin", Model: "closed", VUs: 8},
+		Load: results.LoadInfo{Driver: "builtin", Model: "closed", VUs: 8},
 		Measurement: results.Measurement{Requests: int64(rps * 60), RPS: rps, ErrorRate: errRate, DurationS: 60,
 			LatencyMS: results.Latency{P50: p99 / 3, P99: p99}}}}
 	for _, m := range mods {
@@ -49,15 +49,15 @@ var mixedSpec = map[string]any{
 func mixedCells() []fxCell {
 	grid := fxGrid([]float64{1, 2}, []float64{1, 2}, []float64{1.5, 2, 3})
 	reps := map[string][]results.Rep{
-		"cpu_1__web_1__db_2": {okRep(500, 5, 0, usage(95, 30, 1)), okRep(510, 5.2, 0, usage(96, 30, 1)), okRep(505, 5.1, 0, usage(94, 30, 1))},
-		"cpu_1__web_1__db_3": {{Record: results.Record{Status: results.StatusInterrupted}}},
-		"cpu_1__web_2__db_3": {okRep(620, 12, 0, usage(70, 30, 3)), okRep(600, 13, 0, usage(70, 30, 3)), okRep(640, 12.5, 0, usage(70, 30, 3))},
-		"cpu_1__web_2__db_4": {okRep(700, 14, 0.03), okRep(690, 15, 0.02), okRep(710, 14.5, 0.04)},
-		"cpu_1__web_2__db_6": {okRep(630, 12.8, 0)},
-		"cpu_2__web_2__db_3": {okRep(1000, 6, 0, usage(60, 92, 1)), okRep(1040, 6.3, 0, usage(60, 92, 1)), okRep(1020, 6.1, 0, usage(60, 92, 1))},
-		"cpu_2__web_2__db_4": {okRep(1010, 6.2, 0, usage(60, 40, 1)), okRep(1030, 6.0, 0, usage(60, 40, 1)), okRep(1050, 6.4, 0, usage(60, 40, 1))},
-		"cpu_2__web_4__db_6": {okRep(1200, 20, 0.001, dropped(5)), okRep(1180, 21, 0, dropped(2)), okRep(1220, 19, 0)},
-		"cpu_2__web_4__db_8": {failedRep("target not ready after 120s"), failedRep("target not ready after 120s")},
+		"cpu_1__web_1__db_2":  {okRep(500, 5, 0, usage(95, 30, 1)), okRep(510, 5.2, 0, usage(96, 30, 1)), okRep(505, 5.1, 0, usage(94, 30, 1))},
+		"cpu_1__web_1__db_3":  {{Record: results.Record{Status: results.StatusInterrupted}}},
+		"cpu_1__web_2__db_3":  {okRep(620, 12, 0, usage(70, 30, 3)), okRep(600, 13, 0, usage(70, 30, 3)), okRep(640, 12.5, 0, usage(70, 30, 3))},
+		"cpu_1__web_2__db_4":  {okRep(700, 14, 0.03), okRep(690, 15, 0.02), okRep(710, 14.5, 0.04)},
+		"cpu_1__web_2__db_6":  {okRep(630, 12.8, 0)},
+		"cpu_2__web_2__db_3":  {okRep(1000, 6, 0, usage(60, 92, 1)), okRep(1040, 6.3, 0, usage(60, 92, 1)), okRep(1020, 6.1, 0, usage(60, 92, 1))},
+		"cpu_2__web_2__db_4":  {okRep(1010, 6.2, 0, usage(60, 40, 1)), okRep(1030, 6.0, 0, usage(60, 40, 1)), okRep(1050, 6.4, 0, usage(60, 40, 1))},
+		"cpu_2__web_4__db_6":  {okRep(1200, 20, 0.001, dropped(5)), okRep(1180, 21, 0, dropped(2)), okRep(1220, 19, 0)},
+		"cpu_2__web_4__db_8":  {failedRep("target not ready after 120s"), failedRep("target not ready after 120s")},
 		"cpu_2__web_4__db_12": {okRep(1190, 20.5, 0), failedRep("connection refused")},
 	}
 	cells := make([]fxCell, 0, len(grid))

@@ -58,7 +58,9 @@ func lineDiff(want, got string) string {
 	return ""
 }
 
-func itoa(i int) string { return string(rune('0'+i/100%10)) + string(rune('0'+i/10%10)) + string(rune('0'+i%10)) }
+func itoa(i int) string {
+	return string(rune('0'+i/100%10)) + string(rune('0'+i/10%10)) + string(rune('0'+i%10))
+}
 
 func TestGolden(t *testing.T) {
 	for _, name := range []string{"gop", "mixed"} {
@@ -68,9 +70,9 @@ func TestGolden(t *testing.T) {
 			t.Fatal(err)
 		}
 		renders := map[string]func(*bytes.Buffer) error{
-			name + "-rps.txt": func(b *bytes.Buffer) error { return WriteTerminal(b, rep, MetricRPS) },
-			name + "-p99.txt": func(b *bytes.Buffer) error { return WriteTerminal(b, rep, MetricP99) },
-			name + "-report.md": func(b *bytes.Buffer) error { return WriteMarkdown(b, rep, charts, ChartDir) },
+			name + "-rps.txt":             func(b *bytes.Buffer) error { return WriteTerminal(b, rep, MetricRPS) },
+			name + "-p99.txt":             func(b *bytes.Buffer) error { return WriteTerminal(b, rep, MetricP99) },
+			name + "-report.md":           func(b *bytes.Buffer) error { return WriteMarkdown(b, rep, charts, ChartDir) },
 			name + "-recommendation.json": func(b *bytes.Buffer) error { return WriteJSON(b, rep) },
 		}
 		for file, render := range renders {
