@@ -66,8 +66,8 @@ func pickEnv(env, names []string) map[string]string {
 	return out
 }
 
-// Logs returns the last n lines of the target's stdout and stderr,
-// interleaved as the engine stored them.
+// Logs returns the last n lines (all when n <= 0) of the target's stdout
+// and stderr, interleaved as the engine stored them.
 func (s *Stack) Logs(ctx context.Context, n int) (string, error) {
 	id, err := s.target(ctx)
 	if err != nil {
@@ -77,9 +77,11 @@ func (s *Stack) Logs(ctx context.Context, n int) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("inspect %s: %w", s.opts.Service, err)
 	}
-	rc, err := s.eng.ContainerLogs(ctx, id, container.LogsOptions{
-		ShowStdout: true, ShowStderr: true, Tail: strconv.Itoa(max(n, 0)),
-	})
+	tail := "all"
+	if n > 0 {
+		tail = strconv.Itoa(n)
+	}
+	rc, err := s.eng.ContainerLogs(ctx, id, container.LogsOptions{ShowStdout: true, ShowStderr: true, Tail: tail})
 	if err != nil {
 		return "", fmt.Errorf("logs of %s: %w", s.opts.Service, err)
 	}

@@ -20,7 +20,7 @@ import (
 
 // testImage builds testdata/httpd as a static binary and imports it as a
 // one-file image tagged by the binary's hash, reusing an existing one.
-func testImage(t *testing.T, cli *client.Client) string {
+func testImage(t testing.TB, cli *client.Client) string {
 	t.Helper()
 	bin := filepath.Join(t.TempDir(), "httpd")
 	build := exec.CommandContext(t.Context(), "go", "build", "-trimpath", "-buildvcs=false", "-o", bin, "./testdata/httpd")
@@ -59,7 +59,7 @@ func testImage(t *testing.T, cli *client.Client) string {
 
 // writeStack writes a two-service compose file (target web with a
 // healthcheck, and side) using img.
-func writeStack(t *testing.T, img string) string {
+func writeStack(t testing.TB, img string) string {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "docker-compose.yml")
 	doc := fmt.Sprintf(`version: "2.4"
@@ -85,7 +85,7 @@ services:
 
 // composeCLI returns the compose CLI, or skips (fails under
 // SWEEP_REQUIRE_DOCKER=1) when there is none.
-func composeCLI(t *testing.T) CLI {
+func composeCLI(t testing.TB) CLI {
 	t.Helper()
 	c, err := DetectCLI(t.Context())
 	if err != nil {
@@ -97,7 +97,7 @@ func composeCLI(t *testing.T) CLI {
 	return c
 }
 
-func newRunID(t *testing.T) string {
+func newRunID(t testing.TB) string {
 	t.Helper()
 	b := make([]byte, 4)
 	_, _ = rand.Read(b)

@@ -127,7 +127,7 @@ func checkInfo(t *testing.T, s *Stack) {
 
 // down runs Down as the runner does after cancellation and checks that no
 // container or network of the run is left.
-func down(t *testing.T, s *Stack, eng *client.Client, runID string) {
+func down(t testing.TB, s *Stack, eng *client.Client, runID string) {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(t.Context()), time.Minute)
 	defer cancel()
 	start := time.Now()
@@ -143,4 +143,40 @@ func down(t *testing.T, s *Stack, eng *client.Client, runID string) {
 	if err != nil || len(cleaned.Containers)+len(cleaned.Networks)+len(cleaned.Volumes) != 0 {
 		t.Errorf("Cleanup after Down found %+v (%v); want nothing", cleaned, err)
 	}
+}
+
+// BenchmarkRecreate measures the per-cell overhead the runner pays: Apply
+// (override + compose up of the target only) then WaitReady, alternating
+// two configurations so every iteration recreates the container.
+func BenchmarkRecreate(b *testing.B) {
+	eng := testenv.Docker(b)
+	file := writeStack(b, testImage(b, eng))
+	runID := newRunID(b)
+	s, err := New(b.Context(), Options{Files: []string{file}, Service: "web", RunID: runID, Engine: eng, CLI: composeCLI(b)})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { down(b, s, eng, runID) })
+	cell := func(i int) sweep.TargetConfig {
+		return sweep.TargetConfig{Dir: b.TempDir(), CPUs: []float64{0.5, 1}[i%2],
+			Env: map[string]string{"WEB_THREADS": string(rune('1' + i%2))}}
+	}
+	if err := s.Apply(b.Context(), cell(1)); err != nil {
+		b.Fatal(err)
+	}
+	var apply, ready time.Duration
+	i := 0
+	for b.Loop() {
+		start := time.Now()
+		if err := s.Apply(b.Context(), cell(i)); err != nil {
+			b.Fatal(err)
+		}
+		mid := time.Now()
+		if err := s.WaitReady(b.Context(), 30*time.Second); err != nil {
+			b.Fatal(err)
+		}
+		apply, ready, i = apply+mid.Sub(start), ready+time.Since(mid), i+1
+	}
+	b.ReportMetric(float64(apply.Milliseconds())/float64(i), "apply-ms/op")
+	b.ReportMetric(float64(ready.Milliseconds())/float64(i), "ready-ms/op")
 }
