@@ -11,6 +11,8 @@ import (
 	"github.com/docker/docker/api/types/filters"
 	"github.com/docker/docker/api/types/network"
 	"github.com/docker/docker/api/types/volume"
+
+	"github.com/sweep-tool/sweep/sweep"
 )
 
 // Cleaned lists what Cleanup removed (names, or ids when nameless).
@@ -26,12 +28,12 @@ type Cleaned struct {
 // after a crash; Stack.Down calls it too. Objects already gone are no
 // error. Like Down, give it a context that outlives cancellation.
 func Cleanup(ctx context.Context, eng Engine, runID string) (Cleaned, error) {
-	project := ProjectName(runID)
+	project := sweep.ProjectName(runID)
 	if project == "sweep" {
 		return Cleaned{}, fmt.Errorf("%w: clean: run id %q has no letter or digit", ErrBadInput, runID)
 	}
 	selectors := []filters.Args{
-		labelFilter(RunLabel + "=" + runID),
+		labelFilter(sweep.LabelRun + "=" + runID),
 		labelFilter(projectLabel + "=" + project),
 	}
 	var out Cleaned

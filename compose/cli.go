@@ -9,7 +9,6 @@ import (
 	"os/exec"
 	"strings"
 	"time"
-	"unicode"
 )
 
 // Kind says which compose CLI runs the stack.
@@ -58,19 +57,6 @@ func detect(run func(argv []string) error, lookPath func(string) (string, error)
 			"install the Docker Compose plugin or docker-compose", ErrNoComposeCLI, v2Err)
 	}
 	return CLI{Kind: V1, Prefix: []string{v1}}, nil
-}
-
-// ProjectName is the compose project of a run: "sweep" followed by the
-// run id's letters and digits, lowercased (compose accepts nothing else).
-func ProjectName(runID string) string {
-	var b strings.Builder
-	b.WriteString("sweep")
-	for _, r := range strings.ToLower(runID) {
-		if r < unicode.MaxASCII && (unicode.IsLetter(r) || unicode.IsDigit(r)) {
-			b.WriteRune(r)
-		}
-	}
-	return b.String()
 }
 
 // Invocation is what every compose command of one stack shares.

@@ -60,7 +60,7 @@ func TestArgv(t *testing.T) {
 	v1 := CLI{Kind: V1, Prefix: []string{"docker-compose"}}
 	v2 := CLI{Kind: V2, Prefix: []string{"docker", "compose"}}
 	files := []string{"a.yaml", "b.yaml", "cell/override.yaml"}
-	inv := Invocation{Project: ProjectName("2026-05-07T12:00Z"), Files: files}
+	inv := Invocation{Project: sweep.ProjectName("2026-05-07T12:00Z"), Files: files}
 	compat := inv
 	compat.Compat = true
 	cases := []struct {
@@ -102,19 +102,6 @@ func join(argv []string) string {
 		out += a
 	}
 	return out
-}
-
-func TestProjectName(t *testing.T) {
-	t.Parallel()
-	cases := map[string]string{"": "sweep", "Run-01_x": "sweeprun01x", "été7": "sweept7"}
-	for in, want := range cases {
-		t.Run(in, func(t *testing.T) {
-			t.Parallel()
-			if got := ProjectName(in); got != want {
-				t.Errorf("ProjectName(%q) = %q, want %q", in, got, want)
-			}
-		})
-	}
 }
 
 func TestOverrideGolden(t *testing.T) {

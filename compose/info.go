@@ -9,6 +9,7 @@ import (
 	"os"
 	"strings"
 
+	"golang.org/x/sync/errgroup"
 	"gopkg.in/yaml.v3"
 )
 
@@ -48,15 +49,26 @@ func (s *Stack) Info(ctx context.Context) (Facts, error) {
 	if local(os.Getenv("DOCKER_HOST")) {
 		f.CPUModel = cpuModel("/proc/cpuinfo")
 	}
-	out, err := run(ctx, s.cli.VersionArgv(), nil)
-	if err != nil {
-		return f, fmt.Errorf("compose version: %w", err)
+	// The two CLI calls run side by side: docker-compose v1 takes seconds
+	// to start.
+	var version, config []byte
+	g, gctx := errgroup.WithContext(ctx)
+	g.Go(func() (err error) {
+		if version, err = run(gctx, s.cli.VersionArgv(), nil); err != nil {
+			err = fmt.Errorf("compose version: %w", err)
+		}
+		return err
+	})
+	g.Go(func() (err error) {
+		if config, err = run(gctx, s.cli.Argv(s.baseInvocation(), Config()...), nil); err != nil {
+			err = fmt.Errorf("compose config: %w", err)
+		}
+		return err
+	})
+	if err := g.Wait(); err != nil {
+		return f, err
 	}
-	f.ComposeVersion = strings.TrimSpace(string(out))
-	config, err := run(ctx, s.cli.Argv(s.baseInvocation(), Config()...), nil)
-	if err != nil {
-		return f, fmt.Errorf("compose config: %w", err)
-	}
+	f.ComposeVersion = strings.TrimSpace(string(version))
 	sum := sha256.Sum256(config)
 	f.ConfigSHA256 = hex.EncodeToString(sum[:])
 	f.Images, err = s.images(ctx, config)

@@ -12,10 +12,6 @@ import (
 	"github.com/sweep-tool/sweep/sweep"
 )
 
-// RunLabel is put on every container of the stack with the run id as its
-// value, so a crashed run can be found and cleaned up (see Cleanup).
-const RunLabel = "sweep.run"
-
 // TargetPlace says where the override puts the target's CPU limit: where
 // the base keeps it; when the base has none, service-level `cpus` (or
 // deploy limits for a `version: "3.x"` file, whose schema has no
@@ -57,7 +53,7 @@ type deployOverride struct {
 	} `yaml:"resources"`
 }
 
-// Override renders the override file of one cell: the RunLabel on every
+// Override renders the override file of one cell: sweep.LabelRun on every
 // service; on the target its CPU limit (omitted when cfg.CPUs is 0), env
 // and labels. `$` is escaped so compose does not interpolate values; a
 // newline or NUL byte in a key or value is refused (ErrBadEnv). The output
@@ -65,7 +61,7 @@ type deployOverride struct {
 func Override(b Base, runID, service string, cfg sweep.TargetConfig) ([]byte, error) {
 	f := overrideFile{Version: b.Version, Services: map[string]*serviceOverride{}}
 	for _, name := range b.Services {
-		f.Services[name] = &serviceOverride{Labels: map[string]string{RunLabel: escape(runID)}}
+		f.Services[name] = &serviceOverride{Labels: map[string]string{sweep.LabelRun: escape(runID)}}
 	}
 	target, ok := f.Services[service]
 	if !ok {
@@ -108,7 +104,7 @@ func fill(s *serviceOverride, at Place, runID string, cfg sweep.TargetConfig) er
 		return fmt.Errorf("labels: %w", err)
 	}
 	maps.Copy(s.Labels, labels)
-	s.Labels[RunLabel] = escape(runID)
+	s.Labels[sweep.LabelRun] = escape(runID)
 	return nil
 }
 

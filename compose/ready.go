@@ -138,6 +138,21 @@ func (s *Stack) target(ctx context.Context) (string, error) {
 	return newest.ID, nil
 }
 
+// Containers maps each service of the stack to the id of its running
+// container (after Apply), e.g. for the resource samplers.
+func (s *Stack) Containers(ctx context.Context) (map[string]string, error) {
+	list, err := s.eng.ContainerList(ctx, container.ListOptions{Filters: labelFilter(
+		projectLabel+"="+s.project, oneoffLabel+"=False")})
+	if err != nil {
+		return nil, fmt.Errorf("list containers of %s: %w", s.project, err)
+	}
+	ids := make(map[string]string, len(list))
+	for _, c := range list {
+		ids[c.Labels[serviceLabel]] = c.ID
+	}
+	return ids, nil
+}
+
 // containerOf selects the containers (also stopped ones) of a service of a
 // compose project, leaving out one-off `compose run` containers.
 func containerOf(project, service string) container.ListOptions {

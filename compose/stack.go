@@ -64,7 +64,7 @@ var _ sweep.Stack = (*Stack)(nil)
 // wrapping ErrBadInput that name the flag; an engine that does not answer
 // gives ErrEngine, a missing CLI ErrNoComposeCLI.
 func New(ctx context.Context, opts Options) (*Stack, error) {
-	s := &Stack{opts: opts, cli: opts.CLI, eng: opts.Engine, project: ProjectName(opts.RunID)}
+	s := &Stack{opts: opts, cli: opts.CLI, eng: opts.Engine, project: sweep.ProjectName(opts.RunID)}
 	if err := s.checkInput(); err != nil {
 		return nil, err
 	}
@@ -136,6 +136,10 @@ func (s *Stack) Project() string { return s.project }
 // CLI is the compose CLI the stack runs.
 func (s *Stack) CLI() CLI { return s.cli }
 
+// Engine is the Docker Engine the stack talks to (for samplers and
+// Cleanup).
+func (s *Stack) Engine() Engine { return s.eng }
+
 // Apply writes cfg's override to cfg.Dir/override.yaml and runs compose
 // up: every service on the first successful call, then only the target
 // (--no-deps --force-recreate).
@@ -184,6 +188,3 @@ func (s *Stack) Down(ctx context.Context) error {
 	s.started = false
 	return errors.Join(downErr, cleanErr)
 }
-
-// Engine is the Docker Engine the stack talks to (for Cleanup).
-func (s *Stack) Engine() Engine { return s.eng }

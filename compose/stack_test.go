@@ -42,13 +42,13 @@ func TestStackOnEngine(t *testing.T) {
 			Dir:    filepath.Join(t.TempDir(), "cell"),
 			CPUs:   cpus,
 			Env:    map[string]string{"WEB_THREADS": string(rune('1' + i)), "DB_POOL": string(rune('4' + i))},
-			Labels: map[string]string{"sweep.cell": "c" + string(rune('1'+i))},
+			Labels: map[string]string{sweep.LabelCell: "c" + string(rune('1'+i))},
 		}
 		applyCell(t, s, cell)
 		id := checkReadBack(t, s, cell)
-		checkLabels(t, eng, id, map[string]string{RunLabel: runID, "sweep.cell": cell.Labels["sweep.cell"]})
-		sideID := serviceContainer(t, eng, s.Project(), "side")
-		checkLabels(t, eng, sideID, map[string]string{RunLabel: runID})
+		checkLabels(t, eng, id, map[string]string{sweep.LabelRun: runID, sweep.LabelCell: cell.Labels[sweep.LabelCell]})
+		sideID := serviceContainer(t, s, "side")
+		checkLabels(t, eng, sideID, map[string]string{sweep.LabelRun: runID})
 		if side != "" && side != sideID {
 			t.Errorf("cell %d recreated the side service (%s -> %s); only the target may be", i+1, side, sideID)
 		}
@@ -103,13 +103,15 @@ func checkLabels(t *testing.T, eng *client.Client, id string, want map[string]st
 	}
 }
 
-func serviceContainer(t *testing.T, eng *client.Client, project, service string) string {
+// serviceContainer returns the running container of service (via
+// Stack.Containers, which it thereby tests).
+func serviceContainer(t *testing.T, s *Stack, service string) string {
 	t.Helper()
-	list, err := eng.ContainerList(t.Context(), containerOf(project, service))
-	if err != nil || len(list) != 1 {
-		t.Fatalf("containers of %s: %d, %v; want 1", service, len(list), err)
+	ids, err := s.Containers(t.Context())
+	if err != nil || len(ids) != 2 || ids[service] == "" {
+		t.Fatalf("Containers = %v, %v; want web and side", ids, err)
 	}
-	return list[0].ID
+	return ids[service]
 }
 
 func checkInfo(t *testing.T, s *Stack) {
@@ -135,9 +137,9 @@ func down(t testing.TB, s *Stack, eng *client.Client, runID string) {
 		t.Error(err)
 	}
 	t.Logf("down took %s", time.Since(start).Round(time.Millisecond))
-	left, err := eng.ContainerList(ctx, container.ListOptions{All: true, Filters: labelFilter(RunLabel + "=" + runID)})
+	left, err := eng.ContainerList(ctx, container.ListOptions{All: true, Filters: labelFilter(sweep.LabelRun + "=" + runID)})
 	if err != nil || len(left) != 0 {
-		t.Errorf("after Down: %d containers labelled %s=%s (%v)", len(left), RunLabel, runID, err)
+		t.Errorf("after Down: %d containers labelled %s=%s (%v)", len(left), sweep.LabelRun, runID, err)
 	}
 	cleaned, err := Cleanup(ctx, eng, runID)
 	if err != nil || len(cleaned.Containers)+len(cleaned.Networks)+len(cleaned.Volumes) != 0 {
