@@ -11,36 +11,21 @@ import (
 // is cheap so that a benchmark mostly measures the client.
 func cannedServer(b *testing.B) string {
 	b.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { ln.Close() })
 	resp := []byte("HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 3\r\n\r\nok\n")
-	go func() {
+	return serveRaw(b, func(c net.Conn) {
+		br := bufio.NewReader(c)
 		for {
-			c, err := ln.Accept()
+			line, err := br.ReadSlice('\n')
 			if err != nil {
 				return
 			}
-			go func() {
-				defer c.Close()
-				br := bufio.NewReader(c)
-				for {
-					line, err := br.ReadSlice('\n')
-					if err != nil {
-						return
-					}
-					if len(line) <= 2 { // the blank line ending a request head
-						if _, err := c.Write(resp); err != nil {
-							return
-						}
-					}
+			if len(line) <= 2 { // the blank line ending a request head
+				if _, err := c.Write(resp); err != nil {
+					return
 				}
-			}()
+			}
 		}
-	}()
-	return "http://" + ln.Addr().String() + "/"
+	})
 }
 
 // BenchmarkClientGet is one keep-alive GET round trip over loopback, the

@@ -167,28 +167,38 @@ func handlerURL(h http.HandlerFunc) func(t *testing.T) string {
 func rawURL(resp string) func(t *testing.T) string {
 	return func(t *testing.T) string {
 		t.Helper()
-		ln, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { ln.Close() })
-		go func() {
-			for {
-				c, err := ln.Accept()
-				if err != nil {
-					return
-				}
-				go func() {
-					defer c.Close()
-					buf := make([]byte, 4096)
-					if _, err := c.Read(buf); err == nil {
-						c.Write([]byte(resp))
-					}
-				}()
+		return serveRaw(t, func(c net.Conn) {
+			buf := make([]byte, 4096)
+			if _, err := c.Read(buf); err == nil {
+				c.Write([]byte(resp))
 			}
-		}()
-		return "http://" + ln.Addr().String() + "/"
+		})
 	}
+}
+
+// serveRaw accepts connections on a loopback port for the length of the
+// test and hands each to handle, closing it afterwards. It returns the
+// base URL.
+func serveRaw(tb testing.TB, handle func(net.Conn)) string {
+	tb.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { ln.Close() })
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer c.Close()
+				handle(c)
+			}()
+		}
+	}()
+	return "http://" + ln.Addr().String() + "/"
 }
 
 func TestCancelIsPrompt(t *testing.T) {
@@ -259,5 +269,17 @@ func TestInvalidRequests(t *testing.T) {
 				t.Error("Run accepted an invalid request")
 			}
 		})
+	}
+}
+
+// TestClosedIdleConnectionsAreRedialled: a server that closes a kept-alive
+// connection after each response (without saying so) costs a redial, not
+// an error, as with net/http.
+func TestClosedIdleConnectionsAreRedialled(t *testing.T) {
+	t.Parallel()
+	url := rawURL("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")(t)
+	m := runLoad(t, Options{Scenario: ScenarioGet}, sweep.LoadRequest{BaseURL: url, Load: closed(2), Duration: 300 * time.Millisecond})
+	if m.Requests < 10 || m.ErrorRate != 0 {
+		t.Errorf("%d requests, errors %v: want many and none failed", m.Requests, m.Errors)
 	}
 }

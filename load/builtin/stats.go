@@ -25,6 +25,9 @@ const (
 // opNames are the keys of Measurement.Ops, in op order.
 var opNames = [numOps]string{"create", "read", "update", "delete"}
 
+// maxShards bounds the recorder's shards.
+const maxShards = 32
+
 // sigFigs is the HDR histograms' precision; values are microseconds.
 const sigFigs = 3
 
@@ -61,7 +64,9 @@ type window struct {
 // newRecorder sizes the shards for users virtual users; highest bounds the
 // latencies tracked (longer ones count as highest).
 func newRecorder(users int, highest time.Duration, intervals bool) *recorder {
-	n := min(max(users, 1), 2*runtime.GOMAXPROCS(0))
+	// Twice the threads keeps two users from meeting on a lock most of the
+	// time; the cap bounds memory (a histogram is about 140 KB).
+	n := min(max(users, 1), 2*runtime.GOMAXPROCS(0), maxShards)
 	r := &recorder{highestUS: highest.Microseconds()}
 	for range n {
 		s := &shard{errors: make(map[string]int64)}
@@ -152,13 +157,8 @@ func (r *recorder) measurement(elapsed time.Duration, iterations, dropped int64)
 	all := newHist(r.highestUS)
 	var failed int64
 	for o := range numOps {
-		h := newHist(r.highestUS)
-		var acc opAcc
-		for _, s := range r.shards {
-			h.Merge(s.ops[o].hist)
-			acc.requests += s.ops[o].requests
-			acc.failed += s.ops[o].failed
-		}
+		acc := r.mergeOp(o)
+		h := acc.hist
 		all.Merge(h)
 		m.Requests += acc.requests
 		failed += acc.failed
@@ -180,6 +180,17 @@ func (r *recorder) measurement(elapsed time.Duration, iterations, dropped int64)
 	pass := 1 - m.ErrorRate
 	m.ChecksPassRate = &pass
 	return m
+}
+
+// mergeOp sums one operation over the shards.
+func (r *recorder) mergeOp(o op) opAcc {
+	acc := opAcc{hist: newHist(r.highestUS)}
+	for _, s := range r.shards {
+		acc.hist.Merge(s.ops[o].hist)
+		acc.requests += s.ops[o].requests
+		acc.failed += s.ops[o].failed
+	}
+	return acc
 }
 
 func latency(h *hdrhistogram.Histogram) results.Latency {
