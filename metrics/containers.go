@@ -25,7 +25,7 @@ const Tick = time.Second
 // Engine is the part of the Docker client the container sampler calls;
 // *client.Client satisfies it.
 type Engine interface {
-	ContainerStatsOneShot(ctx context.Context, id string) (container.StatsResponseReader, error)
+	ContainerStats(ctx context.Context, id string, stream bool) (container.StatsResponseReader, error)
 	ContainerInspect(ctx context.Context, id string) (container.InspectResponse, error)
 }
 
@@ -44,62 +44,59 @@ type Run struct {
 	eng    Engine
 	start  time.Time
 	cancel context.CancelFunc
-	done   chan struct{}
+	wg     sync.WaitGroup
 	series []*series
 }
 
-// Start reads every target once as the baseline and then once per Tick
-// until Stop. One-shot stats calls on a shared ticker keep the readings
-// of all containers aligned to the same seconds and let Stop return
-// within one call's time. Start does not fail: a target that cannot be
-// read yields empty figures.
+// Start follows each target's stats stream until Stop. The engine
+// (20.10 at least) gathers stats once a second for all its subscribers
+// and a one-shot request waits for that gathering too (0.5 s on
+// average), so one long-lived stream per container is both the cheaper
+// and the more punctual way to read once a second. The first frame is the
+// baseline; figures cover the frames after it. Start does not fail: a
+// target that cannot be read yields empty figures.
 func Start(ctx context.Context, eng Engine, targets []Target) *Run {
 	ctx, cancel := context.WithCancel(ctx)
-	r := &Run{eng: eng, start: time.Now(), cancel: cancel, done: make(chan struct{})}
+	r := &Run{eng: eng, start: time.Now(), cancel: cancel}
 	for _, t := range targets {
 		s := &series{target: t, limit: t.CPULimit}
 		s.begin = inspect(ctx, eng, t.ID)
 		if s.limit == 0 {
 			s.limit = inspectedLimit(s.begin)
 		}
-		s.observe(r.read(ctx, t.ID), 0)
 		r.series = append(r.series, s)
+		r.wg.Go(func() { r.follow(ctx, s) })
 	}
-	go r.loop(ctx)
 	return r
 }
 
-func (r *Run) loop(ctx context.Context) {
-	defer close(r.done)
-	tick := time.NewTicker(Tick)
-	defer tick.Stop()
+// follow reads s's stream until ctx ends, opening it again a tick after
+// it breaks (the engine ends it when the container stops).
+func (r *Run) follow(ctx context.Context, s *series) {
 	for {
+		r.stream(ctx, s)
 		select {
 		case <-ctx.Done():
 			return
-		case now := <-tick.C:
-			for _, s := range r.series {
-				s.observe(r.read(ctx, s.target.ID), now.Sub(r.start).Seconds())
-			}
+		case <-time.After(Tick):
 		}
 	}
 }
 
-// read takes one stats reading, or nil when the engine does not answer
-// within a tick.
-func (r *Run) read(ctx context.Context, id string) *container.StatsResponse {
-	ctx, cancel := context.WithTimeout(ctx, Tick*9/10)
-	defer cancel()
-	resp, err := r.eng.ContainerStatsOneShot(ctx, id)
+func (r *Run) stream(ctx context.Context, s *series) {
+	resp, err := r.eng.ContainerStats(ctx, s.target.ID, true)
 	if err != nil {
-		return nil
+		return
 	}
 	defer resp.Body.Close()
-	var st container.StatsResponse
-	if err := json.NewDecoder(resp.Body).Decode(&st); err != nil {
-		return nil
+	dec := json.NewDecoder(resp.Body)
+	for {
+		var st container.StatsResponse
+		if err := dec.Decode(&st); err != nil {
+			return // cancelled by Stop, or the stream broke
+		}
+		s.observe(&st, time.Since(r.start).Seconds())
 	}
-	return &st
 }
 
 // Stop ends sampling and returns each service's figures and its
@@ -107,7 +104,7 @@ func (r *Run) read(ctx context.Context, id string) *container.StatsResponse {
 // OOM kills and restarts, even when the start context is cancelled.
 func (r *Run) Stop() (map[string]results.ResourceStats, map[string][]results.ContainerSample) {
 	r.cancel()
-	<-r.done
+	r.wg.Wait()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
 	stats := make(map[string]results.ResourceStats, len(r.series))
