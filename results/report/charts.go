@@ -122,7 +122,7 @@ func heatLabels(g grid) (*plotter.Labels, error) {
 			if cell == nil {
 				continue
 			}
-			text := fmt.Sprintf("%s\n%d/%d", cellText(g.cr, cell, g.m), cell.WebThreads, cell.DBPool)
+			text := cellText(g.cr, cell, g.m)
 			xyl.XYs = append(xyl.XYs, plotter.XY{X: float64(c) - 0.4, Y: float64(r)})
 			xyl.Labels = append(xyl.Labels, text)
 		}

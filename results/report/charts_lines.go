@@ -81,6 +81,7 @@ func paretoChart(rep *Report) (*plot.Plot, error) {
 			return nil, err
 		}
 		sc.GlyphStyle.Color, sc.GlyphStyle.Shape = plotutil.Color(i), plotutil.Shape(i)
+		sc.GlyphStyle.Radius = vg.Points(3)
 		p.Add(sc)
 		p.Legend.Add(fmt.Sprintf("CPU %g", cr.CPUs), sc)
 		front := make(plotter.XYs, len(cr.Frontier))

@@ -24,24 +24,22 @@ func document(rep *Report, charts []Chart) []section {
 			heat = append(heat, c)
 		}
 	}
+	var front []table
+	for _, cr := range rep.PerCPU {
+		front = append(front, frontierTable(cr))
+	}
 	secs := []section{
 		{Heading: "Recommendation", Paras: recommendationParas(rep), Tables: []table{profileTable(rep)}},
 		{Heading: "Per CPU limit", Tables: []table{perCPUTable(rep)}},
+		{Heading: "Scaling", Tables: []table{scalingTable(rep)}, Charts: []Chart{byFile["scaling.svg"]}},
+		{Heading: "Pareto frontier", Tables: front, Charts: []Chart{byFile["pareto.svg"]}},
+		{Heading: "Heatmaps", Charts: heat},
 		{Heading: "Matrices", Tables: matrices(rep)},
 	}
 	if bt := bottleneckTables(rep); len(bt) > 0 {
 		secs = append(secs, section{Heading: "Bottlenecks", Tables: append(bt, legendTable())})
 	}
-	var front []table
-	for _, cr := range rep.PerCPU {
-		front = append(front, frontierTable(cr))
-	}
-	return append(secs,
-		section{Heading: "Pareto frontier", Tables: front, Charts: []Chart{byFile["pareto.svg"]}},
-		section{Heading: "Scaling", Tables: []table{scalingTable(rep)}, Charts: []Chart{byFile["scaling.svg"]}},
-		section{Heading: "Pool multiplier", Tables: []table{poolTable(rep)}},
-		section{Heading: "Heatmaps", Charts: heat},
-	)
+	return append(secs, section{Heading: "Pool multiplier", Tables: []table{poolTable(rep)}})
 }
 
 // introParas say what the report rests on.
