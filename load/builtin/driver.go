@@ -14,13 +14,17 @@
 // read-to-close bodies), and only a create's body is kept, to scan for its
 // top-level "id". fasthttp would be a similar cost but adds a dependency
 // with its own connection pool and goroutines; the few hundred lines here
-// are all the driver needs. Benchmarks and the figures behind this choice:
-// the benchdriver program in this folder.
+// are all the driver needs. The benchdriver program in this folder measures
+// the choice (GET of a tiny body, 50 connections, target in its own
+// process): on the 2-core reference machine, busy with other work, the
+// driver spent 18-26 µs of CPU per request, wrk 16-26, ab 14-22 and hey
+// 59-84.
 //
 // Latency goes into HDR histograms (1 µs resolution, 3 significant digits)
 // spread over a few locked shards, so no lock is shared by all virtual
 // users; the shards are merged at the end and, for the per-second series,
-// swapped once a second. Latency is recorded for every request that got a
+// swapped once a second (Interval covers whole seconds; the last partial
+// second is in the totals only). Latency is recorded for every request that got a
 // response, whatever its status; transport failures (timeouts, refused or
 // reset connections) count as requests and errors but not as latencies.
 //
