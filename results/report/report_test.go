@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"testing"
 
 	"github.com/sweep-tool/sweep/results"
@@ -52,7 +53,7 @@ func lineDiff(want, got string) string {
 			gl = g[i]
 		}
 		if !bytes.Equal(wl, gl) {
-			return "line " + itoa(i+1) + ":\n- " + string(wl) + "\n+ " + string(gl)
+			return "line " + strconv.Itoa(i+1) + ":\n- " + string(wl) + "\n+ " + string(gl)
 		}
 	}
 	return ""
