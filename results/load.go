@@ -52,18 +52,11 @@ type RunCell struct {
 	Reps []Rep
 }
 
-// Rep is one finished repetition: the record plus the optional metric
-// blocks the samplers add to result.json, each nil or empty when its
-// sampler did not run. The blocks sit at the top level of Rep so they win
-// over same-named fields a future Record may grow.
+// Rep is one finished repetition as the report reads it. The metric
+// blocks (Resources, DB, Driver) are nil or empty when their sampler did
+// not run.
 type Rep struct {
 	Record
-	Resources map[string]ResourceStats `json:"resources,omitempty"`
-	DB        *DBStats                 `json:"db,omitempty"`
-	// Driver is the load driver's own CPU use.
-	Driver *struct {
-		CPUCoresMean float64 `json:"cpu_cores_mean"`
-	} `json:"driver,omitempty"`
 }
 
 // sweepFile is the subset of sweep.json that LoadRun reads.

@@ -42,7 +42,13 @@ type Record struct {
 	// Attempts is how many times the cell ran (more than 1 after retries).
 	Attempts int `json:"attempts,omitempty"`
 	Measurement
-	Warnings []string `json:"warnings,omitempty"`
+	// Resources holds each service's container use during the measured
+	// phase; DB the database's sessions and transactions (nil without
+	// --db-dsn); Driver the load generator's own CPU use.
+	Resources map[string]ResourceStats `json:"resources,omitempty"`
+	DB        *DBStats                 `json:"db,omitempty"`
+	Driver    *DriverStats             `json:"driver,omitempty"`
+	Warnings  []string                 `json:"warnings,omitempty"`
 }
 
 // CellInfo identifies the cell a record belongs to.
@@ -133,4 +139,11 @@ type Interval struct {
 	Errors   int64   `json:"errors"`
 	// P99MS is the interval's p99 latency; 0 when the driver cannot tell.
 	P99MS float64 `json:"p99_ms"`
+}
+
+// DriverStats is the load generator's own use during the measured phase.
+type DriverStats struct {
+	// CPUCoresMean is the driver's CPU time over the phase's wall time
+	// (sweep's own process for the built-in driver, the k6 process for k6).
+	CPUCoresMean float64 `json:"cpu_cores_mean"`
 }
