@@ -41,6 +41,36 @@ func TestPGStore(t *testing.T) {
 		})
 	}
 	t.Run("acquire timeout", func(t *testing.T) { checkAcquireTimeout(t, base) })
+	t.Run("demo reset.sql", func(t *testing.T) { checkResetSQL(t, base) })
+}
+
+// checkResetSQL runs the demo stack's reset script (compose/demo/reset.sql)
+// against the schema this app creates and checks that it empties it.
+func checkResetSQL(t *testing.T, dsn string) {
+	t.Helper()
+	script, err := os.ReadFile(filepath.Join("..", "..", "compose", "demo", "reset.sql"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := openPG(t.Context(), dsn, 1, time.Second, 10*time.Second)
+	if err != nil {
+		t.Fatalf("openPG: %v", err)
+	}
+	defer st.Close()
+	for _, typ := range resourceTypes {
+		if err := st.Create(t.Context(), typ, newID(), []byte(`{}`)); err != nil {
+			t.Fatalf("Create %s: %v", typ, err)
+		}
+	}
+	if _, err := st.pool.Exec(t.Context(), string(script)); err != nil {
+		t.Fatalf("reset.sql: %v", err)
+	}
+	for _, typ := range resourceTypes {
+		var n int
+		if err := st.pool.QueryRow(t.Context(), "SELECT count(*) FROM "+tableName(typ)).Scan(&n); err != nil || n != 0 {
+			t.Errorf("%s after reset: %d rows, %v", typ, n, err)
+		}
+	}
 }
 
 func checkCRUD(t *testing.T, st *pgStore) {
