@@ -39,6 +39,7 @@ type overrideFile struct {
 
 type serviceOverride struct {
 	CPUs        *float64          `yaml:"cpus,omitempty"`
+	CPUSet      string            `yaml:"cpuset,omitempty"`
 	Deploy      *deployOverride   `yaml:"deploy,omitempty"`
 	Environment map[string]string `yaml:"environment,omitempty"`
 	Labels      map[string]string `yaml:"labels"`
@@ -95,6 +96,7 @@ func fill(s *serviceOverride, at Place, runID string, cfg sweep.TargetConfig) er
 			s.Deploy.Resources.Limits.CPUs = strconv.FormatFloat(cpus, 'f', -1, 64)
 		}
 	}
+	s.CPUSet = cfg.CPUSet
 	var err error
 	if s.Environment, err = escapeAll(cfg.Env); err != nil {
 		return fmt.Errorf("env: %w", err)

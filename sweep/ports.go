@@ -45,6 +45,8 @@ type TargetConfig struct {
 	Dir string
 	// CPUs is the CPU limit of the target.
 	CPUs float64
+	// CPUSet pins the target to these host CPUs ("1", "2-3"); empty: none.
+	CPUSet string
 	// Env holds the variables set on the target (the swept ones and the
 	// instance name).
 	Env map[string]string

@@ -20,7 +20,7 @@ func (r *Runner) targetConfig(cell Cell, dir string) TargetConfig {
 	if r.Spec.NameEnv != "" {
 		env[r.Spec.NameEnv] = cell.ID
 	}
-	return TargetConfig{Dir: dir, CPUs: cell.CPUs, Env: env, Labels: map[string]string{LabelCell: cell.ID}}
+	return TargetConfig{Dir: dir, CPUs: cell.CPUs, CPUSet: r.Spec.CPUSet, Env: env, Labels: map[string]string{LabelCell: cell.ID}}
 }
 
 func (r *Runner) sweptEnv() []string {
@@ -58,6 +58,8 @@ func (r *Runner) finish(ctx context.Context, rec *results.Record, dir string, er
 		rec.Status = results.StatusOK
 	case ctx.Err() != nil:
 		rec.Status, rec.Reason = results.StatusInterrupted, "interrupted: "+ctx.Err().Error()
+	case r.abort != nil:
+		rec.Status, rec.Reason = results.StatusInterrupted, "run aborted: "+err.Error()
 	default:
 		rec.Status, rec.Reason = results.StatusFailed, err.Error()
 		r.saveTargetLog(dir)
@@ -127,19 +129,21 @@ func brief(rec results.Record) string {
 	return fmt.Sprintf("rps=%.1f p99=%.2fms errors=%.2f%%", rec.RPS, rec.LatencyMS.P99, rec.ErrorRate*100)
 }
 
-// overhead is the mean orchestration time per cell.
+// overhead is the median orchestration time per ok cell (the median
+// keeps the first cell, which brings the whole stack up, from skewing it).
 func overhead(recs []results.Record) float64 {
-	var total float64
-	n := 0
+	var xs []float64
 	for _, rec := range recs {
-		if rec.Status != results.StatusOK {
-			continue
+		if rec.Status == results.StatusOK {
+			xs = append(xs, rec.PhasesS["apply"]+rec.PhasesS["ready"]+rec.PhasesS["readback"]+rec.PhasesS["write"])
 		}
-		total += rec.PhasesS["apply"] + rec.PhasesS["ready"] + rec.PhasesS["readback"] + rec.PhasesS["write"]
-		n++
 	}
-	if n == 0 {
+	if len(xs) == 0 {
 		return 0
 	}
-	return total / float64(n)
+	sort.Float64s(xs)
+	if n := len(xs); n%2 == 0 {
+		return (xs[n/2-1] + xs[n/2]) / 2
+	}
+	return xs[len(xs)/2]
 }

@@ -24,6 +24,12 @@ type Runner struct {
 	Dir    string // the run directory
 	Stack  Stack
 	Driver Driver
+	// Prepare, when set, runs once after the first cell's target is ready
+	// (the whole stack is up then), e.g. to connect to a database that is
+	// part of the stack. Its error aborts the run.
+	Prepare  func(ctx context.Context) error
+	prepared bool
+	abort    error // Prepare's error: the run stops
 	// Reset, when set, runs before each cell's warm-up (--db-reset-sql).
 	Reset func(ctx context.Context) error
 	// Monitor, when set, watches each measured phase.
@@ -32,6 +38,9 @@ type Runner struct {
 	RetryFailed bool
 	// Progress, when set, is told about each job.
 	Progress Progress
+	// HostCPUs is the engine's CPU count, for the driver-contention
+	// warning (0: no warning).
+	HostCPUs int
 	// Log receives one timestamped line per event; nil discards.
 	Log io.Writer
 	// Now is the clock; nil means time.Now.
@@ -97,6 +106,9 @@ func (r *Runner) runJobs(ctx context.Context, todo []Job, sum *Summary) error {
 		if r.Progress != nil {
 			r.Progress.Done(job, rec)
 		}
+		if r.abort != nil {
+			return r.abort
+		}
 		if rec.Status == results.StatusInterrupted || ctx.Err() != nil {
 			return ErrInterrupted
 		}
@@ -120,7 +132,7 @@ func (r *Runner) runJob(ctx context.Context, job Job) results.Record {
 		rec = r.runCell(ctx, job, dir)
 		rec.Attempts = attempt + 1
 		r.logf("%s r%d: %s %s", job.Cell.ID, job.Rep, rec.Status, brief(rec))
-		if rec.Status != results.StatusFailed || ctx.Err() != nil {
+		if rec.Status != results.StatusFailed || ctx.Err() != nil || r.abort != nil {
 			break
 		}
 	}
@@ -178,6 +190,13 @@ func (r *Runner) phases(ctx context.Context, job Job, dir string, rec *results.R
 	if err != nil {
 		return fmt.Errorf("read back: %w", err)
 	}
+	if r.Prepare != nil && !r.prepared {
+		if err := r.Prepare(ctx); err != nil {
+			r.abort = err
+			return err
+		}
+		r.prepared = true
+	}
 	if r.Reset != nil {
 		if err := r.timed(job, rec, "reset", func() error { return r.Reset(ctx) }); err != nil {
 			return fmt.Errorf("db reset: %w", err)
@@ -222,11 +241,13 @@ func (r *Runner) load(ctx context.Context, job Job, dir string, rec *results.Rec
 			return fmt.Errorf("start samplers: %w", err)
 		}
 	}
+	cpu0, wall0 := processCPU(), time.Now()
 	err := r.timed(job, rec, "measure", func() error {
 		m, err := r.Driver.Run(ctx, req)
 		rec.Measurement = m
 		return err
 	})
+	r.driverUse(rec, processCPU()-cpu0, time.Since(wall0))
 	if r.Monitor != nil {
 		if merr := r.Monitor.Stop(context.WithoutCancel(ctx), rec, dir, intervals); merr != nil {
 			rec.Warnings = append(rec.Warnings, "samplers: "+merr.Error())

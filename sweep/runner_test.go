@@ -208,3 +208,15 @@ func TestRunnerFailsCellWhoseTargetRestarted(t *testing.T) {
 		t.Errorf("status %s reason %q, want failed: replaced", rec.Status, rec.Reason)
 	}
 }
+
+func TestRunnerPrepareErrorAbortsTheRun(t *testing.T) {
+	t.Parallel()
+	boom := errors.New("database unreachable")
+	calls := 0
+	r := &Runner{Spec: testSpec(), Dir: t.TempDir(), Stack: &fakeStack{}, Driver: &fakeDriver{},
+		Prepare: func(context.Context) error { calls++; return boom }}
+	sum, err := r.Run(t.Context())
+	if !errors.Is(err, boom) || calls != 1 || len(sum.Records) != 1 || sum.Records[0].Status != results.StatusInterrupted {
+		t.Errorf("err %v calls %d records %d; want the Prepare error after one interrupted cell", err, calls, len(sum.Records))
+	}
+}

@@ -6,12 +6,15 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/url"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/sweep-tool/sweep/results"
 )
+
+var cpusetRe = regexp.MustCompile(`^$|^\d+(-\d+)?(,\d+(-\d+)?)*$`)
 
 // Defaults of the reference study.
 var (
@@ -67,6 +70,9 @@ type Spec struct {
 	MaxFailures int `json:"max_failures"`
 	// Cooldown pauses between cells.
 	Cooldown Duration `json:"cooldown"`
+	// CPUSet pins the target to host CPUs (--cpuset), so the load driver
+	// and the database run elsewhere.
+	CPUSet string `json:"cpuset,omitempty"`
 	// DBResetSQL is a SQL file run before each cell's warm-up.
 	DBResetSQL string `json:"db_reset_sql,omitempty"`
 }
@@ -152,6 +158,9 @@ func (s Spec) Validate() error {
 		if c.bad {
 			return BadInput(c.flag, "%s", c.msg)
 		}
+	}
+	if !cpusetRe.MatchString(s.CPUSet) {
+		return BadInput("cpuset", "%q is not a CPU list like 1 or 0-1 or 1,3", s.CPUSet)
 	}
 	u, err := url.Parse(s.URL)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {

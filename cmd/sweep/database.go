@@ -3,8 +3,11 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"time"
+
+	"github.com/jackc/pgx/v5"
 
 	"github.com/sweep-tool/sweep/compose"
 	"github.com/sweep-tool/sweep/metrics"
@@ -14,8 +17,11 @@ import (
 // dbExtras is what --db-dsn and --db-reset-sql add to a run: the DB
 // sampler's connection and the reset script.
 type dbExtras struct {
-	db       *metrics.DB // nil without --db-dsn
-	resetSQL string
+	db          *metrics.DB // nil without --db-dsn, or until the database answers
+	dsn         string
+	resetSQL    string
+	largestPool int
+	stderr      io.Writer
 }
 
 // database opens the sampler's connection (one connection, held for the
@@ -36,34 +42,75 @@ func (e *runEnv) database(ctx context.Context, spec sweep.Spec) (*dbExtras, erro
 		fmt.Fprintln(e.stderr, "sweep: no --db-dsn: database metrics are skipped and the report says so")
 		return x, nil
 	}
-	db, err := metrics.Open(ctx, spec.DBDSN)
-	if err != nil {
-		return nil, sweep.BadInput("db-dsn", "%v; check the DSN (or SWEEP_DB_DSN) and that the database is up", err)
+	if _, err := pgx.ParseConfig(spec.DBDSN); err != nil {
+		return nil, sweep.BadInput("db-dsn", "%s is not a valid DSN; give postgres://user:password@host:port/db",
+			metrics.RedactDSN(spec.DBDSN))
 	}
-	x.db = db
-	largest := 0
-	for _, c := range spec.Cells() {
-		largest = max(largest, c.DBPool)
-	}
-	if largest+1 > db.MaxConnections {
-		fmt.Fprintf(e.stderr, "sweep: warning: the largest pool (%d) plus the sampler's connection exceeds the database's max_connections (%d)\n",
-			largest, db.MaxConnections)
+	x.dsn, x.largestPool, x.stderr = spec.DBDSN, largestPool(spec), e.stderr
+	if db, err := metrics.Open(ctx, spec.DBDSN); err == nil {
+		x.db = db
+		x.checkMax()
+	} else {
+		fmt.Fprintf(e.stderr, "sweep: the database does not answer yet (%v); trying again once the stack is up\n", err)
 	}
 	return x, nil
 }
 
-// reset is the runner's Reset hook, or nil without a reset file.
-func (x *dbExtras) resetFunc() func(context.Context) error {
-	if x.resetSQL == "" || x.db == nil {
+// prepare connects when the database is part of the stack and was not up
+// before the first cell; a DSN that still fails then ends the run as bad
+// input.
+func (x *dbExtras) prepare(ctx context.Context) error {
+	if x.db != nil || x.dsn == "" {
 		return nil
 	}
-	return func(ctx context.Context) error { return x.db.Reset(ctx, x.resetSQL) }
+	db, err := metrics.Open(ctx, x.dsn)
+	if err != nil {
+		return sweep.BadInput("db-dsn", "%v; check the DSN (or SWEEP_DB_DSN)", err)
+	}
+	x.db = db
+	x.checkMax()
+	return nil
+}
+
+// checkMax warns when the largest pool plus the sampler exceeds the
+// database's max_connections.
+func (x *dbExtras) checkMax() {
+	if x.largestPool+1 > x.db.MaxConnections {
+		fmt.Fprintf(x.stderr, "sweep: warning: the largest pool (%d) plus the sampler's connection exceeds the database's max_connections (%d)\n",
+			x.largestPool, x.db.MaxConnections)
+	}
+}
+
+func largestPool(spec sweep.Spec) int {
+	n := 0
+	for _, c := range spec.Cells() {
+		n = max(n, c.DBPool)
+	}
+	return n
+}
+
+// reset is the runner's Reset hook, or nil without a reset file.
+func (x *dbExtras) resetFunc() func(context.Context) error {
+	if x.resetSQL == "" {
+		return nil
+	}
+	return func(ctx context.Context) error {
+		if x.db == nil {
+			return fmt.Errorf("no database connection for the reset")
+		}
+		return x.db.Reset(ctx, x.resetSQL)
+	}
 }
 
 // monitor is the runner's Monitor: containers of the stack and, with a
 // DSN, the database.
-func (x *dbExtras) monitor(stack *compose.Stack) sweep.Monitor {
-	return nil
+func (x *dbExtras) monitor(stack *compose.Stack, target string) sweep.Monitor {
+	eng, ok := stack.Engine().(metrics.Engine)
+	if !ok {
+		return nil
+	}
+	return &metrics.Monitor{Engine: eng, Containers: stack.Containers, Target: target,
+		DB: func() *metrics.DB { return x.db }}
 }
 
 func (x *dbExtras) close() {

@@ -82,6 +82,7 @@ func newSpecFlags(fs *pflag.FlagSet) *specFlags {
 	fs.IntVar(&s.Retries, "retries", 0, "re-run a failed cell up to N times (transient failures)")
 	fs.IntVar(&s.MaxFailures, "max-failures", 0, "abort the run after N failed cells (0: never)")
 	durationVar(fs, &s.Cooldown, "cooldown", 0, "pause between cells")
+	fs.StringVar(&s.CPUSet, "cpuset", "", "pin the target to these host CPUs (e.g. 1 or 2-3) so the driver and database run elsewhere")
 	fs.StringVar(&s.DBResetSQL, "db-reset-sql", "", "SQL file run on --db-dsn before each cell's warm-up")
 	fs.StringVar(&f.k6, "k6", "", "path of the k6 binary (default: k6 on PATH)")
 	fs.StringVar(&f.script, "script", "", "your own k6 script instead of the bundled crud.js")

@@ -25,7 +25,8 @@ func newRootCmd(ctx context.Context, stdout, stderr io.Writer) *cobra.Command {
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
 		return badFlag(err)
 	})
-	root.AddCommand(newPlanCmd(stdout, stderr), newRunCmd(stdout, stderr), newCleanCmd(stdout))
+	root.AddCommand(newPlanCmd(stdout, stderr), newRunCmd(stdout, stderr), newCleanCmd(stdout),
+		newReportCmd(stdout, stderr), newCompareCmd(stdout))
 	root.SetContext(ctx)
 	return root
 }

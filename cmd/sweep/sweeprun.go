@@ -14,6 +14,7 @@ import (
 	"github.com/sweep-tool/sweep/load/builtin"
 	"github.com/sweep-tool/sweep/load/k6"
 	"github.com/sweep-tool/sweep/results"
+	"github.com/sweep-tool/sweep/results/report"
 	"github.com/sweep-tool/sweep/sweep"
 )
 
@@ -31,6 +32,8 @@ type runEnv struct {
 	opts           runOpts
 	runID          string
 	log            io.Writer
+	hostCPUs       int
+	service        string
 }
 
 // sweep validates everything it can before starting anything, then runs
@@ -54,7 +57,8 @@ func (e *runEnv) sweep(ctx context.Context, spec sweep.Spec) error {
 	if err != nil {
 		return err
 	}
-	if err := e.checkCPUs(ctx, stack, spec); err != nil {
+	hostCPUs, err := e.checkCPUs(ctx, stack, spec)
+	if err != nil {
 		return err
 	}
 	extras, err := e.database(ctx, spec)
@@ -75,6 +79,7 @@ func (e *runEnv) sweep(ctx context.Context, spec sweep.Spec) error {
 		return err
 	}
 	fmt.Fprintf(e.stderr, "sweep: run %s: %d cells × %d repetitions → %s\n", e.runID, len(spec.Cells()), spec.Repeat, dir)
+	e.hostCPUs, e.service = hostCPUs, spec.Service
 	return e.execute(ctx, spec, dir, meta, stack, driver, extras)
 }
 
@@ -89,8 +94,8 @@ func (e *runEnv) execute(ctx context.Context, spec sweep.Spec, dir string, meta 
 	onHardExit.Store(&cleanup)
 	defer onHardExit.Store(nil)
 	runner := &sweep.Runner{Spec: spec, RunID: e.runID, Dir: dir, Stack: stack, Driver: driver,
-		Log: e.log, RetryFailed: e.opts.retryFailed, Progress: newProgress(e.stderr),
-		Reset: extras.resetFunc(), Monitor: extras.monitor(stack)}
+		Log: e.log, HostCPUs: e.hostCPUs, RetryFailed: e.opts.retryFailed, Progress: newProgress(e.stderr),
+		Prepare: extras.prepare, Reset: extras.resetFunc(), Monitor: extras.monitor(stack, spec.Service)}
 	sum, runErr := runner.Run(ctx)
 	e.recordFacts(ctx, stack, dir, meta)
 	if !spec.Keep {
@@ -99,7 +104,8 @@ func (e *runEnv) execute(ctx context.Context, spec sweep.Spec, dir string, meta 
 		fmt.Fprintf(e.stderr, "sweep: --keep: the stack stays up as compose project %s; `sweep clean --run %s` removes it\n",
 			stack.Project(), e.runID)
 	}
-	if err := e.summarize(dir, sum); err != nil {
+	rf := reportFlags{metrics: []string{"rps", "p99"}, opts: report.DefaultOptions()}
+	if err := e.summarize(dir, sum, rf); err != nil {
 		fmt.Fprintf(e.stderr, "sweep: report: %v\n", err)
 	}
 	return outcome(sum, runErr)
@@ -198,16 +204,16 @@ func (e *runEnv) stack(ctx context.Context, spec sweep.Spec) (*compose.Stack, er
 }
 
 // checkCPUs refuses CPU limits above the engine's CPU count.
-func (e *runEnv) checkCPUs(ctx context.Context, stack *compose.Stack, spec sweep.Spec) error {
+func (e *runEnv) checkCPUs(ctx context.Context, stack *compose.Stack, spec sweep.Spec) (int, error) {
 	n, err := stack.NCPU(ctx)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	for _, c := range spec.CPUs {
 		if c > float64(n) {
-			return sweep.BadInput("cpus", "%s is above the Docker Engine's %d CPUs; give limits up to %d",
+			return 0, sweep.BadInput("cpus", "%s is above the Docker Engine's %d CPUs; give limits up to %d",
 				sweep.FormatNumber(c), n, n)
 		}
 	}
-	return nil
+	return n, nil
 }

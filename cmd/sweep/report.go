@@ -1,0 +1,152 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/spf13/cobra"
+
+	"github.com/sweep-tool/sweep/results"
+	"github.com/sweep-tool/sweep/results/report"
+	"github.com/sweep-tool/sweep/sweep"
+)
+
+// reportFlags are the analysis options shared by report and run.
+type reportFlags struct {
+	metrics []string
+	json    bool
+	opts    report.Options
+}
+
+func (f *reportFlags) bind(cmd *cobra.Command) {
+	f.opts = report.DefaultOptions()
+	cmd.Flags().StringSliceVar(&f.metrics, "metric", []string{"rps", "p99"},
+		"matrices to print: rps, p99, errors, cpu (target CPU % of limit), sessions (peak DB sessions)")
+	cmd.Flags().BoolVar(&f.json, "json", false, "print only the recommendation as one JSON document")
+	cmd.Flags().Float64Var(&f.opts.ErrorBound, "error-bound", f.opts.ErrorBound, "cells with a higher error rate (0..1) never win")
+	cmd.Flags().Float64Var(&f.opts.NoiseBand, "noise", f.opts.NoiseBand, "assumed relative noise (0..1) of a cell measured once")
+}
+
+func newReportCmd(stdout, stderr io.Writer) *cobra.Command {
+	var f reportFlags
+	cmd := &cobra.Command{
+		Use:   "report RUN_DIR",
+		Short: "Matrices, recommendation, Pareto, scaling, charts and exports from a run directory",
+		Long: "Reads RUN_DIR and writes report.md, report.html, results.csv, results.json and charts/ into it,\n" +
+			"then prints the matrices (or, with --json, only the recommendation).",
+		Args: cobra.ExactArgs(1),
+		RunE: func(_ *cobra.Command, args []string) error {
+			return writeReport(args[0], f, stdout, stderr)
+		},
+	}
+	f.bind(cmd)
+	return cmd
+}
+
+// writeReport builds the report of dir, writes its files and prints it.
+func writeReport(dir string, f reportFlags, stdout, stderr io.Writer) error {
+	metrics, err := parseMetrics(f.metrics)
+	if err != nil {
+		return err
+	}
+	run, err := results.LoadRun(dir)
+	if err != nil {
+		return reportInput(err)
+	}
+	rep, err := report.Build(run, f.opts)
+	if err != nil {
+		return reportInput(err)
+	}
+	for _, m := range rep.Missing {
+		fmt.Fprintf(stderr, "report: missing: %s\n", m)
+	}
+	for _, w := range rep.Warnings {
+		fmt.Fprintf(stderr, "report: %s\n", w)
+	}
+	if err := report.WriteFiles(dir, rep); err != nil {
+		return err
+	}
+	if f.json {
+		return report.WriteJSON(stdout, rep)
+	}
+	for _, m := range metrics {
+		if !rep.HasMetric(m) {
+			fmt.Fprintf(stderr, "report: %s was not recorded in this run; its matrix is left out\n", m)
+			continue
+		}
+		if err := report.WriteTerminal(stdout, rep, m); err != nil {
+			return err
+		}
+	}
+	fmt.Fprintf(stderr, "report: wrote report.md, report.html, results.csv, results.json and charts/ in %s\n", dir)
+	return nil
+}
+
+func parseMetrics(names []string) ([]report.Metric, error) {
+	out := make([]report.Metric, 0, len(names))
+	for _, n := range names {
+		m, err := report.ParseMetric(n)
+		if err != nil {
+			return nil, sweep.BadInput("metric", "%v", errors.Unwrap(err))
+		}
+		out = append(out, m)
+	}
+	return out, nil
+}
+
+// reportInput turns the report's input errors into bad input.
+func reportInput(err error) error {
+	if errors.Is(err, results.ErrNotRun) || errors.Is(err, results.ErrNoFinishedCells) ||
+		errors.Is(err, report.ErrBadInput) {
+		return sweep.BadInput("report", "%v", err)
+	}
+	return err
+}
+
+func newCompareCmd(stdout io.Writer) *cobra.Command {
+	var failOn string
+	cmd := &cobra.Command{
+		Use:   "compare RUN_A RUN_B",
+		Short: "Compare two runs cell by cell; --fail-on makes a regression exit 1",
+		Args:  cobra.ExactArgs(2),
+		RunE: func(_ *cobra.Command, args []string) error {
+			var gates []report.Gate
+			if failOn != "" {
+				g, err := report.ParseGates(failOn)
+				if err != nil {
+					return sweep.BadInput("fail-on", "%v", err)
+				}
+				gates = g
+			}
+			return compareRuns(stdout, args[0], args[1], gates)
+		},
+	}
+	cmd.Flags().StringVar(&failOn, "fail-on", "", "regression gates, e.g. rps:-5%,p99:+10% (exit 1 when one trips)")
+	return cmd
+}
+
+func compareRuns(w io.Writer, dirA, dirB string, gates []report.Gate) error {
+	a, err := results.LoadRun(dirA)
+	if err != nil {
+		return reportInput(err)
+	}
+	b, err := results.LoadRun(dirB)
+	if err != nil {
+		return reportInput(err)
+	}
+	cmp, err := report.Compare(a, b, report.CompareOptions{Gates: gates})
+	if err != nil {
+		return reportInput(err)
+	}
+	if err := report.WriteCompare(w, cmp); err != nil {
+		return err
+	}
+	if len(cmp.Tripped) > 0 {
+		return fmt.Errorf("%w: %d gate(s) tripped", errRegression, len(cmp.Tripped))
+	}
+	return nil
+}
+
+// errRegression means compare found a regression beyond --fail-on.
+var errRegression = errors.New("regression")

@@ -1,0 +1,76 @@
+package metrics
+
+import (
+	"context"
+	"fmt"
+	"sort"
+
+	"github.com/sweep-tool/sweep/results"
+	"github.com/sweep-tool/sweep/sweep"
+)
+
+// Monitor watches a cell's measured phase with both samplers: every
+// container of the stack and, when a database is connected, its sessions
+// and transactions. It implements sweep.Monitor.
+type Monitor struct {
+	// Engine is the Docker Engine to read stats from.
+	Engine Engine
+	// Containers lists the stack's running containers, service → id.
+	Containers func(ctx context.Context) (map[string]string, error)
+	// Target is the swept service; its CPU limit is the cell's.
+	Target string
+	// DB returns the database sampler's connection, or nil (no --db-dsn,
+	// or not connected yet).
+	DB func() *DB
+
+	run   *Run
+	dbRun *DBRun
+}
+
+var _ sweep.Monitor = (*Monitor)(nil)
+
+// Start begins sampling the cell's containers and database.
+func (m *Monitor) Start(ctx context.Context, cell sweep.Cell, _ string) error {
+	ids, err := m.Containers(ctx)
+	if err != nil {
+		return fmt.Errorf("list containers: %w", err)
+	}
+	services := make([]string, 0, len(ids))
+	for s := range ids {
+		services = append(services, s)
+	}
+	sort.Strings(services)
+	targets := make([]Target, 0, len(ids))
+	for _, s := range services {
+		t := Target{Service: s, ID: ids[s]}
+		if s == m.Target {
+			t.CPULimit = cell.CPUs
+		}
+		targets = append(targets, t)
+	}
+	m.run = Start(ctx, m.Engine, targets)
+	if m.DB != nil {
+		if db := m.DB(); db != nil {
+			m.dbRun = db.Start(ctx)
+		}
+	}
+	return nil
+}
+
+// Stop ends sampling, puts the resources and db blocks into rec and
+// writes samples.csv into dir.
+func (m *Monitor) Stop(_ context.Context, rec *results.Record, dir string, intervals []results.Interval) error {
+	series := results.Series{Intervals: intervals}
+	if m.run != nil {
+		var byService map[string][]results.ContainerSample
+		rec.Resources, byService = m.run.Stop()
+		series.Target = byService[m.Target]
+		m.run = nil
+	}
+	if m.dbRun != nil {
+		stats, samples := m.dbRun.Stop()
+		rec.DB, series.DB = &stats, samples
+		m.dbRun = nil
+	}
+	return results.WriteSamples(dir, series)
+}
