@@ -21,7 +21,8 @@ pg_major=15
 pg_bin="/usr/lib/postgresql/$pg_major/bin"
 pg_lib="/usr/lib/postgresql/$pg_major/lib"
 pg_share="/usr/share/postgresql/$pg_major"
-multiarch="$(gcc -dumpmachine 2>/dev/null || echo x86_64-linux-gnu)"
+# Debian's multiarch library folder, e.g. x86_64-linux-gnu
+multiarch="$(basename "$(dirname "$(ls /usr/lib/*-linux-gnu*/libc.so.6 | head -1)")")"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 
@@ -147,7 +148,7 @@ build_pg() {
 
 # write_env sets the two image variables in .env, keeping any other lines.
 write_env() {
-	local env="$here/.env" tmp="$here/.env.tmp"
+	local env="$here/.env" tmp="$work/env"
 	{
 		[ -f "$env" ] && grep -v -E '^(SWEEP_DEMO_APP_IMAGE|SWEEP_DEMO_PG_IMAGE)=' "$env" || true
 		echo "SWEEP_DEMO_APP_IMAGE=$APP_IMAGE"
