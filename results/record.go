@@ -129,6 +129,9 @@ type Measurement struct {
 	ThresholdsFailed  []string         `json:"thresholds_failed,omitempty"`
 	// DurationS is the measured phase's actual length in seconds.
 	DurationS float64 `json:"duration_s,omitempty"`
+	// Breakdown splits LatencyMS into connect, TLS, sending, waiting and
+	// receiving; nil when the driver did not measure it.
+	Breakdown *Breakdown `json:"breakdown_ms,omitempty"`
 }
 
 // Interval is one second of a measured phase as a load driver saw it.
