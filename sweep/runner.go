@@ -172,6 +172,15 @@ func (r *Runner) newRecord(cell Cell, rep int) results.Record {
 
 // phases runs the lifecycle of one cell, timing each phase into rec.
 func (r *Runner) phases(ctx context.Context, job Job, dir string, rec *results.Record) error {
+	if err := r.setup(ctx, job, dir, rec); err != nil {
+		return err
+	}
+	return r.measure(ctx, job, dir, rec)
+}
+
+// setup applies the cell to the target, waits until it is ready, checks
+// what the engine reports and runs Prepare once.
+func (r *Runner) setup(ctx context.Context, job Job, dir string, rec *results.Record) error {
 	cfg := r.targetConfig(job.Cell, dir)
 	if err := r.timed(job, rec, "apply", func() error { return r.Stack.Apply(ctx, cfg) }); err != nil {
 		return fmt.Errorf("apply: %w", err)
@@ -197,6 +206,12 @@ func (r *Runner) phases(ctx context.Context, job Job, dir string, rec *results.R
 		}
 		r.prepared = true
 	}
+	return nil
+}
+
+// measure resets the database, runs the warm-up and the measured load,
+// and checks that the target did not restart meanwhile.
+func (r *Runner) measure(ctx context.Context, job Job, dir string, rec *results.Record) error {
 	if r.Reset != nil {
 		if err := r.timed(job, rec, "reset", func() error { return r.Reset(ctx) }); err != nil {
 			return fmt.Errorf("db reset: %w", err)

@@ -1,0 +1,39 @@
+package sweep
+
+import (
+	"context"
+	"fmt"
+	"os"
+
+	"github.com/sweep-tool/sweep/results"
+)
+
+// Setup applies cell to the target, waits until it is ready and checks
+// what the engine reports, as the first phases of a cell do; Prepare runs
+// once. It returns the configuration read back, which MeasureAt compares
+// against. It is the building block of searches that load one applied
+// cell several times (sweep limit).
+func (r *Runner) Setup(ctx context.Context, cell Cell, dir string) (results.Applied, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return results.Applied{}, fmt.Errorf("create target directory: %w", err)
+	}
+	rec := r.newRecord(cell, 1)
+	err := r.setup(ctx, Job{Cell: cell, Rep: 1}, dir, &rec)
+	return rec.Applied, err
+}
+
+// MeasureAt loads the target as Setup left it with load instead of the
+// spec's model: the database reset, the warm-up, the measured phase with
+// the monitor watching, and the check that the container is still the one
+// in applied. The record (status ok, failed or interrupted) is written to
+// dir/result.json, the samples to dir/samples.csv, as for a cell.
+func (r *Runner) MeasureAt(ctx context.Context, cell Cell, applied results.Applied, load results.LoadInfo,
+	dir string) results.Record {
+	rec := r.newRecord(cell, 1)
+	rec.Load, rec.Applied = load, applied
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return r.finish(ctx, &rec, dir, fmt.Errorf("create level directory: %w", err))
+	}
+	err := r.measure(ctx, Job{Cell: cell, Rep: 1}, dir, &rec)
+	return r.finish(ctx, &rec, dir, err)
+}
