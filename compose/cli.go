@@ -86,9 +86,10 @@ func (c CLI) Argv(inv Invocation, sub ...string) []string {
 // UpAll starts every service of the stack (the first cell).
 func UpAll() []string { return []string{"up", "-d"} }
 
-// UpTarget recreates only the target service (later cells).
-func UpTarget(service string) []string {
-	return []string{"up", "-d", "--no-deps", "--force-recreate", service}
+// UpTarget recreates only the target service (later cells), and the
+// services whose env an axis sets.
+func UpTarget(service string, others ...string) []string {
+	return append([]string{"up", "-d", "--no-deps", "--force-recreate", service}, others...)
 }
 
 // Down removes the stack with its volumes and orphans.

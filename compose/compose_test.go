@@ -121,6 +121,9 @@ func TestOverrideGolden(t *testing.T) {
 		{"v3-none", []string{"v3-none"}, cfg},
 		{"split", []string{"split-a", "split-b"}, cfg},
 		{"no-cpus", []string{"v24-cpus"}, sweep.TargetConfig{Env: map[string]string{"X": "1"}}},
+		{"axes", []string{"v24-cpus"}, sweep.TargetConfig{CPUs: 1, Memory: "256m", CPUSet: "1",
+			Env: map[string]string{"X": "1"}, ServiceEnv: map[string]map[string]string{"db": {"POOL_MODE": "session"}}}},
+		{"axes-deploy", []string{"deploy"}, sweep.TargetConfig{CPUs: 1, Memory: "1g", Env: map[string]string{"X": "1"}}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

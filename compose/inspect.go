@@ -28,6 +28,7 @@ func (s *Stack) ReadBack(ctx context.Context) (results.Applied, error) {
 	applied := results.Applied{ContainerID: c.ID, Env: map[string]string{}}
 	if c.HostConfig != nil {
 		applied.CPUs = cpusOf(c.HostConfig.Resources)
+		applied.MemoryBytes = c.HostConfig.Memory
 	}
 	if c.Config != nil {
 		applied.Env = pickEnv(c.Config.Env, s.opts.SweptEnv)

@@ -13,6 +13,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -136,6 +137,9 @@ func (s *Stack) Project() string { return s.project }
 // CLI is the compose CLI the stack runs.
 func (s *Stack) CLI() CLI { return s.cli }
 
+// Services lists the services of the base files.
+func (s *Stack) Services() []string { return slices.Clone(s.base.Services) }
+
 // Engine is the Docker Engine the stack talks to (for samplers and
 // Cleanup).
 func (s *Stack) Engine() Engine { return s.eng }
@@ -160,7 +164,7 @@ func (s *Stack) Apply(ctx context.Context, cfg sweep.TargetConfig) error {
 	}
 	inv := s.baseInvocation()
 	inv.Files = append(slices.Clip(inv.Files), override)
-	sub := UpTarget(s.opts.Service)
+	sub := UpTarget(s.opts.Service, slices.Sorted(maps.Keys(cfg.ServiceEnv))...)
 	if !s.started {
 		sub = UpAll()
 	}

@@ -62,12 +62,21 @@ type CellInfo struct {
 	DBMult  float64 `json:"db_mult"`
 	// Mults lists every [web_mult, db_mult] pair that gives this cell.
 	Mults [][2]float64 `json:"mults"`
+	// The extra axes, when the spec has them: stack variant, load level
+	// (vus=N, rate=R), memory limit, and env axis values by NAME or
+	// SERVICE:NAME.
+	Variant   string            `json:"variant,omitempty"`
+	LoadLevel string            `json:"load_level,omitempty"`
+	Memory    string            `json:"memory,omitempty"`
+	Axes      map[string]string `json:"axes,omitempty"`
 }
 
 // Applied is the configuration read back from the running target
 // container, not merely what was asked for.
 type Applied struct {
 	CPUs float64 `json:"cpus"`
+	// MemoryBytes is the memory limit (0: none).
+	MemoryBytes int64 `json:"memory_bytes,omitempty"`
 	// Env holds only the swept variables, name to value.
 	Env map[string]string `json:"env"`
 	// ContainerID is the target container the cell measured.

@@ -9,6 +9,8 @@ import (
 	"fmt"
 	"math"
 	"strconv"
+
+	"github.com/sweep-tool/sweep/results"
 )
 
 // RuleHelp states how cells are derived; it is shown in --help.
@@ -26,6 +28,20 @@ type Cell struct {
 	// Mults lists every [web_mult, db_mult] pair that gives this cell, in
 	// grid order; the first is the cell's own.
 	Mults [][2]float64
+	// Extras are the cell's values of the extra axes (memory, env axes,
+	// load level, variant); zero without them.
+	Extras Extras
+}
+
+// Info is the cell as the record and sweep.json describe it.
+func (c Cell) Info() results.CellInfo {
+	info := results.CellInfo{ID: c.ID, CPUs: c.CPUs, WebThreads: c.WebThreads, DBPool: c.DBPool,
+		WebMult: c.Mults[0][0], DBMult: c.Mults[0][1], Mults: c.Mults,
+		Variant: c.Extras.Variant, Memory: c.Extras.Memory, Axes: c.Extras.Env}
+	if c.Extras.Load != nil {
+		info.LoadLevel = c.Extras.Load.String()
+	}
+	return info
 }
 
 // RoundHalfEven rounds x to the nearest integer, ties to even, after

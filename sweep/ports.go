@@ -45,6 +45,11 @@ type TargetConfig struct {
 	Dir string
 	// CPUs is the CPU limit of the target.
 	CPUs float64
+	// Memory is the target's memory limit (256m, 1g); empty: none.
+	Memory string
+	// ServiceEnv sets variables on other services of the stack (axes
+	// given as SERVICE:NAME); those services are recreated with the target.
+	ServiceEnv map[string]map[string]string
 	// CPUSet pins the target to these host CPUs ("1", "2-3"); empty: none.
 	CPUSet string
 	// Env holds the variables set on the target (the swept ones and the

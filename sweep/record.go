@@ -20,20 +20,35 @@ func (r *Runner) targetConfig(cell Cell, dir string) TargetConfig {
 	if r.Spec.NameEnv != "" {
 		env[r.Spec.NameEnv] = cell.ID
 	}
-	return TargetConfig{Dir: dir, CPUs: cell.CPUs, CPUSet: r.Spec.CPUSet, Env: env, Labels: map[string]string{LabelCell: cell.ID}}
+	cfg := TargetConfig{Dir: dir, CPUs: cell.CPUs, CPUSet: r.Spec.CPUSet, Memory: cell.Extras.Memory,
+		Env: env, Labels: map[string]string{LabelCell: cell.ID}}
+	for _, a := range r.Spec.Axes {
+		v, ok := cell.Extras.Env[a.Key()]
+		switch {
+		case !ok:
+		case a.Service == "" || a.Service == r.Spec.Service:
+			env[a.Name] = v
+		default:
+			if cfg.ServiceEnv == nil {
+				cfg.ServiceEnv = map[string]map[string]string{}
+			}
+			if cfg.ServiceEnv[a.Service] == nil {
+				cfg.ServiceEnv[a.Service] = map[string]string{}
+			}
+			cfg.ServiceEnv[a.Service][a.Name] = v
+		}
+	}
+	return cfg
 }
 
-func (r *Runner) sweptEnv() []string {
-	names := []string{r.Spec.WebEnv, r.Spec.PoolEnv}
-	if r.Spec.NameEnv != "" {
-		names = append(names, r.Spec.NameEnv)
-	}
-	return names
-}
+func (r *Runner) sweptEnv() []string { return r.Spec.SweptEnv() }
 
 // checkApplied compares what the engine reports with what the cell asked.
 func checkApplied(cfg TargetConfig, got results.Applied, names []string) error {
 	var diffs []string
+	if want, _ := MemoryBytes(cfg.Memory); cfg.Memory != "" && got.MemoryBytes != want {
+		diffs = append(diffs, fmt.Sprintf("memory %d bytes, asked %s", got.MemoryBytes, cfg.Memory))
+	}
 	if math.Abs(got.CPUs-cfg.CPUs) > 1e-6 {
 		diffs = append(diffs, fmt.Sprintf("cpus %s, asked %s", FormatNumber(got.CPUs), FormatNumber(cfg.CPUs)))
 	}
@@ -75,7 +90,11 @@ func (r *Runner) finish(ctx context.Context, rec *results.Record, dir string, er
 func (r *Runner) saveTargetLog(dir string) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	logs, err := r.Stack.Logs(ctx, 200)
+	st := r.current
+	if st == nil {
+		st = r.Stack
+	}
+	logs, err := st.Logs(ctx, 200)
 	if err != nil {
 		logs = "could not read the target's log: " + err.Error() + "\n"
 	}

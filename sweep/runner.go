@@ -23,7 +23,12 @@ type Runner struct {
 	RunID  string
 	Dir    string // the run directory
 	Stack  Stack
-	Driver Driver
+	// Variants holds the stack of each --variant by name; cells of a
+	// variant run on its stack, and the previous stack is taken down when
+	// the variant changes, so only one stack runs at a time.
+	Variants map[string]Stack
+	current  Stack
+	Driver   Driver
 	// Prepare, when set, runs once after the first cell's target is ready
 	// (the whole stack is up then), e.g. to connect to a database that is
 	// part of the stack. Its error aborts the run.
@@ -149,6 +154,24 @@ func done(dir string, retryFailed bool) bool {
 	return rec.Status.Done()
 }
 
+// stackFor returns the stack of the job's variant, taking the previous
+// variant's stack down first.
+func (r *Runner) stackFor(ctx context.Context, cell Cell) Stack {
+	st := r.Stack
+	if v, ok := r.Variants[cell.Extras.Variant]; ok {
+		st = v
+	}
+	if r.current != nil && r.current != st {
+		dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Minute)
+		if err := r.current.Down(dctx); err != nil {
+			r.logf("take down the previous variant's stack: %v", err)
+		}
+		cancel()
+	}
+	r.current = st
+	return st
+}
+
 func (r *Runner) runCell(ctx context.Context, job Job, dir string) results.Record {
 	rec := r.newRecord(job.Cell, job.Rep)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -161,8 +184,7 @@ func (r *Runner) runCell(ctx context.Context, job Job, dir string) results.Recor
 func (r *Runner) newRecord(cell Cell, rep int) results.Record {
 	return results.Record{
 		SchemaVersion: results.SchemaVersion,
-		Cell: results.CellInfo{ID: cell.ID, CPUs: cell.CPUs, WebThreads: cell.WebThreads, DBPool: cell.DBPool,
-			WebMult: cell.Mults[0][0], DBMult: cell.Mults[0][1], Mults: cell.Mults},
+		Cell:          cell.Info(),
 		Repetition: rep,
 		Load:       r.Spec.LoadFor(cell, r.Driver.Name()),
 		StartedAt:  r.now(),
@@ -182,14 +204,15 @@ func (r *Runner) phases(ctx context.Context, job Job, dir string, rec *results.R
 // what the engine reports and runs Prepare once.
 func (r *Runner) setup(ctx context.Context, job Job, dir string, rec *results.Record) error {
 	cfg := r.targetConfig(job.Cell, dir)
-	if err := r.timed(job, rec, "apply", func() error { return r.Stack.Apply(ctx, cfg) }); err != nil {
+	stack := r.stackFor(ctx, job.Cell)
+	if err := r.timed(job, rec, "apply", func() error { return stack.Apply(ctx, cfg) }); err != nil {
 		return fmt.Errorf("apply: %w", err)
 	}
-	if err := r.timed(job, rec, "ready", func() error { return r.Stack.WaitReady(ctx, r.Spec.ReadyTimeout.Std()) }); err != nil {
+	if err := r.timed(job, rec, "ready", func() error { return stack.WaitReady(ctx, r.Spec.ReadyTimeout.Std()) }); err != nil {
 		return fmt.Errorf("ready: %w", err)
 	}
 	err := r.timed(job, rec, "readback", func() error {
-		applied, err := r.Stack.ReadBack(ctx)
+		applied, err := stack.ReadBack(ctx)
 		rec.Applied = applied
 		if err != nil {
 			return err
@@ -220,13 +243,13 @@ func (r *Runner) measure(ctx context.Context, job Job, dir string, rec *results.
 	if err := r.load(ctx, job, dir, rec); err != nil {
 		return err
 	}
-	return r.stillSame(ctx, rec)
+	return r.stillSame(ctx, r.current, rec)
 }
 
 // stillSame fails a cell whose target restarted or stopped while it was
 // measured: its figures would mix two processes.
-func (r *Runner) stillSame(ctx context.Context, rec *results.Record) error {
-	after, err := r.Stack.ReadBack(ctx)
+func (r *Runner) stillSame(ctx context.Context, stack Stack, rec *results.Record) error {
+	after, err := stack.ReadBack(ctx)
 	if err != nil {
 		return fmt.Errorf("target after the load: %w", err)
 	}

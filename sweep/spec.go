@@ -73,6 +73,12 @@ type Spec struct {
 	// CPUSet pins the target to host CPUs (--cpuset), so the load driver
 	// and the database run elsewhere.
 	CPUSet string `json:"cpuset,omitempty"`
+	// LoadLevels, Memory, Axes and Variants are the extra axes; each of
+	// their values multiplies the grid (see Extras).
+	LoadLevels []LoadSpec `json:"load_levels,omitempty"`
+	Memory     []string   `json:"memory,omitempty"`
+	Axes       []Axis     `json:"axes,omitempty"`
+	Variants   []Variant  `json:"variants,omitempty"`
 	// DBResetSQL is a SQL file run before each cell's warm-up.
 	DBResetSQL string `json:"db_reset_sql,omitempty"`
 }
@@ -107,8 +113,22 @@ func (s Spec) DSNHash() string {
 	return hex.EncodeToString(sum[:8])
 }
 
-// Cells returns the plan of this spec.
-func (s Spec) Cells() []Cell { return BuildPlan(s.CPUs, s.WebMult, s.DBMult) }
+// Cells returns the plan of this spec: the base grid for every
+// combination of the extra axes.
+func (s Spec) Cells() []Cell {
+	base := BuildPlan(s.CPUs, s.WebMult, s.DBMult)
+	combos := s.combos()
+	cells := make([]Cell, 0, len(base)*len(combos))
+	for _, x := range combos {
+		suffix := x.suffix(s.Axes)
+		for _, c := range base {
+			c.ID += suffix
+			c.Extras = x
+			cells = append(cells, c)
+		}
+	}
+	return cells
+}
 
 // ParseNumberList parses a comma-separated list of numbers > 0 for flag.
 func ParseNumberList(flag, text string) ([]float64, error) {
@@ -181,10 +201,15 @@ func (s Spec) Validate() error {
 
 // LoadFor resolves the load model for one cell (vus-per-web becomes VUs).
 func (s Spec) LoadFor(c Cell, driver string) results.LoadInfo {
-	info := s.Load.Info()
+	load := s.Load
+	if c.Extras.Load != nil {
+		load = *c.Extras.Load
+		load.MaxVUs = s.Load.MaxVUs
+	}
+	info := load.Info()
 	info.Driver = driver
-	if s.Load.VUsPerWeb > 0 {
-		info.VUs = max(1, RoundHalfEven(s.Load.VUsPerWeb*float64(c.WebThreads)))
+	if load.VUsPerWeb > 0 {
+		info.VUs = max(1, RoundHalfEven(load.VUsPerWeb*float64(c.WebThreads)))
 	}
 	return info
 }
@@ -197,3 +222,18 @@ func (s Spec) Redacted() Spec {
 
 // String is never the DSN.
 func (s Spec) String() string { return fmt.Sprintf("sweep of %d cells", len(s.Cells())) }
+
+// SweptEnv names the target's variables a cell sets and reads back: web
+// threads, pool, instance name and the target's env axes.
+func (s Spec) SweptEnv() []string {
+	names := []string{s.WebEnv, s.PoolEnv}
+	if s.NameEnv != "" {
+		names = append(names, s.NameEnv)
+	}
+	for _, a := range s.Axes {
+		if a.Service == "" || a.Service == s.Service {
+			names = append(names, a.Name)
+		}
+	}
+	return names
+}

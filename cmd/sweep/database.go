@@ -104,13 +104,27 @@ func (x *dbExtras) resetFunc() func(context.Context) error {
 
 // monitor is the runner's Monitor: containers of the stack and, with a
 // DSN, the database.
-func (x *dbExtras) monitor(stack *compose.Stack, target string) sweep.Monitor {
-	eng, ok := stack.Engine().(metrics.Engine)
+func (x *dbExtras) monitor(stacks []*compose.Stack, target string) sweep.Monitor {
+	eng, ok := stacks[0].Engine().(metrics.Engine)
 	if !ok {
 		return nil
 	}
-	return &metrics.Monitor{Engine: eng, Containers: stack.Containers, Target: target,
+	return &metrics.Monitor{Engine: eng, Containers: running(stacks), Target: target,
 		DB: func() *metrics.DB { return x.db }}
+}
+
+// running lists the containers of whichever stack is up (one at a time
+// with --variant).
+func running(stacks []*compose.Stack) func(context.Context) (map[string]string, error) {
+	return func(ctx context.Context) (map[string]string, error) {
+		for _, st := range stacks {
+			ids, err := st.Containers(ctx)
+			if err != nil || len(ids) > 0 {
+				return ids, err
+			}
+		}
+		return nil, nil
+	}
 }
 
 func (x *dbExtras) close() {

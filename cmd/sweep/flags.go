@@ -43,11 +43,15 @@ func (l numberList) Type() string { return "numbers" }
 
 // specFlags binds the flags shared by plan, run and check to a Spec.
 type specFlags struct {
-	spec   sweep.Spec
-	load   string
-	config string
-	k6     string
-	script string
+	spec       sweep.Spec
+	load       string
+	config     string
+	k6         string
+	script     string
+	loadLevels string
+	memory     []string
+	axes       []string
+	variants   []string
 }
 
 func newSpecFlags(fs *pflag.FlagSet) *specFlags {
@@ -84,6 +88,10 @@ func newSpecFlags(fs *pflag.FlagSet) *specFlags {
 	durationVar(fs, &s.Cooldown, "cooldown", 0, "pause between cells")
 	fs.StringVar(&s.CPUSet, "cpuset", "", "pin the target to these host CPUs (e.g. 1 or 2-3) so the driver and database run elsewhere")
 	fs.StringVar(&s.DBResetSQL, "db-reset-sql", "", "SQL file run on --db-dsn before each cell's warm-up")
+	fs.StringVar(&f.loadLevels, "load-levels", "", "load as an axis: vus=N1,N2,… or rate=R1,R2,… (increasing); multiplies the grid")
+	fs.StringSliceVar(&f.memory, "memory", nil, "memory limits of the target as an axis, e.g. 256m,1g")
+	fs.StringArrayVar(&f.axes, "axis", nil, "env axis NAME=v1,v2 of the target, or SERVICE:NAME=v1,v2 of another service (repeatable)")
+	fs.StringArrayVar(&f.variants, "variant", nil, "stack variant NAME=FILE[+FILE] compared in one run; replaces --compose for its cells (repeatable)")
 	fs.StringVar(&f.k6, "k6", "", "path of the k6 binary (default: k6 on PATH)")
 	fs.StringVar(&f.script, "script", "", "your own k6 script instead of the bundled crud.js")
 	return f
@@ -94,7 +102,7 @@ func durationVar(fs *pflag.FlagSet, d *sweep.Duration, name string, def time.Dur
 }
 
 // pathKeys are config keys whose relative paths are relative to the file.
-var pathKeys = map[string]bool{"compose": true, "db-reset-sql": true, "script": true, "out": false}
+var pathKeys = map[string]bool{"compose": true, "db-reset-sql": true, "script": true, "variant": true}
 
 // applyConfig sets every flag not given on the command line from the YAML
 // file named by --config. Unknown keys are bad input.
@@ -135,8 +143,8 @@ func setFromConfig(fl *pflag.Flag, val any, base string, isPath bool) error {
 			return fmt.Errorf("expected a value or a list of values")
 		}
 		s := fmt.Sprint(it)
-		if isPath && s != "" && !filepath.IsAbs(s) {
-			s = filepath.Join(base, s)
+		if isPath {
+			s = relativeTo(base, s, fl.Name == "variant")
 		}
 		parts = append(parts, s)
 	}
@@ -149,6 +157,26 @@ func setFromConfig(fl *pflag.Flag, val any, base string, isPath bool) error {
 		return nil
 	}
 	return fl.Value.Set(strings.Join(parts, ","))
+}
+
+// relativeTo resolves a config file's relative path against its folder;
+// a variant's value is NAME=FILE[+FILE].
+func relativeTo(base, s string, variant bool) string {
+	if !variant {
+		if s != "" && !filepath.IsAbs(s) {
+			s = filepath.Join(base, s)
+		}
+		return s
+	}
+	name, files, ok := strings.Cut(s, "=")
+	if !ok {
+		return s
+	}
+	parts := strings.Split(files, "+")
+	for i, p := range parts {
+		parts[i] = relativeTo(base, p, false)
+	}
+	return name + "=" + strings.Join(parts, "+")
 }
 
 // unwrapBad strips the flag name from a bad-input message, for messages
@@ -182,5 +210,42 @@ func (f *specFlags) resolve(cmd *cobra.Command) (sweep.Spec, error) {
 	}
 	load.MaxVUs = f.spec.Load.MaxVUs
 	f.spec.Load = load
+	if err := f.resolveAxes(); err != nil {
+		return sweep.Spec{}, err
+	}
 	return f.spec, nil
+}
+
+// resolveAxes parses the extra axes into the spec.
+func (f *specFlags) resolveAxes() error {
+	var err error
+	s := &f.spec
+	s.LoadLevels, s.Memory, s.Axes, s.Variants = nil, nil, nil, nil
+	if f.loadLevels != "" {
+		if s.LoadLevels, err = sweep.ParseLoadLevels(f.loadLevels); err != nil {
+			return err
+		}
+	}
+	for _, m := range f.memory {
+		v, err := sweep.ParseMemory(m)
+		if err != nil {
+			return err
+		}
+		s.Memory = append(s.Memory, v)
+	}
+	for _, a := range f.axes {
+		axis, err := sweep.ParseAxis(a)
+		if err != nil {
+			return err
+		}
+		s.Axes = append(s.Axes, axis)
+	}
+	for _, v := range f.variants {
+		variant, err := sweep.ParseVariant(v)
+		if err != nil {
+			return err
+		}
+		s.Variants = append(s.Variants, variant)
+	}
+	return nil
 }

@@ -75,8 +75,7 @@ func newMeta(runID string, spec sweep.Spec) results.Meta {
 	m := results.Meta{SchemaVersion: results.SchemaVersion, RunID: runID, CreatedAt: time.Now().UTC(),
 		ToolVersion: version, DSNHash: spec.DSNHash()}
 	for _, c := range spec.Cells() {
-		m.Cells = append(m.Cells, results.CellInfo{ID: c.ID, CPUs: c.CPUs, WebThreads: c.WebThreads,
-			DBPool: c.DBPool, WebMult: c.Mults[0][0], DBMult: c.Mults[0][1], Mults: c.Mults})
+		m.Cells = append(m.Cells, c.Info())
 	}
 	return m
 }

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -34,6 +35,8 @@ type runEnv struct {
 	log            io.Writer
 	hostCPUs       int
 	service        string
+	variants       map[string]sweep.Stack // --variant stacks by name
+	stacks         []*compose.Stack       // every variant stack, for teardown
 }
 
 // sweep validates everything it can before starting anything, then runs
@@ -93,13 +96,16 @@ func (e *runEnv) execute(ctx context.Context, spec sweep.Spec, dir string, meta 
 	}
 	onHardExit.Store(&cleanup)
 	defer onHardExit.Store(nil)
-	runner := &sweep.Runner{Spec: spec, RunID: e.runID, Dir: dir, Stack: stack, Driver: driver,
+	runner := &sweep.Runner{Spec: spec, RunID: e.runID, Dir: dir, Stack: stack, Variants: e.variants, Driver: driver,
 		Log: e.log, HostCPUs: e.hostCPUs, RetryFailed: e.opts.retryFailed, Progress: newProgress(e.stderr),
-		Prepare: extras.prepare, Reset: extras.resetFunc(), Monitor: extras.monitor(stack, spec.Service)}
+		Prepare: extras.prepare, Reset: extras.resetFunc(), Monitor: extras.monitor(e.allStacks(stack), spec.Service)}
 	sum, runErr := runner.Run(ctx)
 	e.recordFacts(ctx, stack, dir, meta)
 	if !spec.Keep {
 		e.teardown(ctx, stack)
+		for _, st := range e.stacks[min(1, len(e.stacks)):] {
+			e.teardown(ctx, st)
+		}
 	} else {
 		fmt.Fprintf(e.stderr, "sweep: --keep: the stack stays up as compose project %s; `sweep clean --run %s` removes it\n",
 			stack.Project(), e.runID)
@@ -186,21 +192,57 @@ func (e *runEnv) driver(ctx context.Context, spec sweep.Spec) (sweep.Driver, str
 	return k6.New(k6.Options{Binary: bin, Script: e.script}), version, nil
 }
 
-// stack builds the compose stack, validating files, service and engine.
+// stack builds the compose stack, validating files, service, engine and
+// the services the axes name. With --variant it builds one stack per
+// variant too and returns the first as the main one.
 func (e *runEnv) stack(ctx context.Context, spec sweep.Spec) (*compose.Stack, error) {
-	if len(spec.Compose) == 0 {
-		return nil, sweep.BadInput("compose", "no compose file; give --compose FILE (repeatable)")
+	if len(spec.Variants) == 0 {
+		if len(spec.Compose) == 0 {
+			return nil, sweep.BadInput("compose", "no compose file; give --compose FILE (repeatable)")
+		}
+		return e.newStack(ctx, spec, "compose", spec.Compose)
 	}
-	names := []string{spec.WebEnv, spec.PoolEnv}
-	if spec.NameEnv != "" {
-		names = append(names, spec.NameEnv)
+	e.variants = map[string]sweep.Stack{}
+	var first *compose.Stack
+	for _, v := range spec.Variants {
+		st, err := e.newStack(ctx, spec, "variant", v.Files)
+		if err != nil {
+			return nil, err
+		}
+		if first == nil {
+			first = st
+		}
+		e.variants[v.Name] = st
+		e.stacks = append(e.stacks, st)
 	}
-	st, err := compose.New(ctx, compose.Options{Files: spec.Compose, Service: spec.Service, RunID: e.runID,
-		ReadyURL: strings.TrimRight(spec.URL, "/") + spec.ReadyPath, SweptEnv: names, Stdout: e.log, Stderr: e.log})
+	return first, nil
+}
+
+// allStacks is every stack of the run: the variants', or the one.
+func (e *runEnv) allStacks(main *compose.Stack) []*compose.Stack {
+	if len(e.stacks) > 0 {
+		return e.stacks
+	}
+	return []*compose.Stack{main}
+}
+
+func (e *runEnv) newStack(ctx context.Context, spec sweep.Spec, flag string, files []string) (*compose.Stack, error) {
+	st, err := compose.New(ctx, compose.Options{Files: files, Service: spec.Service, RunID: e.runID,
+		ReadyURL: strings.TrimRight(spec.URL, "/") + spec.ReadyPath, SweptEnv: spec.SweptEnv(),
+		Stdout: e.log, Stderr: e.log})
 	if errors.Is(err, compose.ErrEngine) || errors.Is(err, compose.ErrNoComposeCLI) {
-		return nil, sweep.BadInput("compose", "%v", err)
+		return nil, sweep.BadInput(flag, "%v", err)
 	}
-	return st, err
+	if err != nil {
+		return nil, err
+	}
+	for _, a := range spec.Axes {
+		if a.Service != "" && !slices.Contains(st.Services(), a.Service) {
+			return nil, sweep.BadInput("axis", "service %q is not in the stack (%s); services: %s",
+				a.Service, strings.Join(files, ", "), strings.Join(st.Services(), ", "))
+		}
+	}
+	return st, nil
 }
 
 // checkCPUs refuses CPU limits above the engine's CPU count.

@@ -1,0 +1,173 @@
+// Package limit finds the safe limit of one configuration: the highest
+// load at which a service-level objective (SLO) still holds, as the
+// infrastructure study did by hand for PHP, Node.js and Go stacks. It owns
+// the SLO grammar, the search (geometric ramp, then bisection, bounded by
+// a number of measured steps), the reading of a level from a cell record,
+// the naming of the bottleneck at the first failing level, and the
+// study's table. It measures nothing itself: the search calls a Measure
+// function, which the CLI backs with real runs (sweep.Runner.Setup once,
+// MeasureAt per level) and tests back with fakes.
+package limit
+
+import (
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/sweep-tool/sweep/results"
+	"github.com/sweep-tool/sweep/sweep"
+)
+
+// Model says what a level counts.
+type Model string
+
+// The two load models of a search.
+const (
+	// ModelVUs: a level is a number of virtual users (closed model,
+	// --load vus=N).
+	ModelVUs Model = "vus"
+	// ModelRate: a level is iterations per second (open model,
+	// --load rate=R).
+	ModelRate Model = "rate"
+)
+
+// ParseModel parses --model.
+func ParseModel(text string) (Model, error) {
+	switch m := Model(strings.TrimSpace(text)); m {
+	case ModelVUs, ModelRate:
+		return m, nil
+	}
+	return "", sweep.BadInput("model", "%q is not vus (closed: levels are VUs) or rate (open: levels are iterations/s)", text)
+}
+
+// LoadSpec is the load of one level; maxVUs bounds the open model.
+func (m Model) LoadSpec(level, maxVUs int) sweep.LoadSpec {
+	if m == ModelRate {
+		return sweep.LoadSpec{Rate: float64(level), MaxVUs: maxVUs}
+	}
+	return sweep.LoadSpec{VUs: level}
+}
+
+// Level is one measured level of a search (an element of limit.json's
+// levels).
+type Level struct {
+	Level int `json:"level"`
+	// Step is the order in which the level was measured, from 1.
+	Step        int             `json:"step"`
+	Requests    int64           `json:"requests"`
+	SuccessRate float64         `json:"success_rate"` // 0..1
+	LatencyMS   results.Latency `json:"latency_ms"`
+	// TargetCPUPct is the target's mean CPU as a share of its limit; the
+	// DB figures come from the DB sampler and the database service's
+	// container. Each is null when its sampler did not run.
+	TargetCPUPct   *float64 `json:"target_cpu_pct"`
+	DBSessionsMean *float64 `json:"db_sessions_mean"`
+	DBSessionsPeak *int     `json:"db_sessions_peak"`
+	DBCPUPct       *float64 `json:"db_cpu_pct"`
+	// ElapsedS is the measured phase's length.
+	ElapsedS float64 `json:"elapsed_s"`
+	SLOOK    bool    `json:"slo_ok"`
+	// Why names the terms that failed, with the values seen.
+	Why string `json:"why,omitempty"`
+	// Signals is the evidence the bottleneck is named from.
+	Signals Signals `json:"signals"`
+}
+
+// Signals are the figures of a level beyond the table that say what ran
+// out first.
+type Signals struct {
+	// TargetThrottledPct is the share of CFS periods in which the target
+	// was throttled.
+	TargetThrottledPct float64 `json:"target_throttled_pct"`
+	// DBActivePeak is the most sessions of the target database busy at
+	// once; DBPool the target's pool size.
+	DBActivePeak int `json:"db_active_peak"`
+	DBPool       int `json:"db_pool"`
+	// Dropped counts iterations the open model could not start.
+	Dropped int64 `json:"dropped_iterations"`
+	// Errors counts failed requests by class.
+	Errors map[string]int64 `json:"errors,omitempty"`
+	// Failed is the reason the level's run failed (the target died or was
+	// replaced); empty when it ran.
+	Failed string `json:"failed,omitempty"`
+}
+
+// FromRecord reads a level from the record of its run; target and db are
+// the services whose containers are the target and the database.
+func FromRecord(rec results.Record, target, db string) Level {
+	l := Level{Requests: rec.Requests, SuccessRate: 1 - rec.ErrorRate, LatencyMS: rec.LatencyMS,
+		ElapsedS: rec.DurationS}
+	if l.ElapsedS == 0 {
+		l.ElapsedS = rec.PhasesS["measure"]
+	}
+	l.Signals = Signals{DBPool: rec.Cell.DBPool, Dropped: rec.DroppedIterations, Errors: rec.Errors}
+	if rec.Status == results.StatusFailed {
+		l.Signals.Failed = rec.Reason
+	}
+	if r, ok := rec.Resources[target]; ok {
+		l.TargetCPUPct = &r.CPUPctOfLimitMean
+		if r.Periods > 0 {
+			l.Signals.TargetThrottledPct = 100 * float64(r.ThrottledPeriods) / float64(r.Periods)
+		}
+	}
+	if r, ok := rec.Resources[db]; ok {
+		l.DBCPUPct = &r.CPUPctOfLimitMean
+	}
+	if rec.DB != nil {
+		s := rec.DB.Sessions
+		l.DBSessionsMean, l.DBSessionsPeak = &s.TotalMean, &s.TotalPeak
+		l.Signals.DBActivePeak = s.ActivePeak
+	}
+	return l
+}
+
+// Check tells whether l meets the SLO and, when not, why: the failing
+// terms with the values seen. A level whose run failed or that made no
+// request fails whatever the terms say.
+func (s SLO) Check(l Level) (bool, string) {
+	switch {
+	case l.Signals.Failed != "":
+		return false, "run failed: " + l.Signals.Failed
+	case l.Requests == 0:
+		return false, "no requests completed"
+	}
+	var why []string
+	for _, t := range s {
+		if got, ok := t.holds(l); !ok {
+			why = append(why, fmt.Sprintf("%s (got %s)", t, got))
+		}
+	}
+	return len(why) == 0, strings.Join(why, "; ")
+}
+
+// slack absorbs binary noise, so 99 % of 100 requests meets success>=99%.
+const slack = 1e-9
+
+func (t Term) holds(l Level) (string, bool) {
+	switch t.Metric {
+	case "success":
+		v := l.SuccessRate * 100
+		return fmt.Sprintf("%.2f%%", v), v+slack >= t.Bound
+	case "error":
+		v := (1 - l.SuccessRate) * 100
+		return fmt.Sprintf("%.2f%%", v), v-slack <= t.Bound
+	}
+	v := latency(l.LatencyMS, t.Metric)
+	return fmt.Sprintf("%.2fms", v), v-slack <= t.Bound
+}
+
+func latency(l results.Latency, metric string) float64 {
+	switch metric {
+	case "avg":
+		return l.Avg
+	case "p50":
+		return l.P50
+	case "p90":
+		return l.P90
+	case "p95":
+		return l.P95
+	case "p99":
+		return l.P99
+	}
+	return math.NaN()
+}

@@ -1,0 +1,122 @@
+package limit
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// Result is what a search found; it is written as limit.json.
+type Result struct {
+	// SafeLimit is the highest level at which the SLO held, every lower
+	// measured level holding it too; null when the first level fails.
+	SafeLimit *SafeLimit `json:"safe_limit"`
+	// Levels are every measured level, by level (Step gives the order).
+	Levels []Level `json:"levels"`
+	// Bottleneck is named at the first failing level (the lowest level
+	// that failed); null when none failed.
+	Bottleneck *Bottleneck `json:"bottleneck"`
+	// Config is the search as asked (start, factor, bounds, levels).
+	Config Config `json:"search"`
+	// Stopped says why the search ended.
+	Stopped string `json:"stopped"`
+}
+
+// SafeLimit is the safe limit of a configuration under one load model.
+type SafeLimit struct {
+	Model Model `json:"model"`
+	Level int   `json:"level"`
+}
+
+// Bottleneck names what ran out first at a failing level.
+type Bottleneck struct {
+	Level int `json:"level"`
+	// Name is one of the Bottleneck* labels.
+	Name string `json:"name"`
+	// Evidence gives the figures the name rests on.
+	Evidence string `json:"evidence"`
+}
+
+// The bottleneck names, in the order Classify tries them: a resource at
+// its limit explains errors and dropped iterations, so it comes first.
+const (
+	// BottleneckTargetCPU: the target's mean CPU is at or above 85 % of
+	// its limit, or it was throttled in at least 20 % of CFS periods
+	// (each throttled period stalls every thread of the target until the
+	// next one, which lands directly in the tail latency).
+	BottleneckTargetCPU = "target-cpu"
+	// BottleneckPool: the sessions busy at once reached the target's pool
+	// size, so requests waited for a connection.
+	BottleneckPool = "pool"
+	// BottleneckDBCPU: the database container's mean CPU is at or above
+	// 85 % of its limit (of the engine's CPUs when it has none).
+	BottleneckDBCPU = "db-cpu"
+	// BottleneckErrors: the run failed, or 1 % or more of the requests
+	// failed, with no resource at its limit.
+	BottleneckErrors = "errors"
+	// BottleneckLoadGenerator: the open model dropped iterations (the
+	// load generator could not start them in time) with nothing else at
+	// a limit: the level measured the generator, not the target.
+	BottleneckLoadGenerator = "load-generator"
+	// BottleneckNone: nothing near a limit; latency grew with the offered
+	// load (queueing) before any measured resource ran out.
+	BottleneckNone = "none"
+)
+
+// Thresholds of Classify.
+const (
+	saturatedPct = 85
+	throttledPct = 20
+	errorPct     = 1
+)
+
+// Classify names the bottleneck of a failing level from its figures.
+func Classify(l Level) Bottleneck {
+	b := Bottleneck{Level: l.Level}
+	s := l.Signals
+	switch {
+	case l.TargetCPUPct != nil && (*l.TargetCPUPct >= saturatedPct || s.TargetThrottledPct >= throttledPct):
+		b.Name = BottleneckTargetCPU
+		b.Evidence = fmt.Sprintf("target CPU %.0f%% of its limit, throttled in %.0f%% of CFS periods",
+			*l.TargetCPUPct, s.TargetThrottledPct)
+	case s.DBPool > 0 && s.DBActivePeak >= s.DBPool:
+		b.Name = BottleneckPool
+		b.Evidence = fmt.Sprintf("%d DB sessions busy at once with a pool of %d", s.DBActivePeak, s.DBPool)
+	case l.DBCPUPct != nil && *l.DBCPUPct >= saturatedPct:
+		b.Name = BottleneckDBCPU
+		b.Evidence = fmt.Sprintf("database CPU %.0f%% of its limit", *l.DBCPUPct)
+	case s.Failed != "" || (1-l.SuccessRate)*100 >= errorPct:
+		b.Name, b.Evidence = BottleneckErrors, errorEvidence(l)
+	case s.Dropped > 0:
+		b.Name = BottleneckLoadGenerator
+		b.Evidence = fmt.Sprintf("%d iterations dropped by the load generator", s.Dropped)
+	default:
+		b.Name = BottleneckNone
+		b.Evidence = "no measured resource at its limit; " + l.Why
+	}
+	return b
+}
+
+// errorEvidence names the failure or the largest error classes.
+func errorEvidence(l Level) string {
+	if l.Signals.Failed != "" {
+		return "run failed: " + l.Signals.Failed
+	}
+	classes := make([]string, 0, len(l.Signals.Errors))
+	for c := range l.Signals.Errors {
+		classes = append(classes, c)
+	}
+	sort.Slice(classes, func(i, j int) bool {
+		ci, cj := l.Signals.Errors[classes[i]], l.Signals.Errors[classes[j]]
+		return ci > cj || (ci == cj && classes[i] < classes[j])
+	})
+	parts := make([]string, 0, 3)
+	for _, c := range classes[:min(3, len(classes))] {
+		parts = append(parts, fmt.Sprintf("%s %d", c, l.Signals.Errors[c]))
+	}
+	msg := fmt.Sprintf("%.2f%% of requests failed", (1-l.SuccessRate)*100)
+	if len(parts) > 0 {
+		msg += " (" + strings.Join(parts, ", ") + ")"
+	}
+	return msg
+}
