@@ -39,6 +39,9 @@ type Runner struct {
 	Reset func(ctx context.Context) error
 	// Monitor, when set, watches each measured phase.
 	Monitor Monitor
+	// Jobs, when set, replaces the spec's schedule (sweep rerun runs one
+	// cell as a new repetition this way).
+	Jobs []Job
 	// RetryFailed runs failed cells of an earlier run again.
 	RetryFailed bool
 	// Progress, when set, is told about each job.
@@ -62,7 +65,7 @@ type Summary struct {
 	Records []results.Record
 	// Skipped counts jobs already done by an earlier run of this directory.
 	Skipped int
-	// OverheadS is the mean orchestration time per cell (apply, ready,
+	// OverheadS is the median orchestration time per cell (apply, ready,
 	// read-back and write), in seconds.
 	OverheadS float64
 }
@@ -83,7 +86,10 @@ func (s Summary) Failed() int {
 // the summary so far in both cases.
 func (r *Runner) Run(ctx context.Context) (Summary, error) {
 	var sum Summary
-	jobs := Schedule(r.Spec.Cells(), r.Spec.Repeat, r.Spec.Order, r.Spec.Seed)
+	jobs := r.Jobs
+	if jobs == nil {
+		jobs = Schedule(r.Spec.Cells(), r.Spec.Repeat, r.Spec.Order, r.Spec.Seed)
+	}
 	var todo []Job
 	for _, j := range jobs {
 		if done(results.CellDir(r.Dir, j.Cell.ID, j.Rep), r.RetryFailed) {

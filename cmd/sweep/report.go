@@ -17,6 +17,7 @@ type reportFlags struct {
 	metrics []string
 	json    bool
 	opts    report.Options
+	skip    bool // no report (preflight check)
 }
 
 func (f *reportFlags) bind(cmd *cobra.Command) {

@@ -26,7 +26,8 @@ func newRootCmd(ctx context.Context, stdout, stderr io.Writer) *cobra.Command {
 		return badFlag(err)
 	})
 	root.AddCommand(newPlanCmd(stdout, stderr), newRunCmd(stdout, stderr), newCleanCmd(stdout),
-		newReportCmd(stdout, stderr), newCompareCmd(stdout))
+		newReportCmd(stdout, stderr), newCompareCmd(stdout),
+		newCheckCmd(stdout, stderr), newResumeCmd(stdout, stderr), newRerunCmd(stdout, stderr))
 	root.SetContext(ctx)
 	return root
 }

@@ -22,6 +22,9 @@ func (e *runEnv) summarize(dir string, sum sweep.Summary, rf reportFlags) error 
 	}
 	fmt.Fprintf(e.stdout, "run %s: %d cells run, %d skipped (already done), %d failed; orchestration overhead %.2f s per cell (median of apply+ready+read-back+write)\n\n",
 		e.runID, len(sum.Records), sum.Skipped, sum.Failed(), sum.OverheadS)
+	if rf.skip {
+		return nil
+	}
 	return writeReport(dir, rf, e.stdout, e.stderr)
 }
 

@@ -35,6 +35,8 @@ type runEnv struct {
 	log            io.Writer
 	hostCPUs       int
 	service        string
+	jobs           []sweep.Job            // rerun: these jobs instead of the spec's schedule
+	check          bool                   // preflight: no report at the end
 	variants       map[string]sweep.Stack // --variant stacks by name
 	stacks         []*compose.Stack       // every variant stack, for teardown
 }
@@ -96,7 +98,7 @@ func (e *runEnv) execute(ctx context.Context, spec sweep.Spec, dir string, meta 
 	}
 	onHardExit.Store(&cleanup)
 	defer onHardExit.Store(nil)
-	runner := &sweep.Runner{Spec: spec, RunID: e.runID, Dir: dir, Stack: stack, Variants: e.variants, Driver: driver,
+	runner := &sweep.Runner{Spec: spec, RunID: e.runID, Dir: dir, Stack: stack, Variants: e.variants, Jobs: e.jobs, Driver: driver,
 		Log: e.log, HostCPUs: e.hostCPUs, RetryFailed: e.opts.retryFailed, Progress: newProgress(e.stderr),
 		Prepare: extras.prepare, Reset: extras.resetFunc(), Monitor: extras.monitor(e.allStacks(stack), spec.Service)}
 	sum, runErr := runner.Run(ctx)
@@ -110,7 +112,7 @@ func (e *runEnv) execute(ctx context.Context, spec sweep.Spec, dir string, meta 
 		fmt.Fprintf(e.stderr, "sweep: --keep: the stack stays up as compose project %s; `sweep clean --run %s` removes it\n",
 			stack.Project(), e.runID)
 	}
-	rf := reportFlags{metrics: []string{"rps", "p99"}, opts: report.DefaultOptions()}
+	rf := reportFlags{metrics: []string{"rps", "p99"}, opts: report.DefaultOptions(), skip: e.check}
 	if err := e.summarize(dir, sum, rf); err != nil {
 		fmt.Fprintf(e.stderr, "sweep: report: %v\n", err)
 	}
