@@ -74,6 +74,20 @@ type client struct {
 	reused bool // conn has carried a request already
 	wbuf   []byte
 	body   []byte // the last kept response body
+	tm     timing // the last request's phases
+}
+
+// timing holds the phases of the last request that got a response. The
+// per-request timestamps are the ones the client needs anyway (the
+// deadline's and the end's) plus two, the end of the write and the first
+// byte; dialling takes three more, once per connection.
+type timing struct {
+	connect, tls time.Duration // zero on a reused connection
+	dialled      bool
+	writeStart   time.Time
+	writeEnd     time.Time
+	firstByte    time.Time
+	end          time.Time
 }
 
 func newClient(ctx context.Context, t *target, timeout time.Duration, stop *stopper) *client {
@@ -87,6 +101,7 @@ func newClient(ctx context.Context, t *target, timeout time.Duration, stop *stop
 // redialled once, as net/http does.
 func (c *client) do(method, uri string, body []byte, keep bool) (int, error) {
 	c.writeRequest(method, uri, body)
+	c.tm.connect, c.tm.tls, c.tm.dialled = 0, 0, false
 	for attempt := 0; ; attempt++ {
 		if c.stop.stopped.Load() {
 			return 0, errStopped
@@ -117,17 +132,25 @@ func (c *client) do(method, uri string, body []byte, keep bool) (int, error) {
 // roundTrip writes c.wbuf and reads the response. fresh reports that the
 // failure came before any byte of a response, so a retry is safe.
 func (c *client) roundTrip(keep bool) (status int, fresh bool, err error) {
-	if err := c.conn.SetDeadline(time.Now().Add(c.timeout)); err != nil {
+	c.tm.writeStart = time.Now()
+	if err := c.conn.SetDeadline(c.tm.writeStart.Add(c.timeout)); err != nil {
 		return 0, true, fmt.Errorf("set deadline: %w", err)
 	}
 	if _, err := c.conn.Write(c.wbuf); err != nil {
 		return 0, true, fmt.Errorf("write request: %w", err)
 	}
+	c.tm.writeEnd = time.Now()
 	c.reused = true
+	// Peek blocks until the first byte of the response has arrived.
+	if _, err := c.br.Peek(1); err != nil {
+		return 0, true, fmt.Errorf("read status line: %w", err)
+	}
+	c.tm.firstByte = time.Now()
 	status, closeAfter, fresh, err := readResponse(c.br, keep, &c.body)
 	if err != nil {
 		return status, fresh, err
 	}
+	c.tm.end = time.Now()
 	if closeAfter {
 		c.close()
 	}
@@ -158,16 +181,20 @@ func (c *client) writeRequest(method, uri string, body []byte) {
 
 func (c *client) dial() error {
 	d := net.Dialer{Timeout: c.timeout, KeepAlive: -1}
+	began := time.Now()
 	conn, err := d.DialContext(c.ctx, "tcp", c.t.addr)
 	if err != nil {
 		return fmt.Errorf("dial %s: %w", c.t.addr, err)
 	}
+	connected := time.Now()
+	c.tm.connect, c.tm.tls, c.tm.dialled = connected.Sub(began), 0, true
 	if c.t.tls != nil {
 		tc := tls.Client(conn, c.t.tls)
 		if err := tc.HandshakeContext(c.ctx); err != nil {
 			conn.Close()
 			return fmt.Errorf("tls handshake %s: %w", c.t.addr, err)
 		}
+		c.tm.tls = time.Since(connected)
 		conn = tc
 	}
 	if !c.stop.attach(c, conn) {

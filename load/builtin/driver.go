@@ -28,6 +28,18 @@
 // response, whatever its status; transport failures (timeouts, refused or
 // reset connections) count as requests and errors but not as latencies.
 //
+// Latency breakdown (Measurement.Breakdown). The client times the phases of
+// each request itself, since it is not net/http and httptrace does not
+// apply: connect and TLS while dialling (0 on a reused connection, as in
+// k6 and ab), sending from the write's start to its end, waiting from the
+// end of the write to the first byte (a Peek on the reader), receiving from
+// the first byte to the end of the body. That is two timestamps per request
+// more than the latency needs (the write's start and the end already
+// exist), and three per dial. Each phase has its own HDR histogram per
+// shard, merged like the others. Measured with the benchmarks here, the
+// phases add about 55 ns of CPU per request to recording (27 to 83 ns) and
+// nothing measurable to benchdriver's 18-20 µs per request.
+//
 // Coordinated omission in the open model: each iteration has a scheduled
 // start, start + k/rate. The first request of an iteration is measured from
 // that scheduled start when the iteration actually began later (the

@@ -103,6 +103,15 @@ func checkMeasurement(t *testing.T, m results.Measurement) {
 	if l.Min <= 0 || l.Avg < l.Min || l.Avg > l.Max {
 		t.Errorf("latency avg/min/max odd: %+v", l)
 	}
+	b := m.Breakdown
+	if b == nil || b.NewConnections < 1 || b.NewConnections > m.Requests {
+		t.Fatalf("breakdown %+v over %d requests: want one with 1..requests new connections", b, m.Requests)
+	}
+	for _, p := range b.Phases() {
+		if l := p.Latency; l.P50 > l.P99 || l.P99 > l.Max || l.Min > l.P50 || l.Max > m.LatencyMS.Max+0.01 {
+			t.Errorf("%s phase %+v odd (latency max %g ms)", p.Name, l, m.LatencyMS.Max)
+		}
+	}
 }
 
 func TestErrorsAreClassified(t *testing.T) {

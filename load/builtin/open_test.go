@@ -23,7 +23,9 @@ func TestOpenModel(t *testing.T) {
 		minDropped float64
 	}{
 		{"keeps the rate", 0, results.LoadInfo{Model: "open", Rate: 200, VUs: 2, MaxVUs: 20}, time.Second, 0.9, 1.05, 0},
-		{"grows users up to max", 20 * time.Millisecond, results.LoadInfo{Model: "open", Rate: 150, VUs: 1, MaxVUs: 20}, time.Second, 0.85, 1.05, 0},
+		// Three users would do; the headroom absorbs a stall of the shared
+		// machine of up to a third of a second without drops.
+		{"grows users up to max", 20 * time.Millisecond, results.LoadInfo{Model: "open", Rate: 150, VUs: 1, MaxVUs: 50}, time.Second, 0.85, 1.05, 0},
 		{"drops beyond max users", 50 * time.Millisecond, results.LoadInfo{Model: "open", Rate: 100, VUs: 1, MaxVUs: 2}, time.Second, 0.15, 0.45, 0.5},
 	}
 	for _, tt := range tests {

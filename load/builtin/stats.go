@@ -47,6 +47,7 @@ type recorder struct {
 type shard struct {
 	mu     sync.Mutex
 	ops    [numOps]opAcc
+	phases phaseAcc
 	errors map[string]int64
 	win    *window // the current second; nil when nobody asks for intervals
 }
@@ -69,7 +70,7 @@ func newRecorder(users int, highest time.Duration, intervals bool) *recorder {
 	n := min(max(users, 1), 2*runtime.GOMAXPROCS(0), maxShards)
 	r := &recorder{highestUS: highest.Microseconds()}
 	for range n {
-		s := &shard{errors: make(map[string]int64)}
+		s := &shard{errors: make(map[string]int64), phases: newPhaseAcc(r.highestUS)}
 		for i := range s.ops {
 			s.ops[i].hist = newHist(r.highestUS)
 		}
@@ -84,16 +85,23 @@ func newRecorder(users int, highest time.Duration, intervals bool) *recorder {
 // shardFor returns the shard of the i-th virtual user.
 func (r *recorder) shardFor(i int) *shard { return r.shards[i%len(r.shards)] }
 
-// record counts one request. lat < 0 means no response came back (a
-// transport error): the request counts, but not in the latency histograms.
-// class is "" for a success.
-func (s *shard) record(o op, lat time.Duration, class string, highestUS int64) {
+// record counts one request. tm is the timing of its response, nil when
+// none came back (a transport error): the request then counts, but not in
+// the latency histograms. class is "" for a success.
+func (s *shard) record(o op, tm *timing, start time.Time, class string, highestUS int64) {
+	lat := time.Duration(-1)
+	var ph [numPhases]int64
+	if tm != nil {
+		lat = tm.end.Sub(start)
+		ph = tm.phasesUS(highestUS)
+	}
 	us := min(max(lat.Microseconds(), 1), highestUS)
 	s.mu.Lock()
 	a := &s.ops[o]
 	a.requests++
 	if lat >= 0 {
 		_ = a.hist.RecordValue(us) // us is within range
+		s.phases.add(&ph, tm.dialled)
 	}
 	if class != "" {
 		a.failed++
@@ -177,6 +185,7 @@ func (r *recorder) measurement(elapsed time.Duration, iterations, dropped int64)
 	m.RPS = rate(m.Requests, secs)
 	m.ErrorRate = ratio(failed, m.Requests)
 	m.LatencyMS = latency(all)
+	m.Breakdown = r.breakdown()
 	pass := 1 - m.ErrorRate
 	m.ChecksPassRate = &pass
 	return m

@@ -126,11 +126,10 @@ func (u *user) call(o op, method, uri string, body []byte, want int, sched time.
 	if errors.Is(err, errStopped) {
 		return "", false, true
 	}
-	lat := time.Since(start)
-	class := ""
+	tm, class := &u.c.tm, ""
 	switch {
 	case err != nil:
-		lat, class = -1, classify(0, err)
+		tm, class = nil, classify(0, err)
 	case status != want && (o != opDelete || status != 200):
 		class = httpClass(status)
 	case needID:
@@ -139,6 +138,6 @@ func (u *user) call(o op, method, uri string, body []byte, want int, sched time.
 			class = classOther
 		}
 	}
-	u.shard.record(o, lat, class, u.p.rec.highestUS)
+	u.shard.record(o, tm, start, class, u.p.rec.highestUS)
 	return id, class == "", false
 }
