@@ -65,19 +65,25 @@ function closedScenario(duration, gracefulStop) {
   };
 }
 
-// openScenario keeps k6's integer rate exact for fractional RATE by
-// stretching timeUnit: 2.5/s becomes 250 per 100s.
+// openScenario gives k6's integer rate a fractional RATE by stretching
+// timeUnit: 2.5/s becomes 2500 per 1000s, exact to 0.001/s. A rate that
+// rounds to 0 there is refused here: k6 would stop with "the iteration
+// rate must be more than 0" (exit 104).
 function openScenario(duration, gracefulStop) {
   const rate = positive('RATE', undefined);
   if (rate === undefined) {
     throw new Error('MODEL=open needs RATE');
   }
   const whole = Number.isInteger(rate);
+  const perUnit = whole ? rate : Math.round(rate * 1000);
+  if (perUnit < 1) {
+    throw new Error(`RATE=${__ENV.RATE}: want at least 0.001 iterations/s`);
+  }
   const pre = Math.ceil(positive('PRE_VUS', Math.max(1, Math.min(Math.ceil(rate), 10))));
   return {
     executor: 'constant-arrival-rate',
-    rate: whole ? rate : Math.round(rate * 100),
-    timeUnit: whole ? '1s' : '100s',
+    rate: perUnit,
+    timeUnit: whole ? '1s' : '1000s',
     duration: duration,
     preAllocatedVUs: pre,
     maxVUs: Math.max(pre, Math.ceil(positive('MAX_VUS', Math.max(pre, 100)))),

@@ -129,8 +129,14 @@ func TestCRUDOptions(t *testing.T) {
 		{
 			name: "open fractional rate",
 			env:  map[string]string{"MODEL": "open", "RATE": "2.5"},
-			want: map[string]any{"rate": 250.0, "timeUnit": "100s", "preAllocatedVUs": 3.0, "maxVUs": 100.0},
+			want: map[string]any{"rate": 2500.0, "timeUnit": "1000s", "preAllocatedVUs": 3.0, "maxVUs": 100.0},
 		},
+		{
+			name: "open rate with more decimals",
+			env:  map[string]string{"MODEL": "open", "RATE": "0.3333"},
+			want: map[string]any{"rate": 333.0, "timeUnit": "1000s", "preAllocatedVUs": 1.0},
+		},
+		{name: "open rate k6 cannot express", env: map[string]string{"MODEL": "open", "RATE": "0.0004"}, wantErr: "at least 0.001"},
 		{name: "open without rate", env: map[string]string{"MODEL": "open"}, wantErr: "MODEL=open needs RATE"},
 		{name: "bad model", env: map[string]string{"MODEL": "ramp"}, wantErr: "MODEL=ramp"},
 		{name: "zero vus", env: map[string]string{"VUS": "0"}, wantErr: "VUS=0"},

@@ -19,6 +19,10 @@ const TrendStats = "avg,min,med,max,p(50),p(75),p(90),p(95),p(99)"
 // flag that some version might lack is needed.
 const noUsageReport = "K6_NO_USAGE_REPORT=true"
 
+// minDuration is the shortest scenario k6 runs ("the duration must be at
+// least 1s").
+const minDuration = time.Second
+
 // Invocation is everything one k6 run's argv depends on.
 type Invocation struct {
 	// Script is the path of the k6 script.
@@ -52,8 +56,9 @@ func Args(inv Invocation) []string {
 // DURATION and the model's level), which win over extra because k6 keeps
 // the last -e of a key.
 func ScriptEnv(req sweep.LoadRequest, extra map[string]string) ([]string, error) {
-	if req.Duration <= 0 {
-		return nil, fmt.Errorf("load duration %s: want > 0", req.Duration)
+	if req.Duration < minDuration {
+		// k6 refuses such a scenario with exit 104 after starting up.
+		return nil, fmt.Errorf("load duration %s: k6 runs scenarios of at least %s", req.Duration, minDuration)
 	}
 	var env []string
 	for _, k := range slices.Sorted(maps.Keys(extra)) {

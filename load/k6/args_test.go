@@ -94,6 +94,11 @@ func TestScriptEnv(t *testing.T) {
 		{name: "open zero rate", req: with(results.LoadInfo{Model: "open", VUs: 3}, 0), wantErr: "rate 0"},
 		{name: "no model", req: with(results.LoadInfo{VUs: 3}, 0), wantErr: `load model ""`},
 		{name: "no duration", req: with(results.LoadInfo{Model: "closed", VUs: 1}, -time.Second), wantErr: "duration"},
+		{
+			name:    "sub-second duration k6 refuses",
+			req:     with(results.LoadInfo{Model: "closed", VUs: 1}, 500*time.Millisecond),
+			wantErr: "at least 1s",
+		},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

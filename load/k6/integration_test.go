@@ -1,11 +1,13 @@
 package k6
 
 import (
-	"crypto/rand"
-	"encoding/json"
-	"net/http"
+	"context"
+	"errors"
+	"flag"
+	"math"
 	"net/http/httptest"
-	"sync"
+	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -14,91 +16,59 @@ import (
 	"github.com/sweep-tool/sweep/sweep"
 )
 
-// memFHIR is a tiny in-memory CRUD server with the demo app's routes.
-type memFHIR struct {
-	mu   sync.Mutex
-	docs map[string]map[string]any
-}
-
-func (s *memFHIR) handler() http.Handler {
-	mux := http.NewServeMux()
-	mux.HandleFunc("POST /{type}", func(w http.ResponseWriter, r *http.Request) {
-		var doc map[string]any
-		if err := json.NewDecoder(r.Body).Decode(&doc); err != nil {
-			http.Error(w, err.Error(), http.StatusBadRequest)
-			return
-		}
-		doc["id"] = rand.Text()
-		s.mu.Lock()
-		s.docs[r.PathValue("type")+"/"+doc["id"].(string)] = doc
-		s.mu.Unlock()
-		writeDoc(w, http.StatusCreated, doc)
-	})
-	mux.HandleFunc("GET /{type}/{id}", func(w http.ResponseWriter, r *http.Request) {
-		s.mu.Lock()
-		doc, ok := s.docs[r.PathValue("type")+"/"+r.PathValue("id")]
-		s.mu.Unlock()
-		if !ok {
-			http.NotFound(w, r)
-			return
-		}
-		writeDoc(w, http.StatusOK, doc)
-	})
-	mux.HandleFunc("PUT /{type}/{id}", func(w http.ResponseWriter, r *http.Request) {
-		var doc map[string]any
-		if err := json.NewDecoder(r.Body).Decode(&doc); err != nil {
-			http.Error(w, err.Error(), http.StatusBadRequest)
-			return
-		}
-		doc["id"] = r.PathValue("id")
-		s.mu.Lock()
-		s.docs[r.PathValue("type")+"/"+r.PathValue("id")] = doc
-		s.mu.Unlock()
-		writeDoc(w, http.StatusOK, doc)
-	})
-	mux.HandleFunc("DELETE /{type}/{id}", func(w http.ResponseWriter, r *http.Request) {
-		s.mu.Lock()
-		delete(s.docs, r.PathValue("type")+"/"+r.PathValue("id"))
-		s.mu.Unlock()
-		w.WriteHeader(http.StatusNoContent)
-	})
-	return mux
-}
-
-func writeDoc(w http.ResponseWriter, status int, doc map[string]any) {
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(status)
-	_ = json.NewEncoder(w).Encode(doc)
-}
+var k6Fixture = flag.Bool("k6fixture", false,
+	"TestRealK6: write the closed run's real export to testdata/summary-export-ops.json (then run -update)")
 
 // TestRealK6 runs the real k6 with the bundled script against memFHIR for
-// 2 s per load model. It skips when k6 is not on PATH.
+// 2 s per case. It skips when k6 is not on PATH.
 func TestRealK6(t *testing.T) {
 	bin := testenv.K6(t)
-	srv := httptest.NewServer((&memFHIR{docs: map[string]map[string]any{}}).handler())
+	srv := httptest.NewServer((&memFHIR{}).handler())
 	defer srv.Close()
-	for _, load := range []results.LoadInfo{
-		{Driver: "k6", Model: "closed", VUs: 2},
-		{Driver: "k6", Model: "open", Rate: 20, VUs: 2, MaxVUs: 10},
-	} {
-		t.Run(load.Model, func(t *testing.T) {
+	failing := httptest.NewServer((&memFHIR{failCreate: true}).handler())
+	defer failing.Close()
+	tests := []struct {
+		name  string
+		url   string
+		load  results.LoadInfo
+		check func(*testing.T, results.Measurement, []results.Interval)
+	}{
+		{"closed", srv.URL, results.LoadInfo{Driver: "k6", Model: "closed", VUs: 2}, checkCRUD},
+		// 12.5/s is 12500 per 1000s for k6, whose rate is an integer.
+		{"open fractional rate", srv.URL, results.LoadInfo{Driver: "k6", Model: "open", Rate: 12.5, VUs: 2, MaxVUs: 10},
+			func(t *testing.T, m results.Measurement, ivs []results.Interval) {
+				checkCRUD(t, m, ivs)
+				// k6 starts one at t=0 and often one more at the very end; on
+				// a busy machine a few are dropped while k6 adds a VU.
+				if got, want := m.Iterations+m.DroppedIterations, 12.5*2; math.Abs(float64(got)-want) > 2 {
+					t.Errorf("%d iterations + %d dropped, want about %g", m.Iterations, m.DroppedIterations, want)
+				}
+			}},
+		{"creates fail", failing.URL, results.LoadInfo{Driver: "k6", Model: "closed", VUs: 1}, checkCreatesFail},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
 			var intervals []results.Interval
 			req := sweep.LoadRequest{
-				BaseURL: srv.URL, Load: load, Duration: 2 * time.Second, Dir: t.TempDir(),
+				BaseURL: tc.url, Load: tc.load, Duration: 2 * time.Second, Dir: t.TempDir(),
 				Interval: func(iv results.Interval) { intervals = append(intervals, iv) },
 			}
 			m, err := New(Options{Binary: bin}).Run(t.Context(), req)
 			if err != nil {
 				t.Fatal(err)
 			}
-			t.Logf("%s: %d requests, %.0f rps, p99 %.2f ms, %d intervals",
-				load.Model, m.Requests, m.RPS, m.LatencyMS.P99, len(intervals))
-			checkRealMeasurement(t, m, intervals)
+			t.Logf("%d requests, %d iterations, %.0f rps, p99 %.2f ms, %d intervals",
+				m.Requests, m.Iterations, m.RPS, m.LatencyMS.P99, len(intervals))
+			tc.check(t, m, intervals)
+			if tc.name == "closed" && *k6Fixture {
+				copyFile(t, filepath.Join(req.Dir, SummaryFile), filepath.Join("testdata", "summary-export-ops.json"))
+			}
 		})
 	}
 }
 
-func checkRealMeasurement(t *testing.T, m results.Measurement, intervals []results.Interval) {
+// checkCRUD checks a run whose every request succeeded.
+func checkCRUD(t *testing.T, m results.Measurement, intervals []results.Interval) {
 	t.Helper()
 	// gracefulStop lets every iteration finish: 9 types × 4 operations each.
 	if m.Requests == 0 || m.Requests != m.Iterations*36 {
@@ -128,7 +98,75 @@ func checkRealMeasurement(t *testing.T, m results.Measurement, intervals []resul
 	for _, iv := range intervals {
 		polled += iv.Requests
 	}
-	if len(intervals) == 0 || polled > m.Requests {
+	if len(intervals) == 0 || polled == 0 || polled > m.Requests {
 		t.Errorf("%d intervals with %d requests, total %d", len(intervals), polled, m.Requests)
+	}
+}
+
+// checkCreatesFail: only creates ran. k6 still exports the read, update
+// and delete sub-metrics (their thresholds name them) with count 0; they
+// are left out, and their always-true thresholds are no result.
+func checkCreatesFail(t *testing.T, m results.Measurement, intervals []results.Interval) {
+	t.Helper()
+	if _, ok := m.Ops["create"]; len(m.Ops) != 1 || !ok {
+		t.Errorf("ops = %v, want create only", m.Ops)
+	}
+	if m.Requests == 0 || m.ErrorRate != 1 || m.Ops["create"].ErrorRate != 1 {
+		t.Errorf("%d requests, error rate %g; want all failed", m.Requests, m.ErrorRate)
+	}
+	if m.ChecksPassRate == nil || *m.ChecksPassRate != 0 || len(m.ThresholdsFailed) != 0 {
+		t.Errorf("checks %v, thresholds crossed %q", m.ChecksPassRate, m.ThresholdsFailed)
+	}
+	var errs int64
+	for _, iv := range intervals {
+		errs += iv.Errors
+	}
+	if errs == 0 || errs > m.Requests {
+		t.Errorf("intervals count %d errors of %d failed requests", errs, m.Requests)
+	}
+}
+
+// TestRealK6Cancel cancels a 1 min run once requests flow: k6 gets one
+// SIGINT, stops within seconds, and still writes its summary export.
+func TestRealK6Cancel(t *testing.T) {
+	bin := testenv.K6(t)
+	srv := httptest.NewServer((&memFHIR{}).handler())
+	defer srv.Close()
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	req := sweep.LoadRequest{
+		BaseURL: srv.URL, Load: results.LoadInfo{Driver: "k6", Model: "closed", VUs: 2},
+		Duration: time.Minute, Dir: t.TempDir(),
+		Interval: func(iv results.Interval) {
+			if iv.Requests > 0 {
+				cancel()
+			}
+		},
+	}
+	start := time.Now()
+	_, err := New(Options{Binary: bin}).Run(ctx, req)
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("error = %v, want it to wrap context.Canceled", err)
+	}
+	if took := time.Since(start); took > 15*time.Second {
+		t.Errorf("cancelled run took %s", took)
+	}
+	data, err := os.ReadFile(filepath.Join(req.Dir, SummaryFile))
+	if err != nil {
+		t.Fatalf("no summary after SIGINT: %v", err)
+	}
+	if m, err := ParseSummary(data); err != nil || m.Requests == 0 {
+		t.Errorf("summary after SIGINT: %d requests, %v", m.Requests, err)
+	}
+}
+
+func copyFile(t *testing.T, from, to string) {
+	t.Helper()
+	data, err := os.ReadFile(from)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(to, data, 0o644); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -11,11 +11,15 @@ import (
 	"github.com/sweep-tool/sweep/results"
 )
 
-// poller turns k6's REST API (GET /v1/metrics, cumulative figures) into
-// per-second Intervals for samples.csv. The API serves trends only as
-// cumulative avg/med/p(90)/p(95) without p(99), so Interval.P99MS stays 0.
+// poller turns k6's REST API (cumulative figures) into per-second
+// Intervals for samples.csv. It asks for the two metrics it needs one by
+// one (GET /v1/metrics/<id>), never for the whole list: k6 formats every
+// trend of the list with percentiles of all samples so far, sorting them
+// under the lock its metrics ingester also takes, which costs the
+// generator CPU that grows with the run. The API has no p(99) anyway, so
+// Interval.P99MS stays 0.
 type poller struct {
-	url    string
+	base   string
 	client *http.Client
 	emit   func(results.Interval)
 	// The cumulative figures at the last successful poll.
@@ -24,7 +28,7 @@ type poller struct {
 
 func newPoller(address string, emit func(results.Interval)) *poller {
 	return &poller{
-		url:    "http://" + address + "/v1/metrics",
+		base:   "http://" + address + "/v1/metrics/",
 		client: &http.Client{Timeout: 800 * time.Millisecond},
 		emit:   emit,
 	}
@@ -59,10 +63,11 @@ func (p *poller) poll(ctx context.Context, t float64) {
 	p.requests, p.failed = requests, failed
 }
 
-// metricsDoc is the JSON:API document k6 serves at /v1/metrics.
-type metricsDoc struct {
-	Data []struct {
-		ID         string `json:"id"`
+// metricDoc is the JSON:API document k6 serves at /v1/metrics/<id>
+// (api/v1/metric_jsonapi.go): a counter's sample has "count" and "rate",
+// a Rate metric's sample only "rate".
+type metricDoc struct {
+	Data struct {
 		Attributes struct {
 			Sample map[string]float64 `json:"sample"`
 		} `json:"attributes"`
@@ -73,30 +78,40 @@ type metricsDoc struct {
 // The API gives http_req_failed only as a rate; every request adds one
 // sample to it and to http_reqs, so failed = rate × requests.
 func (p *poller) fetch(ctx context.Context) (requests, failed int64, err error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, p.url, nil)
+	reqs, err := p.sample(ctx, "http_reqs")
 	if err != nil {
 		return 0, 0, err
+	}
+	rate, err := p.sample(ctx, "http_req_failed")
+	if err != nil {
+		return 0, 0, err
+	}
+	requests = int64(reqs["count"])
+	return requests, int64(math.Round(rate["rate"] * float64(requests))), nil
+}
+
+// sample reads one metric's cumulative sample. A metric k6 has not
+// observed yet (no request made) is a 404 and reads as empty.
+func (p *poller) sample(ctx context.Context, id string) (map[string]float64, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, p.base+id, nil)
+	if err != nil {
+		return nil, err
 	}
 	resp, err := p.client.Do(req)
 	if err != nil {
-		return 0, 0, err
+		return nil, err
 	}
 	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		return 0, 0, fmt.Errorf("k6 api: %s", resp.Status)
+	switch resp.StatusCode {
+	case http.StatusOK:
+	case http.StatusNotFound:
+		return nil, nil
+	default:
+		return nil, fmt.Errorf("k6 api %s: %s", id, resp.Status)
 	}
-	var doc metricsDoc
+	var doc metricDoc
 	if err := json.NewDecoder(resp.Body).Decode(&doc); err != nil {
-		return 0, 0, fmt.Errorf("k6 api: %w", err)
+		return nil, fmt.Errorf("k6 api %s: %w", id, err)
 	}
-	var rate float64
-	for _, m := range doc.Data {
-		switch m.ID {
-		case "http_reqs":
-			requests = int64(m.Attributes.Sample["count"])
-		case "http_req_failed":
-			rate = m.Attributes.Sample["rate"]
-		}
-	}
-	return requests, int64(math.Round(rate * float64(requests))), nil
+	return doc.Data.Attributes.Sample, nil
 }

@@ -176,13 +176,15 @@ func latency(metrics map[string]metric, name string) (results.Latency, error) {
 }
 
 // ops reads the {op:<op>} sub-metrics that crud.js's thresholds put into
-// the summary; an op without http_reqs{op:…} is left out.
+// the summary. An op that made no request is left out, as the built-in
+// driver does: k6 exports every sub-metric a threshold names, an op that
+// never ran (reads after failed creates) with count 0 and zero latencies.
 func ops(metrics map[string]metric) (map[string]results.OpStats, error) {
 	var out map[string]results.OpStats
 	for _, op := range results.Operations {
 		tag := "{op:" + op + "}"
 		reqs, ok := metrics["http_reqs"+tag]
-		if !ok {
+		if !ok || reqs.values["count"] == 0 {
 			continue
 		}
 		lat, err := latency(metrics, "http_req_duration"+tag)

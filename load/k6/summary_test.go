@@ -218,8 +218,16 @@ func TestOps(t *testing.T) {
 		t.Fatalf("Ops = %v, want create/read/update/delete", m.Ops)
 	}
 	create := m.Ops["create"]
-	if create.Requests != 17248 || create.LatencyMS.P99 != 9.8 || create.ErrorRate != 0 {
+	if create.Requests != 2223 || create.LatencyMS.P99 != 2.7918040800000132 || create.ErrorRate != 0 {
 		t.Errorf("create = %+v", create)
+	}
+	// An op that never ran is exported with count 0 (its thresholds name
+	// it) and is left out.
+	noReads := editFixture(t, "summary-export-ops.json", func(metrics map[string]map[string]any) {
+		metrics["http_reqs{op:read}"]["count"] = 0
+	})
+	if m, err := ParseSummary(noReads); err != nil || len(m.Ops) != 3 {
+		t.Errorf("ops with read count 0 = %v (%v), want create/update/delete", m.Ops, err)
 	}
 	// Even if k6 reported an always-true op threshold as crossed, it is not
 	// a result; a user's own threshold on an op sub-metric is.
