@@ -16,6 +16,8 @@ type Result struct {
 	// Bottleneck is named at the first failing level (the lowest level
 	// that failed); null when none failed.
 	Bottleneck *Bottleneck `json:"bottleneck"`
+	// SLO is the objective every level was judged by.
+	SLO SLO `json:"slo"`
 	// Config is the search as asked (start, factor, bounds, levels).
 	Config Config `json:"search"`
 	// Stopped says why the search ended.

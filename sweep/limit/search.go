@@ -24,7 +24,8 @@ const (
 type Config struct {
 	// Model says what a level counts (VUs or iterations/s).
 	Model Model `json:"model"`
-	SLO   SLO   `json:"slo"`
+	// SLO is written once, as the result's slo.
+	SLO SLO `json:"-"`
 	// Start is the first level; the ramp multiplies it by Factor while the
 	// SLO holds, up to Max.
 	Start  int     `json:"start_level"`
@@ -204,7 +205,7 @@ func bracketed(lo, hi int) bool {
 func (s *search) result() Result {
 	levels := slices.Clone(s.levels)
 	slices.SortStableFunc(levels, func(a, b Level) int { return a.Level - b.Level })
-	r := Result{Config: s.cfg, Levels: levels, Stopped: s.stopped}
+	r := Result{SLO: s.cfg.SLO, Config: s.cfg, Levels: levels, Stopped: s.stopped}
 	for _, l := range levels {
 		if !l.SLOOK {
 			b := Classify(l)

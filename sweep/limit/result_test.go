@@ -1,0 +1,154 @@
+package limit
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/sweep-tool/sweep/results"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
+
+func ptr[T any](v T) *T { return &v }
+
+func TestClassify(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name, want string
+		level      Level
+	}{
+		{"cpu at its limit", BottleneckTargetCPU, Level{TargetCPUPct: ptr(96.0), SuccessRate: 0.5}},
+		{"throttled", BottleneckTargetCPU, Level{TargetCPUPct: ptr(60.0), Signals: Signals{TargetThrottledPct: 35}}},
+		{"pool", BottleneckPool, Level{TargetCPUPct: ptr(50.0), Signals: Signals{DBActivePeak: 4, DBPool: 4}}},
+		{"db cpu", BottleneckDBCPU, Level{DBCPUPct: ptr(90.0), Signals: Signals{DBActivePeak: 3, DBPool: 4}}},
+		{"errors", BottleneckErrors, Level{SuccessRate: 0.95, Signals: Signals{Errors: map[string]int64{"http_503": 5}}}},
+		{"run failed", BottleneckErrors, Level{SuccessRate: 1, Signals: Signals{Failed: "target died"}}},
+		{"dropped", BottleneckLoadGenerator, Level{SuccessRate: 1, Signals: Signals{Dropped: 12}}},
+		{"nothing", BottleneckNone, Level{SuccessRate: 1, TargetCPUPct: ptr(40.0), Why: "p99<=20ms (got 25.00ms)"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			b := Classify(tc.level)
+			if b.Name != tc.want || b.Evidence == "" {
+				t.Errorf("Classify = %+v, want %s with evidence", b, tc.want)
+			}
+		})
+	}
+}
+
+func TestErrorEvidenceNamesTheLargestClasses(t *testing.T) {
+	t.Parallel()
+	l := Level{SuccessRate: 0.9, Signals: Signals{Errors: map[string]int64{
+		"timeout": 2, "http_503": 50, "connection": 9, "http_500": 9}}}
+	got := Classify(l).Evidence
+	if want := "10.00% of requests failed (http_503 50, connection 9, http_500 9)"; got != want {
+		t.Errorf("evidence %q, want %q", got, want)
+	}
+}
+
+func TestFromRecord(t *testing.T) {
+	t.Parallel()
+	rec := results.Record{Status: results.StatusOK, Cell: results.CellInfo{DBPool: 4},
+		Measurement: results.Measurement{Requests: 1000, ErrorRate: 0.02, DurationS: 2.01,
+			LatencyMS: results.Latency{P99: 12}, DroppedIterations: 3},
+		Resources: map[string]results.ResourceStats{
+			"app": {CPUPctOfLimitMean: 97, Periods: 20, ThrottledPeriods: 15},
+			"db":  {CPUPctOfLimitMean: 12.5},
+		},
+		DB: &results.DBStats{Sessions: results.DBSessions{TotalMean: 3.5, TotalPeak: 4, ActivePeak: 2}},
+	}
+	l := FromRecord(rec, "app", "db")
+	switch {
+	case l.Requests != 1000 || l.SuccessRate != 0.98 || l.ElapsedS != 2.01 || l.LatencyMS.P99 != 12:
+		t.Errorf("measurement: %+v", l)
+	case l.TargetCPUPct == nil || *l.TargetCPUPct != 97 || l.Signals.TargetThrottledPct != 75:
+		t.Errorf("target: %v, throttled %v", l.TargetCPUPct, l.Signals.TargetThrottledPct)
+	case l.DBCPUPct == nil || *l.DBCPUPct != 12.5 || *l.DBSessionsMean != 3.5 || *l.DBSessionsPeak != 4:
+		t.Errorf("database: %+v", l)
+	case l.Signals.DBActivePeak != 2 || l.Signals.DBPool != 4 || l.Signals.Dropped != 3 || l.Signals.Failed != "":
+		t.Errorf("signals: %+v", l.Signals)
+	}
+	bare := FromRecord(results.Record{Status: results.StatusFailed, Reason: "boom", PhasesS: map[string]float64{"measure": 1.5}}, "app", "db")
+	if bare.TargetCPUPct != nil || bare.DBCPUPct != nil || bare.DBSessionsMean != nil || bare.ElapsedS != 1.5 ||
+		bare.Signals.Failed != "boom" {
+		t.Errorf("a failed record without samplers: %+v", bare)
+	}
+}
+
+// tableResult is a search over three levels: two hold, one fails on the
+// tail with the target's CPU at its limit.
+func tableResult() Result {
+	mk := func(level, step int, p99 float64, cpu float64, ok bool, why string) Level {
+		return Level{Level: level, Step: step, Requests: int64(level) * 1500, SuccessRate: 1,
+			LatencyMS:    results.Latency{Min: 0.41, Avg: p99 / 4, P50: p99 / 5, P75: p99 / 3, P90: p99 / 2, P99: p99, Max: p99 * 3},
+			TargetCPUPct: ptr(cpu), DBSessionsMean: ptr(1.5), DBSessionsPeak: ptr(2), DBCPUPct: ptr(7.25),
+			ElapsedS: 2.0, SLOOK: ok, Why: why, Signals: Signals{TargetThrottledPct: cpu / 2, DBPool: 2}}
+	}
+	levels := []Level{mk(1, 1, 4.2, 38, true, ""), mk(2, 3, 11.8, 71, true, ""),
+		mk(4, 2, 31.5, 99, false, "p99<=20ms (got 31.50ms)")}
+	b := Classify(levels[2])
+	return Result{SafeLimit: &SafeLimit{Model: ModelVUs, Level: 2}, Levels: levels, Bottleneck: &b,
+		SLO: SLO{{"p99", 20}}, Config: config(1, 64, 4, 4), Stopped: "bracketed: 2 holds, 4 fails"}
+}
+
+func TestWriteTableGolden(t *testing.T) {
+	t.Parallel()
+	none := tableResult()
+	none.Levels, none.SafeLimit = none.Levels[2:], nil
+	none.Stopped = "the first level fails"
+	for name, r := range map[string]Result{"table": tableResult(), "table-none": none} {
+		var buf bytes.Buffer
+		if err := WriteTable(&buf, r); err != nil {
+			t.Fatal(err)
+		}
+		golden(t, filepath.Join("testdata", name+".golden"), buf.Bytes())
+	}
+}
+
+func golden(t *testing.T, path string, got []byte) {
+	t.Helper()
+	if *update {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test -update to create it)", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("%s differs (go test -update rewrites it):\n--- want\n%s\n--- got\n%s", path, want, got)
+	}
+}
+
+func TestResultJSONKeys(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "limit.json")
+	if err := results.WriteJSONAtomic(path, tableResult()); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, key := range []string{`"safe_limit": {`, `"model": "vus"`, `"level": 2`, `"success_rate": 1`,
+		`"p75": `, `"target_cpu_pct": 99`, `"db_sessions_mean": 1.5`, `"db_sessions_peak": 2`, `"db_cpu_pct": 7.25`,
+		`"elapsed_s": 2`, `"slo_ok": false`, `"why": "p99`, `"slo": "p99`, `"bottleneck": {`, `"name": "target-cpu"`} {
+		if !strings.Contains(string(b), key) {
+			t.Errorf("limit.json lacks %s:\n%s", key, b)
+		}
+	}
+	var back Result
+	if err := json.Unmarshal(b, &back); err != nil {
+		t.Fatal(err)
+	}
+	if back.SLO.String() != "p99<=20ms" || back.Levels[2].Why != "p99<=20ms (got 31.50ms)" || back.SafeLimit.Level != 2 {
+		t.Errorf("limit.json reads back as %+v", back)
+	}
+}
