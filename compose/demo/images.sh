@@ -1,26 +1,41 @@
 #!/usr/bin/env bash
-# images.sh builds the demo stack's two images on this machine, with no
+# images.sh builds the demo stacks' images on this machine, with no
 # registry and no Docker builder, and points compose/demo/.env at them:
 #
 #   sweep-demoapp:<12 hex of sha256 of the binary>   static Go binary only
 #   sweep-demo-postgres:<12 hex of sha256 of the rootfs>
 #                       PostgreSQL 15 from Debian's packages, busybox, and an
 #                       entrypoint compatible with the official postgres image
+#   sweep-demo-pgbouncer:<12 hex of sha256 of the rootfs>
+#                       PgBouncer from Debian's package (1.18 on bookworm),
+#                       busybox, and an entrypoint that writes pgbouncer.ini
+#                       from the environment (pgbouncer-entrypoint.sh)
 #
-# Tags follow content, so a run with nothing changed rebuilds nothing.
+# Usage: images.sh [app|pg|pgbouncer]...   (no arguments: all three)
+# Tags follow content, so a run with nothing changed rebuilds nothing; the
+# two rootfs images also carry a label with the hash of their inputs (this
+# script, the entrypoints, the installed package versions), so when those
+# did not change not even the rootfs is assembled again.
 # A caller that already has an image (e.g. postgres:15 from a registry) sets
-# SWEEP_DEMO_PG_IMAGE or SWEEP_DEMO_APP_IMAGE and that one is used as is.
-# Needs: bash, docker, go, and (for PostgreSQL) Debian's postgresql-15 and
-# busybox-static, which it installs with apt-get when missing (as root).
-# Prints the two tags on stdout, progress on stderr.
+# SWEEP_DEMO_PG_IMAGE, SWEEP_DEMO_APP_IMAGE or SWEEP_DEMO_PGBOUNCER_IMAGE and
+# that one is used as is.
+# Needs: bash, docker, go, and Debian's postgresql-15, pgbouncer and
+# busybox-static, which it installs with apt-get when missing (as root; on a
+# host with systemd, installing pgbouncer also enables its service).
+# Prints the chosen images' .env lines on stdout, progress on stderr.
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 repo="$(cd "$here/../.." && pwd)"
+# this script as bash read it, for inputs_key: an edit while it runs must
+# not label an image built by the old text with the new text's hash
+self_sum="$(sha256sum <"$here/images.sh")"
 pg_major=15
 pg_bin="/usr/lib/postgresql/$pg_major/bin"
 pg_lib="/usr/lib/postgresql/$pg_major/lib"
 pg_share="/usr/share/postgresql/$pg_major"
+# the pgbouncer user inside its image
+pgbouncer_uid=998
 # Debian's multiarch library folder, e.g. x86_64-linux-gnu
 multiarch="$(basename "$(dirname "$(ls /usr/lib/*-linux-gnu*/libc.so.6 | head -1)")")"
 work="$(mktemp -d)"
@@ -61,11 +76,11 @@ build_app() {
 	APP_IMAGE="$tag"
 }
 
-# ensure_packages installs the Debian packages the PostgreSQL image is made
-# of, refreshing the package lists only when a plain install fails.
+# ensure_packages PKG... installs the Debian packages an image is made of,
+# refreshing the package lists only when a plain install fails.
 ensure_packages() {
-	local missing=()
-	for p in "postgresql-$pg_major" busybox-static; do
+	local missing=() p
+	for p in "$@"; do
 		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
 	done
 	[ ${#missing[@]} -eq 0 ] && return 0
@@ -75,26 +90,45 @@ ensure_packages() {
 		{ apt-get update >&2 && apt-get install -y --no-install-recommends "${missing[@]}" >&2; }
 }
 
-# copy_libs ROOT copies the shared libraries (and the loader) that the
-# server programs and modules under ROOT need, as ldd on this machine
-# resolves them. ldd runs once over all of them: it is the slow step.
+# copy_libs ROOT FILE... copies the shared libraries (and the loader) that
+# the programs and modules FILE... need, as ldd on this machine resolves
+# them, into ROOT. ldd runs once over all of them: it is the slow step.
 copy_libs() {
 	local root="$1" deps
-	deps="$(ldd "$root$pg_bin"/* "$root$pg_lib"/*.so 2>/dev/null |
+	shift
+	deps="$(ldd "$@" 2>/dev/null |
 		awk '$2 == "=>" && $3 ~ /^\// {print $3} $1 ~ /^\// && $2 ~ /^\(/ {print $1}' | sort -u)"
 	grep -v '/ld-linux' <<<"$deps" | xargs cp -L -t "$root/usr/lib/$multiarch"
 	grep '/ld-linux' <<<"$deps" | xargs cp -L -t "$root/usr/lib64"
+}
+
+# add_busybox ROOT APPLET... installs the static busybox and links the
+# applets to it.
+add_busybox() {
+	local r="$1" a
+	shift
+	cp /bin/busybox "$r/usr/bin/busybox"
+	for a in "$@"; do ln -s busybox "$r/usr/bin/$a"; done
+}
+
+# base_layout ROOT makes the folders, links and files both rootfs share.
+base_layout() {
+	local r="$1"
+	mkdir -p "$r"/{etc,tmp,usr/bin,usr/sbin,usr/lib64,"usr/lib/$multiarch",usr/local/bin}
+	ln -s usr/bin "$r/bin"
+	ln -s usr/lib "$r/lib"
+	ln -s usr/lib64 "$r/lib64"
+	printf 'passwd: files\ngroup: files\nhosts: files dns\n' >"$r/etc/nsswitch.conf"
+	chmod 1777 "$r/tmp"
 }
 
 # assemble_pg_rootfs ROOT lays out the smallest tree PostgreSQL, initdb,
 # pg_ctl, pg_isready and the entrypoint need.
 assemble_pg_rootfs() {
 	local r="$1"
-	mkdir -p "$r"/{etc,tmp,usr/bin,usr/lib64,"usr/lib/$multiarch",usr/local/bin,usr/share/zoneinfo/Etc} \
-		"$r$pg_bin" "$r$pg_lib" "$r$pg_share" "$r/var/run/postgresql" "$r/var/lib/postgresql/data"
-	ln -s usr/bin "$r/bin"
-	ln -s usr/lib "$r/lib"
-	ln -s usr/lib64 "$r/lib64"
+	base_layout "$r"
+	mkdir -p "$r/usr/share/zoneinfo/Etc" "$r$pg_bin" "$r$pg_lib" "$r$pg_share" \
+		"$r/var/run/postgresql" "$r/var/lib/postgresql/data"
 	cp "$pg_bin"/{postgres,initdb,pg_ctl,pg_isready} "$r$pg_bin/"
 	# server modules (plpgsql, snowball, encodings...); JIT needs LLVM, left out
 	find "$pg_lib" -maxdepth 1 -name '*.so' ! -name 'llvmjit*.so' -exec cp {} "$r$pg_lib/" \;
@@ -102,19 +136,14 @@ assemble_pg_rootfs() {
 	cp /usr/share/zoneinfo/Etc/{UTC,GMT} "$r/usr/share/zoneinfo/Etc/"
 	ln -s Etc/UTC "$r/usr/share/zoneinfo/UTC"
 	ln -s Etc/GMT "$r/usr/share/zoneinfo/GMT"
-	copy_libs "$r"
-	cp /bin/busybox "$r/usr/bin/busybox"
-	for a in sh cat chmod chown echo env grep id ls mkdir mktemp printf ps rm sleep su test; do
-		ln -s busybox "$r/usr/bin/$a"
-	done
+	copy_libs "$r" "$r$pg_bin"/* "$r$pg_lib"/*.so
+	add_busybox "$r" sh cat chmod chown echo env grep id ls mkdir mktemp printf ps rm sleep su test
 	# initdb asks "locale -a" for collations; the image has only C and POSIX
 	printf '#!/bin/sh\necho C\necho POSIX\n' >"$r/usr/bin/locale"
 	chmod 0755 "$r/usr/bin/locale"
 	printf 'root:x:0:0:root:/root:/bin/sh\npostgres:x:999:999:PostgreSQL:/var/lib/postgresql:/bin/sh\n' >"$r/etc/passwd"
 	printf 'root:x:0:\npostgres:x:999:\n' >"$r/etc/group"
-	printf 'passwd: files\ngroup: files\nhosts: files dns\n' >"$r/etc/nsswitch.conf"
 	install -m 0755 "$here/pg-entrypoint.sh" "$r/usr/local/bin/docker-entrypoint.sh"
-	chmod 1777 "$r/tmp"
 	chown -R 999:999 "$r/var/run/postgresql" "$r/var/lib/postgresql"
 	chmod 2775 "$r/var/run/postgresql"
 	chmod 700 "$r/var/lib/postgresql/data"
@@ -127,45 +156,118 @@ rootfs_hash() {
 		find . -type f -print0 | LC_ALL=C sort -z | xargs -0 sha256sum) | short_hash
 }
 
-build_pg() {
-	ensure_packages
-	log "assembling the PostgreSQL rootfs"
-	assemble_pg_rootfs "$work/pg"
-	local tag
-	tag="sweep-demo-postgres:$(rootfs_hash "$work/pg")"
-	if have_image "$tag"; then
-		log "$tag exists, not rebuilt"
-	else
-		import_rootfs "$work/pg" "$tag" \
-			'ENTRYPOINT ["/usr/local/bin/docker-entrypoint.sh"]' 'CMD ["postgres"]' \
-			"ENV PATH=$pg_bin:/usr/local/bin:/usr/bin:/bin" 'ENV PGDATA=/var/lib/postgresql/data' \
-			'ENV TZ=UTC' 'EXPOSE 5432' \
-			'LABEL org.opencontainers.image.title=sweep-demo-postgres'
-		log "imported $tag"
-	fi
-	PG_IMAGE="$tag"
+# inputs_key FILE... hashes what a rootfs is assembled from: this script,
+# the given files and the version of every installed Debian package. Files
+# changed behind dpkg's back are not seen.
+inputs_key() {
+	{ echo "$self_sum" && cat "$@" && dpkg-query -W -f='${Package} ${Version} ${Architecture}\n'; } | short_hash
 }
 
-# write_env sets the two image variables in .env, keeping any other lines.
+# cached_image REPO KEY prints REPO:TAG of an image of REPO imported from
+# inputs KEY, or nothing. It spares assembling and hashing a rootfs (tens
+# of seconds for PostgreSQL) when nothing changed.
+cached_image() {
+	docker image ls --filter "label=sweep.demo.inputs=$2" --format '{{.Repository}}:{{.Tag}}' "$1" |
+		{ grep -v ':<none>$' || true; } | head -1
+}
+
+# build_rootfs_image VAR REPO KEY ASSEMBLE CHANGE... sets VAR to an image of
+# REPO built from inputs KEY: a cached one, or one whose rootfs ASSEMBLE
+# lays out, tagged by that rootfs's hash and imported with CHANGE....
+build_rootfs_image() {
+	local var="$1" repo="$2" key="$3" assemble="$4" tag
+	shift 4
+	tag="$(cached_image "$repo" "$key")"
+	if [ -n "$tag" ]; then
+		log "$tag is up to date"
+	else
+		log "assembling the $repo rootfs"
+		"$assemble" "$work/$repo"
+		tag="$repo:$(rootfs_hash "$work/$repo")"
+		# imported even when the tag exists: the inputs label moves to it
+		import_rootfs "$work/$repo" "$tag" "$@" "LABEL sweep.demo.inputs=$key" \
+			"LABEL org.opencontainers.image.title=$repo"
+		log "imported $tag"
+	fi
+	printf -v "$var" '%s' "$tag"
+}
+
+build_pg() {
+	ensure_packages "postgresql-$pg_major" busybox-static
+	build_rootfs_image PG_IMAGE sweep-demo-postgres "$(inputs_key "$here/pg-entrypoint.sh")" \
+		assemble_pg_rootfs \
+		'ENTRYPOINT ["/usr/local/bin/docker-entrypoint.sh"]' 'CMD ["postgres"]' \
+		"ENV PATH=$pg_bin:/usr/local/bin:/usr/bin:/bin" 'ENV PGDATA=/var/lib/postgresql/data' \
+		'ENV TZ=UTC' 'EXPOSE 5432'
+}
+
+# assemble_pgbouncer_rootfs ROOT lays out PgBouncer, its libraries, the
+# entrypoint; it runs as the pgbouncer user.
+assemble_pgbouncer_rootfs() {
+	local r="$1"
+	base_layout "$r"
+	mkdir -p "$r/etc/pgbouncer"
+	cp /usr/sbin/pgbouncer "$r/usr/sbin/"
+	copy_libs "$r" /usr/sbin/pgbouncer
+	add_busybox "$r" sh cat chown echo grep id ls mkdir nc printf ps sed sleep timeout
+	printf 'root:x:0:0:root:/root:/bin/sh\npgbouncer:x:%s:%s:PgBouncer:/etc/pgbouncer:/bin/sh\n' \
+		"$pgbouncer_uid" "$pgbouncer_uid" >"$r/etc/passwd"
+	printf 'root:x:0:\npgbouncer:x:%s:\n' "$pgbouncer_uid" >"$r/etc/group"
+	install -m 0755 "$here/pgbouncer-entrypoint.sh" "$r/usr/local/bin/docker-entrypoint.sh"
+	chown -R "$pgbouncer_uid:$pgbouncer_uid" "$r/etc/pgbouncer"
+	chmod 700 "$r/etc/pgbouncer"
+}
+
+build_pgbouncer() {
+	ensure_packages pgbouncer busybox-static
+	build_rootfs_image PGBOUNCER_IMAGE sweep-demo-pgbouncer \
+		"$(inputs_key "$here/pgbouncer-entrypoint.sh")" \
+		assemble_pgbouncer_rootfs \
+		'ENTRYPOINT ["/usr/local/bin/docker-entrypoint.sh"]' \
+		'ENV PATH=/usr/local/bin:/usr/sbin:/usr/bin:/bin' "USER $pgbouncer_uid" 'EXPOSE 6432'
+}
+
+# write_env sets the variables of the images built in .env, keeping any
+# other lines.
 write_env() {
-	local env="$here/.env" tmp="$work/env"
+	local env="$here/.env" tmp="$work/env" keys
+	keys="$(cut -d= -f1 <<<"$1" | paste -sd'|')"
 	{
-		[ -f "$env" ] && grep -v -E '^(SWEEP_DEMO_APP_IMAGE|SWEEP_DEMO_PG_IMAGE)=' "$env" || true
-		echo "SWEEP_DEMO_APP_IMAGE=$APP_IMAGE"
-		echo "SWEEP_DEMO_PG_IMAGE=$PG_IMAGE"
+		[ -f "$env" ] && grep -v -E "^($keys)=" "$env" || true
+		echo "$1"
 	} >"$tmp"
 	mv "$tmp" "$env"
 	log "wrote $env"
 }
 
+# env_line NAME prints the .env line of image NAME.
+env_line() {
+	case "$1" in
+	app) echo "SWEEP_DEMO_APP_IMAGE=$APP_IMAGE" ;;
+	pg) echo "SWEEP_DEMO_PG_IMAGE=$PG_IMAGE" ;;
+	pgbouncer) echo "SWEEP_DEMO_PGBOUNCER_IMAGE=$PGBOUNCER_IMAGE" ;;
+	esac
+}
+
+# main builds the images named in its arguments (app, pg, pgbouncer; all
+# three without arguments), prints their variables and writes them to .env.
 main() {
+	local lines="" name
 	APP_IMAGE="${SWEEP_DEMO_APP_IMAGE:-}"
 	PG_IMAGE="${SWEEP_DEMO_PG_IMAGE:-}"
-	[ -n "$APP_IMAGE" ] || build_app
-	[ -n "$PG_IMAGE" ] || build_pg
-	write_env
-	echo "SWEEP_DEMO_APP_IMAGE=$APP_IMAGE"
-	echo "SWEEP_DEMO_PG_IMAGE=$PG_IMAGE"
+	PGBOUNCER_IMAGE="${SWEEP_DEMO_PGBOUNCER_IMAGE:-}"
+	[ $# -gt 0 ] || set -- app pg pgbouncer
+	for name in "$@"; do
+		case "$name" in
+		app) [ -n "$APP_IMAGE" ] || build_app ;;
+		pg) [ -n "$PG_IMAGE" ] || build_pg ;;
+		pgbouncer) [ -n "$PGBOUNCER_IMAGE" ] || build_pgbouncer ;;
+		*) log "unknown image $name, want app, pg or pgbouncer" && exit 2 ;;
+		esac
+		lines+="$(env_line "$name")"$'\n'
+	done
+	write_env "${lines%$'\n'}"
+	printf '%s' "$lines"
 }
 
 main "$@"
