@@ -31,6 +31,10 @@ type Cell struct {
 	// are nil when no sampler recorded them.
 	CPUPct   *Estimate `json:"cpu_pct_of_limit,omitempty"`
 	Sessions *Estimate `json:"db_sessions_peak,omitempty"`
+	// Breakdown is the latency split into connect, TLS, sending, waiting
+	// and receiving over the ok repetitions (see cellBreakdown); nil unless
+	// the driver measured it in every one.
+	Breakdown *results.Breakdown `json:"breakdown_ms,omitempty"`
 	// Bottleneck is a short label (see Bottlenecks); empty without metrics.
 	Bottleneck string `json:"bottleneck,omitempty"`
 	// Ineligible says why the cell cannot win; empty when it can.
@@ -75,6 +79,7 @@ func summarise(rc results.RunCell, service string, opts Options) *Cell {
 	c.ErrorRate = estimate(errs, opts.NoiseBand)
 	c.CPUPct = optional(cpu, len(rps), opts.NoiseBand)
 	c.Sessions = optional(sess, len(rps), opts.NoiseBand)
+	c.Breakdown = cellBreakdown(c.reps)
 	c.Ineligible = ineligible(c, opts)
 	c.Bottleneck = bottleneck(c, service, opts)
 	return c

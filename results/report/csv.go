@@ -11,8 +11,8 @@ import (
 )
 
 // fixedColumns come first in results.csv, in this order; the per-operation,
-// error-class, resources, db and driver columns follow, sorted, when any
-// repetition has them.
+// error-class, latency breakdown, resources, db and driver columns follow,
+// sorted, when any repetition has them.
 var fixedColumns = []string{
 	"run_id", "cell_id", "cpus", "web_threads", "db_pool", "web_mult", "db_mult", "repetition",
 	"status", "reason", "load_driver", "load_model", "vus", "rate", "duration_s", "requests", "rps",
@@ -90,6 +90,7 @@ func csvRow(runID string, r results.Rep, bottleneck string) map[string]string {
 	for class, n := range r.Errors {
 		row["errors."+class] = strconv.FormatInt(n, 10)
 	}
+	addBreakdown(row, r.Breakdown)
 	addUsage(row, r)
 	return row
 }

@@ -36,6 +36,9 @@ func document(rep *Report, charts []Chart) []section {
 		{Heading: "Heatmaps", Charts: heat},
 		{Heading: "Matrices", Tables: matrices(rep)},
 	}
+	if bt := breakdownTables(rep); len(bt) > 0 {
+		secs = append(secs, section{Heading: "Latency breakdown", Tables: bt})
+	}
 	if bt := bottleneckTables(rep); len(bt) > 0 {
 		secs = append(secs, section{Heading: "Bottlenecks", Tables: append(bt, legendTable())})
 	}

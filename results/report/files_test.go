@@ -2,7 +2,6 @@ package report
 
 import (
 	"context"
-	"encoding/csv"
 	"encoding/json"
 	"image/color"
 	"image/png"
@@ -33,15 +32,7 @@ func TestWriteFiles(t *testing.T) {
 			t.Errorf("%s: %v", f, err)
 		}
 	}
-	f, err := os.Open(filepath.Join(dir, "results.csv"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	rows, err := csv.NewReader(f).ReadAll()
-	if err != nil {
-		t.Fatal(err)
-	}
+	rows := readCSV(t, filepath.Join(dir, "results.csv"))
 	// 11 cells: 9 finished ones with 3+3+3+1+3+3+3+2+2 repetitions.
 	if len(rows) != 1+23 {
 		t.Errorf("results.csv has %d data rows, want 23", len(rows)-1)

@@ -1,7 +1,6 @@
 package report
 
 import (
-	"encoding/csv"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -99,15 +98,7 @@ var gopSpec = map[string]any{
 // repetition each (5 minutes, k6, VUs = 2 × web threads, as the study ran).
 func gopCells(t *testing.T) []fxCell {
 	t.Helper()
-	f, err := os.Open(filepath.Join("testdata", "game-of-pools-summary.csv"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	rows, err := csv.NewReader(f).ReadAll()
-	if err != nil {
-		t.Fatal(err)
-	}
+	rows := readCSV(t, filepath.Join("testdata", "game-of-pools-summary.csv"))
 	byID := map[string][]string{}
 	for _, r := range rows[1:] {
 		byID[fmt.Sprintf("cpu_%s__web_%s__db_%s", r[0], r[1], r[2])] = r

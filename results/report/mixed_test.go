@@ -38,6 +38,23 @@ func usage(appPct, dbPct float64, activePeak int) func(*results.Rep) {
 
 func dropped(n int64) func(*results.Rep) { return func(r *results.Rep) { r.DroppedIterations = n } }
 
+// split gives a repetition a latency breakdown of its p99: waiting holds
+// most of it, receiving and sending a little, connect only the tail
+// (conns requests dialled, the rest reused their connection).
+func split(conns int64) func(*results.Rep) {
+	return func(r *results.Rep) {
+		p99 := r.LatencyMS.P99
+		phase := func(share float64) results.Latency {
+			x := share * p99
+			return results.Latency{Avg: x / 2, Min: x / 10, P50: x / 3, P75: x / 2, P90: x * 0.8, P95: x * 0.9, P99: x, Max: 2 * x}
+		}
+		r.Breakdown = &results.Breakdown{
+			Connect: results.Latency{Avg: 0.002, P99: 0.25, Max: 1.5}, Sending: phase(0.01),
+			Waiting: phase(0.9), Receiving: phase(0.05), NewConnections: conns,
+		}
+	}
+}
+
 var mixedSpec = map[string]any{
 	"cpus": []float64{1, 2}, "web_mult": []float64{1, 2}, "db_mult": []float64{1.5, 2, 3},
 	"service": "app", "web_env": "WEB_THREADS", "pool_env": "DB_POOL",
@@ -49,16 +66,18 @@ var mixedSpec = map[string]any{
 func mixedCells() []fxCell {
 	grid := fxGrid([]float64{1, 2}, []float64{1, 2}, []float64{1.5, 2, 3})
 	reps := map[string][]results.Rep{
-		"cpu_1__web_1__db_2":  {okRep(500, 5, 0, usage(95, 30, 1)), okRep(510, 5.2, 0, usage(96, 30, 1)), okRep(505, 5.1, 0, usage(94, 30, 1))},
-		"cpu_1__web_1__db_3":  {{Record: results.Record{Status: results.StatusInterrupted}}},
-		"cpu_1__web_2__db_3":  {okRep(620, 12, 0, usage(70, 30, 3)), okRep(600, 13, 0, usage(70, 30, 3)), okRep(640, 12.5, 0, usage(70, 30, 3))},
-		"cpu_1__web_2__db_4":  {okRep(700, 14, 0.03), okRep(690, 15, 0.02), okRep(710, 14.5, 0.04)},
-		"cpu_1__web_2__db_6":  {okRep(630, 12.8, 0)},
-		"cpu_2__web_2__db_3":  {okRep(1000, 6, 0, usage(60, 92, 1)), okRep(1040, 6.3, 0, usage(60, 92, 1)), okRep(1020, 6.1, 0, usage(60, 92, 1))},
-		"cpu_2__web_2__db_4":  {okRep(1010, 6.2, 0, usage(60, 40, 1)), okRep(1030, 6.0, 0, usage(60, 40, 1)), okRep(1050, 6.4, 0, usage(60, 40, 1))},
-		"cpu_2__web_4__db_6":  {okRep(1200, 20, 0.001, dropped(5)), okRep(1180, 21, 0, dropped(2)), okRep(1220, 19, 0)},
+		"cpu_1__web_1__db_2": {okRep(500, 5, 0, usage(95, 30, 1), split(8)), okRep(510, 5.2, 0, usage(96, 30, 1), split(8)),
+			okRep(505, 5.1, 0, usage(94, 30, 1), split(9))},
+		"cpu_1__web_1__db_3": {{Record: results.Record{Status: results.StatusInterrupted}}},
+		"cpu_1__web_2__db_3": {okRep(620, 12, 0, usage(70, 30, 3)), okRep(600, 13, 0, usage(70, 30, 3)), okRep(640, 12.5, 0, usage(70, 30, 3))},
+		"cpu_1__web_2__db_4": {okRep(700, 14, 0.03), okRep(690, 15, 0.02), okRep(710, 14.5, 0.04)},
+		"cpu_1__web_2__db_6": {okRep(630, 12.8, 0)},
+		"cpu_2__web_2__db_3": {okRep(1000, 6, 0, usage(60, 92, 1)), okRep(1040, 6.3, 0, usage(60, 92, 1)), okRep(1020, 6.1, 0, usage(60, 92, 1))},
+		"cpu_2__web_2__db_4": {okRep(1010, 6.2, 0, usage(60, 40, 1), split(16)), okRep(1030, 6.0, 0, usage(60, 40, 1), split(16)),
+			okRep(1050, 6.4, 0, usage(60, 40, 1), split(16))},
+		"cpu_2__web_4__db_6":  {okRep(1200, 20, 0.001, dropped(5), split(16)), okRep(1180, 21, 0, dropped(2)), okRep(1220, 19, 0, split(16))},
 		"cpu_2__web_4__db_8":  {failedRep("target not ready after 120s"), failedRep("target not ready after 120s")},
-		"cpu_2__web_4__db_12": {okRep(1190, 20.5, 0), failedRep("connection refused")},
+		"cpu_2__web_4__db_12": {okRep(1190, 20.5, 0, split(0)), failedRep("connection refused")},
 	}
 	cells := make([]fxCell, 0, len(grid))
 	for _, info := range grid {
