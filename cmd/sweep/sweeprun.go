@@ -55,63 +55,79 @@ func (e *runEnv) sweep(ctx context.Context, spec sweep.Spec) error {
 	if err != nil {
 		return err
 	}
-	logf := &appendFile{path: filepath.Join(dir, results.LogFile)}
-	defer logf.Close()
-	e.log = io.MultiWriter(logf, e.plainLog())
-	stack, err := e.stack(ctx, spec)
+	ses, err := e.open(ctx, spec, dir)
 	if err != nil {
 		return err
 	}
-	hostCPUs, err := e.checkCPUs(ctx, stack, spec)
-	if err != nil {
-		return err
-	}
-	extras, err := e.database(ctx, spec)
-	if err != nil {
-		return err
-	}
-	defer extras.close()
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return sweep.BadInput("out", "cannot create %s: %v", dir, err)
-	}
-	lock, err := e.lock(dir)
-	if err != nil {
-		return err
-	}
-	defer lock.Release()
+	defer ses.close()
 	meta.Host.Driver, meta.Host.K6Version = driver.Name(), driverVersion
 	if err := results.WriteJSONAtomic(filepath.Join(dir, results.MetaFile), meta); err != nil {
 		return err
 	}
 	fmt.Fprintf(e.stderr, "sweep: run %s: %d cells × %d repetitions → %s\n", e.runID, len(spec.Cells()), spec.Repeat, dir)
-	e.hostCPUs, e.service = hostCPUs, spec.Service
-	return e.execute(ctx, spec, dir, meta, stack, driver, extras)
+	return e.execute(ctx, spec, dir, meta, ses.stack, driver, ses.extras)
+}
+
+// session is what a command holds while it loads the stack: the stack,
+// the database extras, the directory's lock and its log file.
+type session struct {
+	stack  *compose.Stack
+	extras *dbExtras
+	lock   *results.Lock
+	logf   *appendFile
+}
+
+// open builds the stack, checks the CPU limits against the engine, opens
+// the database extras, then creates dir and takes its lock; nothing is
+// started yet. On an error it releases what it took.
+func (e *runEnv) open(ctx context.Context, spec sweep.Spec, dir string) (_ *session, err error) {
+	s := &session{logf: &appendFile{path: filepath.Join(dir, results.LogFile)}}
+	defer func() {
+		if err != nil {
+			s.close()
+		}
+	}()
+	e.log = io.MultiWriter(s.logf, e.plainLog())
+	if s.stack, err = e.stack(ctx, spec); err != nil {
+		return nil, err
+	}
+	if e.hostCPUs, err = e.checkCPUs(ctx, s.stack, spec); err != nil {
+		return nil, err
+	}
+	if s.extras, err = e.database(ctx, spec); err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, sweep.BadInput("out", "cannot create %s: %v", dir, err)
+	}
+	if s.lock, err = e.lock(dir); err != nil {
+		return nil, err
+	}
+	e.service = spec.Service
+	return s, nil
+}
+
+// close releases the lock, the database connection and the log file.
+func (s *session) close() {
+	if s.lock != nil {
+		s.lock.Release()
+	}
+	if s.extras != nil {
+		s.extras.close()
+	}
+	_ = s.logf.Close()
 }
 
 // execute runs the grid and always tears down what it started.
 func (e *runEnv) execute(ctx context.Context, spec sweep.Spec, dir string, meta results.Meta,
 	stack *compose.Stack, driver sweep.Driver, extras *dbExtras) error {
-	cleanup := func() {
-		cctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		defer cancel()
-		_, _ = compose.Cleanup(cctx, stack.Engine(), e.runID)
-	}
-	onHardExit.Store(&cleanup)
-	defer onHardExit.Store(nil)
+	defer e.guard(stack)()
 	runner := &sweep.Runner{Spec: spec, RunID: e.runID, Dir: dir, Stack: stack, Variants: e.variants, Jobs: e.jobs, Driver: driver,
 		Log: e.log, HostCPUs: e.hostCPUs, RetryFailed: e.opts.retryFailed, Progress: newProgress(e.stderr),
 		Prepare: extras.prepare, Reset: extras.resetFunc(), Monitor: extras.monitor(e.allStacks(stack), spec.Service)}
 	sum, runErr := runner.Run(ctx)
 	e.recordFacts(ctx, stack, dir, meta)
-	if !spec.Keep {
-		e.teardown(ctx, stack)
-		for _, st := range e.stacks[min(1, len(e.stacks)):] {
-			e.teardown(ctx, st)
-		}
-	} else {
-		fmt.Fprintf(e.stderr, "sweep: --keep: the stack stays up as compose project %s; `sweep clean --run %s` removes it\n",
-			stack.Project(), e.runID)
-	}
+	e.release(ctx, spec, stack)
 	rf := reportFlags{metrics: []string{"rps", "p99"}, opts: report.DefaultOptions(), skip: e.check}
 	if err := e.summarize(dir, sum, rf); err != nil {
 		fmt.Fprintf(e.stderr, "sweep: report: %v\n", err)
@@ -130,6 +146,32 @@ func outcome(sum sweep.Summary, runErr error) error {
 		return fmt.Errorf("%w: %d of %d cells failed (see their target.log)", errFailedCells, sum.Failed(), len(sum.Records))
 	}
 	return nil
+}
+
+// guard makes a second Ctrl-C remove the run's containers by label; the
+// returned function withdraws that.
+func (e *runEnv) guard(stack *compose.Stack) func() {
+	cleanup := func() {
+		cctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		_, _ = compose.Cleanup(cctx, stack.Engine(), e.runID)
+	}
+	onHardExit.Store(&cleanup)
+	return func() { onHardExit.Store(nil) }
+}
+
+// release tears down every stack of the run, or says how to remove them
+// later with --keep.
+func (e *runEnv) release(ctx context.Context, spec sweep.Spec, stack *compose.Stack) {
+	if spec.Keep {
+		fmt.Fprintf(e.stderr, "sweep: --keep: the stack stays up as compose project %s; `sweep clean --run %s` removes it\n",
+			stack.Project(), e.runID)
+		return
+	}
+	e.teardown(ctx, stack)
+	for _, st := range e.stacks[min(1, len(e.stacks)):] {
+		e.teardown(ctx, st)
+	}
 }
 
 func (e *runEnv) teardown(ctx context.Context, stack *compose.Stack) {
