@@ -8,6 +8,7 @@ import (
 	"io"
 	"os/exec"
 	"strings"
+	"syscall"
 	"time"
 )
 
@@ -117,6 +118,11 @@ func run(ctx context.Context, argv []string, logs io.Writer) ([]byte, error) {
 	if logs != nil {
 		cmd.Stderr = io.MultiWriter(stderr, logs)
 	}
+	// Its own process group: a terminal Ctrl-C goes to sweep's group only,
+	// and sweep decides (finish the cell as interrupted, then tear down).
+	// On cancellation compose gets SIGTERM to stop cleanly, then a kill.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGTERM) }
 	cmd.WaitDelay = 5 * time.Second
 	if err := cmd.Run(); err != nil {
 		if ctxErr := ctx.Err(); ctxErr != nil {
