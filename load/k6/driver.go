@@ -8,7 +8,8 @@
 // (thresholds crossed) is a result that lists the crossed thresholds, any
 // other code fails the cell with the tail of k6's stderr. While k6 runs,
 // its REST API is polled once a second for the per-second figures of
-// samples.csv. k6 runs in its own process group so that a terminal Ctrl-C
+// samples.csv; what k6 did after the last poll (the iterations
+// gracefulStop let finish) is taken from the summary. k6 runs in its own process group so that a terminal Ctrl-C
 // reaches sweep only and k6 receives exactly one SIGINT, from sweep (see
 // command).
 package k6
@@ -18,6 +19,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"time"
@@ -143,25 +145,47 @@ func (d *Driver) runOnce(ctx context.Context, req sweep.LoadRequest, inv Invocat
 	}
 	stopPolling := startPolling(ctx, addr, start, req.Interval)
 	err = cmd.Wait()
-	stopPolling()
-	return classify(ctx, err, stderr.String(), inv.SummaryPath, time.Since(start))
+	polled := stopPolling()
+	elapsed := time.Since(start)
+	m, err := classify(ctx, err, stderr.String(), inv.SummaryPath, elapsed)
+	if err == nil && req.Interval != nil {
+		emitTail(req.Interval, m, polled, elapsed)
+	}
+	return m, err
 }
 
 // startPolling polls k6's REST API in the background while k6 runs, when
-// the caller wants intervals; the returned func stops it and waits.
-func startPolling(ctx context.Context, addr string, start time.Time, emit func(results.Interval)) func() {
+// the caller wants intervals; the returned func stops it, waits, and
+// returns the poller, which holds the totals of its last poll.
+func startPolling(ctx context.Context, addr string, start time.Time, emit func(results.Interval)) func() *poller {
 	if emit == nil {
-		return func() {}
+		return func() *poller { return &poller{} }
 	}
 	ctx, cancel := context.WithCancel(ctx)
+	p := newPoller(addr, emit)
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		newPoller(addr, emit).run(ctx, start)
+		p.run(ctx, start)
 	}()
-	return func() {
+	return func() *poller {
 		cancel()
 		<-done
+		return p
+	}
+}
+
+// emitTail emits the requests made after the last poll (the last partial
+// second and the iterations gracefulStop let finish), taken from the
+// summary, so that the intervals add up to the run's requests. A tail
+// less than 0.1 s after the last poll is left out: it would fall into the
+// same second of samples.csv as that poll.
+func emitTail(emit func(results.Interval), m results.Measurement, polled *poller, elapsed time.Duration) {
+	failed := int64(math.Round(m.ErrorRate * float64(m.Requests)))
+	tail := results.Interval{T: elapsed.Seconds(), Requests: m.Requests - polled.requests, Errors: failed - polled.failed}
+	if tail.Requests > 0 && tail.T >= polled.lastT+0.1 {
+		tail.Errors = max(tail.Errors, 0)
+		emit(tail)
 	}
 }
 

@@ -98,8 +98,8 @@ func checkCRUD(t *testing.T, m results.Measurement, intervals []results.Interval
 	for _, iv := range intervals {
 		polled += iv.Requests
 	}
-	if len(intervals) == 0 || polled == 0 || polled > m.Requests {
-		t.Errorf("%d intervals with %d requests, total %d", len(intervals), polled, m.Requests)
+	if len(intervals) == 0 || polled == 0 || polled > m.Requests || intervals[len(intervals)-1].T < 2 {
+		t.Errorf("intervals %+v hold %d requests, total %d", intervals, polled, m.Requests)
 	}
 }
 

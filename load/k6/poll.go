@@ -22,8 +22,9 @@ type poller struct {
 	base   string
 	client *http.Client
 	emit   func(results.Interval)
-	// The cumulative figures at the last successful poll.
+	// The cumulative figures at the last successful poll, and its time.
 	requests, failed int64
+	lastT            float64
 }
 
 func newPoller(address string, emit func(results.Interval)) *poller {
@@ -60,7 +61,7 @@ func (p *poller) poll(ctx context.Context, t float64) {
 	}
 	failed = max(failed, p.failed) // rate × count may round back by one
 	p.emit(results.Interval{T: t, Requests: requests - p.requests, Errors: failed - p.failed})
-	p.requests, p.failed = requests, failed
+	p.requests, p.failed, p.lastT = requests, failed, t
 }
 
 // metricDoc is the JSON:API document k6 serves at /v1/metrics/<id>

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/sweep-tool/sweep/results"
 )
@@ -64,5 +65,33 @@ func TestPoller(t *testing.T) {
 	}
 	if !slices.Equal(got, want) {
 		t.Errorf("intervals = %+v, want %+v", got, want)
+	}
+}
+
+// TestEmitTail: what k6 did after the last poll comes from the summary.
+func TestEmitTail(t *testing.T) {
+	t.Parallel()
+	m := results.Measurement{Requests: 1000, ErrorRate: 0.1}
+	tests := []struct {
+		name    string
+		polled  poller
+		elapsed time.Duration
+		want    []results.Interval
+	}{
+		{"tail after the last poll", poller{requests: 900, failed: 80, lastT: 5}, 5400 * time.Millisecond,
+			[]results.Interval{{T: 5.4, Requests: 100, Errors: 20}}},
+		{"tail too close to the last poll", poller{requests: 900, failed: 80, lastT: 5}, 5050 * time.Millisecond, nil},
+		{"nothing after the last poll", poller{requests: 1000, failed: 100, lastT: 5}, 5400 * time.Millisecond, nil},
+		{"never polled", poller{}, 2500 * time.Millisecond, []results.Interval{{T: 2.5, Requests: 1000, Errors: 100}}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			var got []results.Interval
+			emitTail(func(iv results.Interval) { got = append(got, iv) }, m, &tc.polled, tc.elapsed)
+			if !slices.Equal(got, tc.want) {
+				t.Errorf("emitted %+v, want %+v", got, tc.want)
+			}
+		})
 	}
 }
