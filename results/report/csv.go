@@ -92,7 +92,21 @@ func csvRow(runID string, r results.Rep, bottleneck string) map[string]string {
 	}
 	addBreakdown(row, r.Breakdown)
 	addUsage(row, r)
+	addAxes(row, r.Cell)
 	return row
+}
+
+// addAxes adds the extra axes' values (variant, load level, memory, env
+// axes) as columns.
+func addAxes(row map[string]string, c results.CellInfo) {
+	for k, v := range map[string]string{"variant": c.Variant, "load_level": c.LoadLevel, "memory": c.Memory} {
+		if v != "" {
+			row[k] = v
+		}
+	}
+	for k, v := range c.Axes {
+		row["axis."+k] = v
+	}
 }
 
 func addUsage(row map[string]string, r results.Rep) {
