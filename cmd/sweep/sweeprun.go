@@ -229,6 +229,14 @@ func (e *runEnv) driver(ctx context.Context, spec sweep.Spec) (sweep.Driver, str
 			return nil, "", sweep.BadInput("script", "%v", err)
 		}
 	}
+	for _, d := range []struct {
+		flag string
+		v    time.Duration
+	}{{"warmup", spec.Warmup.Std()}, {"duration", spec.Duration.Std()}} {
+		if d.v > 0 && d.v < time.Second {
+			return nil, "", sweep.BadInput(d.flag, "k6 runs phases of at least 1s; give 1s or more (or --driver builtin)")
+		}
+	}
 	version, err := k6.Version(ctx, bin)
 	if err != nil {
 		return nil, "", sweep.BadInput("k6", "%s does not run: %v", bin, err)
