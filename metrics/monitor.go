@@ -22,9 +22,13 @@ type Monitor struct {
 	// DB returns the database sampler's connection, or nil (no --db-dsn,
 	// or not connected yet).
 	DB func() *DB
+	// Pooler returns the PgBouncer admin connection, or nil (no
+	// --pooler-dsn, or not connected yet).
+	Pooler func() *PgBouncer
 
-	run   *Run
-	dbRun *DBRun
+	run     *Run
+	dbRun   *DBRun
+	poolRun *PoolerRun
 }
 
 var _ sweep.Monitor = (*Monitor)(nil)
@@ -54,6 +58,11 @@ func (m *Monitor) Start(ctx context.Context, cell sweep.Cell, _ string) error {
 			m.dbRun = db.Start(ctx)
 		}
 	}
+	if m.Pooler != nil {
+		if b := m.Pooler(); b != nil {
+			m.poolRun = StartPooler(ctx, b)
+		}
+	}
 	return nil
 }
 
@@ -71,6 +80,11 @@ func (m *Monitor) Stop(_ context.Context, rec *results.Record, dir string, inter
 		stats, samples := m.dbRun.Stop()
 		rec.DB, series.DB = &stats, samples
 		m.dbRun = nil
+	}
+	if m.poolRun != nil {
+		stats := m.poolRun.Stop()
+		rec.Pooler = &stats
+		m.poolRun = nil
 	}
 	return results.WriteSamples(dir, series)
 }

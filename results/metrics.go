@@ -89,3 +89,18 @@ type DBSample struct {
 	TPS           float64 `json:"tps"`
 	RollbacksPerS float64 `json:"rollbacks_per_s"`
 }
+
+// PoolerStats summarises a connection pooler (PgBouncer) during a measured
+// phase, from SHOW POOLS and SHOW STATS once a second (record key pooler).
+type PoolerStats struct {
+	// Mode is the pool mode (session, transaction, statement).
+	Mode            string  `json:"mode,omitempty"`
+	ClActivePeak    int     `json:"cl_active_peak"`
+	ClWaitingPeak   int     `json:"cl_waiting_peak"`
+	SvActiveMean    float64 `json:"sv_active_mean"`
+	SvActivePeak    int     `json:"sv_active_peak"`
+	MaxWaitPeakS    float64 `json:"max_wait_peak_s"`
+	QueriesPerSMean float64 `json:"queries_per_s_mean"`
+	Samples         int     `json:"samples"`
+	SamplesMissing  int     `json:"samples_missing"`
+}

@@ -47,6 +47,7 @@ type Record struct {
 	// --db-dsn); Driver the load generator's own CPU use.
 	Resources map[string]ResourceStats `json:"resources,omitempty"`
 	DB        *DBStats                 `json:"db,omitempty"`
+	Pooler    *PoolerStats             `json:"pooler,omitempty"`
 	Driver    *DriverStats             `json:"driver,omitempty"`
 	Warnings  []string                 `json:"warnings,omitempty"`
 }

@@ -19,10 +19,10 @@ import (
 // atomically and last, so a cell with a result.json saying ok or failed is
 // never run again.
 type Runner struct {
-	Spec   Spec
-	RunID  string
-	Dir    string // the run directory
-	Stack  Stack
+	Spec  Spec
+	RunID string
+	Dir   string // the run directory
+	Stack Stack
 	// Variants holds the stack of each --variant by name; cells of a
 	// variant run on its stack, and the previous stack is taken down when
 	// the variant changes, so only one stack runs at a time.
@@ -191,10 +191,10 @@ func (r *Runner) newRecord(cell Cell, rep int) results.Record {
 	return results.Record{
 		SchemaVersion: results.SchemaVersion,
 		Cell:          cell.Info(),
-		Repetition: rep,
-		Load:       r.Spec.LoadFor(cell, r.Driver.Name()),
-		StartedAt:  r.now(),
-		PhasesS:    map[string]float64{},
+		Repetition:    rep,
+		Load:          r.Spec.LoadFor(cell, r.Driver.Name()),
+		StartedAt:     r.now(),
+		PhasesS:       map[string]float64{},
 	}
 }
 

@@ -48,6 +48,9 @@ type Spec struct {
 	// DBDSN is the target's database; it never reaches disk (see
 	// DSNHash and RedactedDSN).
 	DBDSN string `json:"-"`
+	// PoolerDSN reaches a PgBouncer in the stack for its pool stats; like
+	// the DSN it never reaches disk.
+	PoolerDSN string `json:"-"`
 	// Warmup and Duration are the lengths of the two load phases.
 	Warmup   Duration `json:"warmup"`
 	Duration Duration `json:"duration"`
@@ -216,7 +219,7 @@ func (s Spec) LoadFor(c Cell, driver string) results.LoadInfo {
 
 // Redacted returns a copy safe to write to disk or logs.
 func (s Spec) Redacted() Spec {
-	s.DBDSN = ""
+	s.DBDSN, s.PoolerDSN = "", ""
 	return s
 }
 

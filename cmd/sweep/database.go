@@ -19,6 +19,8 @@ import (
 type dbExtras struct {
 	db          *metrics.DB // nil without --db-dsn, or until the database answers
 	dsn         string
+	pooler      *metrics.PgBouncer // nil without --pooler-dsn, or until it answers
+	poolerDSN   string
 	resetSQL    string
 	largestPool int
 	stderr      io.Writer
@@ -27,7 +29,12 @@ type dbExtras struct {
 // database opens the sampler's connection (one connection, held for the
 // run) and reads the reset file, before anything starts.
 func (e *runEnv) database(ctx context.Context, spec sweep.Spec) (*dbExtras, error) {
-	x := &dbExtras{}
+	x := &dbExtras{poolerDSN: spec.PoolerDSN}
+	if spec.PoolerDSN != "" {
+		if _, err := pgx.ParseConfig(spec.PoolerDSN); err != nil {
+			return nil, sweep.BadInput("pooler-dsn", "%s is not a valid DSN", metrics.RedactDSN(spec.PoolerDSN))
+		}
+	}
 	if spec.DBResetSQL != "" {
 		b, err := os.ReadFile(spec.DBResetSQL)
 		if err != nil {
@@ -60,6 +67,13 @@ func (e *runEnv) database(ctx context.Context, spec sweep.Spec) (*dbExtras, erro
 // before the first cell; a DSN that still fails then ends the run as bad
 // input.
 func (x *dbExtras) prepare(ctx context.Context) error {
+	if x.poolerDSN != "" && x.pooler == nil {
+		b, err := metrics.OpenPgBouncer(ctx, x.poolerDSN)
+		if err != nil {
+			return sweep.BadInput("pooler-dsn", "%v", err)
+		}
+		x.pooler = b
+	}
 	if x.db != nil || x.dsn == "" {
 		return nil
 	}
@@ -110,7 +124,7 @@ func (x *dbExtras) monitor(stacks []*compose.Stack, target string) sweep.Monitor
 		return nil
 	}
 	return &metrics.Monitor{Engine: eng, Containers: running(stacks), Target: target,
-		DB: func() *metrics.DB { return x.db }}
+		DB: func() *metrics.DB { return x.db }, Pooler: func() *metrics.PgBouncer { return x.pooler }}
 }
 
 // running lists the containers of whichever stack is up (one at a time
@@ -128,6 +142,11 @@ func running(stacks []*compose.Stack) func(context.Context) (map[string]string, 
 }
 
 func (x *dbExtras) close() {
+	if x.pooler != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_ = x.pooler.Close(ctx)
+	}
 	if x.db != nil {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()

@@ -73,6 +73,7 @@ func newSpecFlags(fs *pflag.FlagSet) *specFlags {
 	fs.StringVar(&s.ReadyPath, "ready-path", "/health", "path polled for HTTP 200 when the target has no healthcheck")
 	durationVar(fs, &s.ReadyTimeout, "ready-timeout", 2*time.Minute, "how long to wait for the target to be ready")
 	fs.StringVar(&s.DBDSN, "db-dsn", "", "the target's database DSN (or env SWEEP_DB_DSN, kept out of argv)")
+	fs.StringVar(&s.PoolerDSN, "pooler-dsn", "", "a PgBouncer in the stack, for its pool stats per cell (or env SWEEP_POOLER_DSN)")
 	durationVar(fs, &s.Warmup, "warmup", 30*time.Second, "warm-up load per cell, discarded (0 skips it)")
 	durationVar(fs, &s.Duration, "duration", 5*time.Minute, "measured load per cell")
 	fs.StringVar(&f.load, "load", "vus=50", "load model: vus=N, vus-per-web=K (K × web threads) or rate=R (iterations/s)")
@@ -199,6 +200,11 @@ func (f *specFlags) resolve(cmd *cobra.Command) (sweep.Spec, error) {
 	if !cmd.Flags().Changed("db-dsn") {
 		if env := os.Getenv("SWEEP_DB_DSN"); env != "" {
 			f.spec.DBDSN = env
+		}
+	}
+	if !cmd.Flags().Changed("pooler-dsn") {
+		if env := os.Getenv("SWEEP_POOLER_DSN"); env != "" {
+			f.spec.PoolerDSN = env
 		}
 	}
 	load, err := sweep.ParseLoad(f.load)

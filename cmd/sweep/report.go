@@ -90,9 +90,12 @@ func reportSlice(dir string, run *results.Run, f reportFlags, metrics []report.M
 			fmt.Fprintf(stderr, "report: %s was not recorded in this run; its matrix is left out\n", m)
 			continue
 		}
-		if err := report.WriteTerminal(stdout, rep, m); err != nil {
+		if err := report.WriteTerminalMatrices(stdout, rep, m); err != nil {
 			return err
 		}
+	}
+	if err := report.WriteTerminalSummary(stdout, rep); err != nil {
+		return err
 	}
 	fmt.Fprintf(stderr, "report: wrote report.md, report.html, results.csv, results.json and charts/ in %s\n", dir)
 	return nil

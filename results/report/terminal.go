@@ -12,15 +12,29 @@ import (
 // per-limit winners and the recommendation, as text tables. A metric the
 // run did not record returns an error wrapping ErrBadInput.
 func WriteTerminal(w io.Writer, rep *Report, m Metric) error {
+	if err := WriteTerminalMatrices(w, rep, m); err != nil {
+		return err
+	}
+	return WriteTerminalSummary(w, rep)
+}
+
+// WriteTerminalMatrices prints the matrix of m for every CPU limit.
+func WriteTerminalMatrices(w io.Writer, rep *Report, m Metric) error {
 	if !rep.HasMetric(m) {
 		return fmt.Errorf("%w: metric %q was not recorded in run %s", ErrBadInput, m, rep.RunID)
 	}
-	tables := make([]table, 0, len(rep.PerCPU)+3)
 	for _, cr := range rep.PerCPU {
-		tables = append(tables, matrixTable(rep, cr, m))
+		if err := terminalTable(w, matrixTable(rep, cr, m)); err != nil {
+			return err
+		}
 	}
-	tables = append(tables, perCPUTable(rep), profileTable(rep))
-	for _, t := range tables {
+	return nil
+}
+
+// WriteTerminalSummary prints the per-CPU winners, the recommendation
+// across CPU limits and the noise note.
+func WriteTerminalSummary(w io.Writer, rep *Report) error {
+	for _, t := range []table{perCPUTable(rep), profileTable(rep)} {
 		if err := terminalTable(w, t); err != nil {
 			return err
 		}
