@@ -59,7 +59,8 @@ type Level struct {
 	LatencyMS   results.Latency `json:"latency_ms"`
 	// TargetCPUPct is the target's mean CPU as a share of its limit; the
 	// DB figures come from the DB sampler and the database service's
-	// container. Each is null when its sampler did not run.
+	// container. Each is null when its sampler did not run or took no
+	// reading (a level shorter than the samplers' first second or two).
 	TargetCPUPct   *float64 `json:"target_cpu_pct"`
 	DBSessionsMean *float64 `json:"db_sessions_mean"`
 	DBSessionsPeak *int     `json:"db_sessions_peak"`
@@ -104,16 +105,16 @@ func FromRecord(rec results.Record, target, db string) Level {
 	if rec.Status == results.StatusFailed {
 		l.Signals.Failed = rec.Reason
 	}
-	if r, ok := rec.Resources[target]; ok {
+	if r, ok := rec.Resources[target]; ok && r.Samples > 0 {
 		l.TargetCPUPct = &r.CPUPctOfLimitMean
 		if r.Periods > 0 {
 			l.Signals.TargetThrottledPct = 100 * float64(r.ThrottledPeriods) / float64(r.Periods)
 		}
 	}
-	if r, ok := rec.Resources[db]; ok {
+	if r, ok := rec.Resources[db]; ok && r.Samples > 0 {
 		l.DBCPUPct = &r.CPUPctOfLimitMean
 	}
-	if rec.DB != nil {
+	if rec.DB != nil && rec.DB.Samples > rec.DB.SamplesMissing {
 		s := rec.DB.Sessions
 		l.DBSessionsMean, l.DBSessionsPeak = &s.TotalMean, &s.TotalPeak
 		l.Signals.DBActivePeak = s.ActivePeak

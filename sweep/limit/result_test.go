@@ -57,10 +57,10 @@ func TestFromRecord(t *testing.T) {
 		Measurement: results.Measurement{Requests: 1000, ErrorRate: 0.02, DurationS: 2.01,
 			LatencyMS: results.Latency{P99: 12}, DroppedIterations: 3},
 		Resources: map[string]results.ResourceStats{
-			"app": {CPUPctOfLimitMean: 97, Periods: 20, ThrottledPeriods: 15},
-			"db":  {CPUPctOfLimitMean: 12.5},
+			"app": {CPUPctOfLimitMean: 97, Periods: 20, ThrottledPeriods: 15, Samples: 2},
+			"db":  {CPUPctOfLimitMean: 12.5, Samples: 1},
 		},
-		DB: &results.DBStats{Sessions: results.DBSessions{TotalMean: 3.5, TotalPeak: 4, ActivePeak: 2}},
+		DB: &results.DBStats{Sessions: results.DBSessions{TotalMean: 3.5, TotalPeak: 4, ActivePeak: 2}, Samples: 2},
 	}
 	l := FromRecord(rec, "app", "db")
 	switch {
@@ -73,10 +73,12 @@ func TestFromRecord(t *testing.T) {
 	case l.Signals.DBActivePeak != 2 || l.Signals.DBPool != 4 || l.Signals.Dropped != 3 || l.Signals.Failed != "":
 		t.Errorf("signals: %+v", l.Signals)
 	}
-	bare := FromRecord(results.Record{Status: results.StatusFailed, Reason: "boom", PhasesS: map[string]float64{"measure": 1.5}}, "app", "db")
+	bare := FromRecord(results.Record{Status: results.StatusFailed, Reason: "boom", PhasesS: map[string]float64{"measure": 1.5},
+		Resources: map[string]results.ResourceStats{"db": {Samples: 0}},
+		DB:        &results.DBStats{Samples: 1, SamplesMissing: 1}}, "app", "db")
 	if bare.TargetCPUPct != nil || bare.DBCPUPct != nil || bare.DBSessionsMean != nil || bare.ElapsedS != 1.5 ||
 		bare.Signals.Failed != "boom" {
-		t.Errorf("a failed record without samplers: %+v", bare)
+		t.Errorf("a failed record without readings: %+v", bare)
 	}
 }
 
