@@ -156,13 +156,6 @@ func isRepDir(name string) bool {
 }
 
 func readRep(path string) (Rep, error) {
-	var rep Rep
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return rep, err
-	}
-	if err := json.Unmarshal(b, &rep); err != nil {
-		return rep, fmt.Errorf("torn or invalid result.json: %w", err)
-	}
-	return rep, nil
+	rec, err := ReadRecord(path)
+	return Rep{Record: rec}, err
 }

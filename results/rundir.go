@@ -96,7 +96,7 @@ func ReadRecord(path string) (Record, error) {
 		return rec, err
 	}
 	if err := json.Unmarshal(data, &rec); err != nil {
-		return rec, fmt.Errorf("parse %s: %w", path, err)
+		return rec, fmt.Errorf("torn or invalid %s: %w", filepath.Base(path), err)
 	}
 	return rec, nil
 }

@@ -1,9 +1,7 @@
 package sweep
 
 import (
-	"fmt"
 	"regexp"
-	"sort"
 	"strconv"
 	"strings"
 )
@@ -202,28 +200,4 @@ func copyEnv(m map[string]string) map[string]string {
 		out[k] = v
 	}
 	return out
-}
-
-// Describe lists the extras as key=value pairs in a fixed order, for
-// tables and reports.
-func (x Extras) Describe() string {
-	var parts []string
-	if x.Variant != "" {
-		parts = append(parts, "variant="+x.Variant)
-	}
-	if x.Load != nil {
-		parts = append(parts, "load="+x.Load.String())
-	}
-	if x.Memory != "" {
-		parts = append(parts, "memory="+x.Memory)
-	}
-	keys := make([]string, 0, len(x.Env))
-	for k := range x.Env {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
-		parts = append(parts, fmt.Sprintf("%s=%s", k, x.Env[k]))
-	}
-	return strings.Join(parts, " ")
 }
