@@ -64,11 +64,25 @@ func (e *runEnv) resumable(dir string, meta results.Meta, spec sweep.Spec) error
 			"choose another --out, or pass --force-new", dir, meta.RunID, strings.Join(diff, "; "))
 	}
 	aside := dir + ".old-" + meta.RunID
-	if err := os.Rename(dir, aside); err != nil {
+	if err := moveAside(dir, aside); err != nil {
 		return sweep.BadInput("out", "--force-new: cannot move %s aside: %v", dir, err)
 	}
 	fmt.Fprintf(e.stderr, "sweep: --force-new: moved the earlier run to %s\n", aside)
 	return nil
+}
+
+// moveAside renames an earlier run under its lock, so a sweep still
+// running in it is refused instead of losing its directory.
+func moveAside(dir, aside string) error {
+	lock, _, err := results.AcquireLock(dir)
+	if err != nil {
+		return err
+	}
+	if err := os.Rename(dir, aside); err != nil {
+		_ = lock.Release()
+		return err
+	}
+	return os.Remove(filepath.Join(aside, results.LockFile))
 }
 
 func newMeta(runID string, spec sweep.Spec) results.Meta {
