@@ -28,15 +28,27 @@ func TestKilledRunResumes(t *testing.T) {
 	c := demoRun(t, p, out, "0.5,1,2")
 	first := start(t, bin, c)
 	waitFor(t, first, "the run's lock", func() bool { return fileExists(filepath.Join(out, results.LockFile)) })
-	t.Run("second sweep refused", func(t *testing.T) {
-		refused := c
-		refused.out = "" // the run's leftovers are the first process's
-		code, second := runSweep(t, bin, refused)
-		if stderr := second.stderr.String(); code != exitBadInput || !strings.Contains(stderr, results.LockFile) {
-			t.Errorf("second sweep: exit %d, want 2 with a message naming %s:\n%s", code, results.LockFile, stderr)
-		}
-	})
 	meta := waitMeta(t, first, out)
+	for _, tc := range []struct {
+		name  string
+		extra []string
+	}{
+		{"same command", nil},
+		{"other spec with --force-new", []string{"--duration", "4s", "--force-new"}},
+	} {
+		t.Run("second sweep refused/"+tc.name, func(t *testing.T) {
+			refused := c
+			refused.args = append(append([]string(nil), c.args...), tc.extra...)
+			refused.out = "" // the run's leftovers are the first process's
+			code, second := runSweep(t, bin, refused)
+			if stderr := second.stderr.String(); code != exitBadInput || !strings.Contains(stderr, results.LockFile) {
+				t.Errorf("exit %d, want 2 with a message naming %s:\n%s", code, results.LockFile, stderr)
+			}
+			if aside := out + ".old-" + meta.RunID; fileExists(aside) {
+				t.Errorf("the running sweep's directory was moved to %s", aside)
+			}
+		})
+	}
 	cells := []string{meta.Cells[0].ID, meta.Cells[1].ID, meta.Cells[2].ID}
 	// the second cell's folder appears as its apply begins: the kill lands
 	// while the compose CLI recreates the target
