@@ -93,10 +93,26 @@ func Classify(l Level) Bottleneck {
 		b.Name = BottleneckLoadGenerator
 		b.Evidence = fmt.Sprintf("%d iterations dropped by the load generator", s.Dropped)
 	default:
-		b.Name = BottleneckNone
-		b.Evidence = "no measured resource at its limit; " + l.Why
+		b.Name, b.Evidence = BottleneckNone, noneEvidence(l)
 	}
 	return b
+}
+
+// noneEvidence lists the figures that stayed below their limits.
+func noneEvidence(l Level) string {
+	var seen []string
+	if l.TargetCPUPct != nil {
+		seen = append(seen, fmt.Sprintf("target CPU %.0f%%, throttled in %.0f%% of periods",
+			*l.TargetCPUPct, l.Signals.TargetThrottledPct))
+	}
+	if l.Signals.DBPool > 0 && l.DBSessionsPeak != nil {
+		seen = append(seen, fmt.Sprintf("%d of %d pool sessions busy at peak", l.Signals.DBActivePeak, l.Signals.DBPool))
+	}
+	msg := "no measured resource at its limit"
+	if len(seen) > 0 {
+		msg += " (" + strings.Join(seen, "; ") + ")"
+	}
+	return msg + ": the tail grew with queueing inside the target, e.g. for its web threads"
 }
 
 // errorEvidence names the failure or the largest error classes.

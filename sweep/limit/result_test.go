@@ -51,6 +51,17 @@ func TestErrorEvidenceNamesTheLargestClasses(t *testing.T) {
 	}
 }
 
+func TestNoneEvidenceListsWhatStayedBelow(t *testing.T) {
+	t.Parallel()
+	l := Level{SuccessRate: 1, TargetCPUPct: ptr(51.0), DBSessionsPeak: ptr(2),
+		Signals: Signals{TargetThrottledPct: 12, DBActivePeak: 1, DBPool: 2}}
+	want := "no measured resource at its limit (target CPU 51%, throttled in 12% of periods; " +
+		"1 of 2 pool sessions busy at peak): the tail grew with queueing inside the target, e.g. for its web threads"
+	if got := Classify(l); got.Name != BottleneckNone || got.Evidence != want {
+		t.Errorf("Classify = %+v, want none with %q", got, want)
+	}
+}
+
 func TestFromRecord(t *testing.T) {
 	t.Parallel()
 	rec := results.Record{Status: results.StatusOK, Cell: results.CellInfo{DBPool: 4},
