@@ -1,6 +1,8 @@
 package main
 
 import (
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -15,8 +17,14 @@ import (
 	"github.com/sweep-tool/sweep/sweep"
 )
 
-// newRunID is a sortable id of letters, digits and one dash.
-func newRunID(now time.Time) string { return now.UTC().Format("20060102-150405") }
+// newRunID is a sortable id of letters, digits and dashes: the start time
+// and a random suffix, so runs started in the same second (scripted, in
+// parallel) never share a compose project.
+func newRunID(now time.Time) string {
+	var b [3]byte
+	_, _ = rand.Read(b[:])
+	return now.UTC().Format("20060102-150405") + "-" + hex.EncodeToString(b[:])
+}
 
 // prepareDir decides the run directory and id: a new run, or the resume
 // of the run already in --out when its spec is the same.
