@@ -154,6 +154,21 @@ func TestCrashingCellFails(t *testing.T) {
 	assertNoContainers(t, cli, readMeta(t, out).RunID)
 }
 
+// TestRunIDsDiffer checks that runs started in the same second get
+// different ids: the id names the compose project, and two runs sharing
+// one would recreate each other's containers.
+func TestRunIDsDiffer(t *testing.T) {
+	t.Parallel()
+	now := time.Now()
+	a, b := newRunID(now), newRunID(now)
+	if a == b || sweep.ProjectName(a) == sweep.ProjectName(b) {
+		t.Errorf("two runs started at %s share the id %s (project %s)", now, a, sweep.ProjectName(a))
+	}
+	if !strings.HasPrefix(a, now.UTC().Format("20060102-150405")) {
+		t.Errorf("run id %s does not begin with its start time, so run folders no longer sort by time", a)
+	}
+}
+
 // waitMeasuring waits until the cell's target container is healthy and
 // then a moment more, so the cell is in its warm-up or measured load.
 func waitMeasuring(t *testing.T, p *proc, cli *client.Client, out, cellID string) {
