@@ -50,6 +50,31 @@ type Record struct {
 	Pooler    *PoolerStats             `json:"pooler,omitempty"`
 	Driver    *DriverStats             `json:"driver,omitempty"`
 	Warnings  []string                 `json:"warnings,omitempty"`
+	// SafeLimit is set when the cell searched its safe limit instead of
+	// measuring one load (run --find-limit); the measurement above is then
+	// the one at the safe limit (at the lowest level when none held), and
+	// limit.json beside result.json holds every level.
+	SafeLimit *SafeLimit `json:"safe_limit,omitempty"`
+}
+
+// SafeLimit is what a cell's safe-limit search found.
+type SafeLimit struct {
+	// Model says what a level counts: vus or rate (iterations/s).
+	Model string `json:"model"`
+	// Level is the highest level at which the SLO held, every lower
+	// measured level holding it too; 0 when the first level failed.
+	Level int `json:"level"`
+	// FailsAt is the lowest measured level that failed the SLO, so the
+	// limit lies in [Level, FailsAt); 0 when none failed (the search
+	// stopped at --max-level or --max-steps first).
+	FailsAt int `json:"fails_at,omitempty"`
+	// Bottleneck names what ran out first at FailsAt (sweep/limit's
+	// labels: target-cpu, pool, db-cpu, errors, load-generator, none).
+	Bottleneck string `json:"bottleneck,omitempty"`
+	// SLO is the objective the levels were judged by; Steps the number of
+	// levels measured.
+	SLO   string `json:"slo"`
+	Steps int    `json:"steps"`
 }
 
 // CellInfo identifies the cell a record belongs to.

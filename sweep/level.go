@@ -37,3 +37,24 @@ func (r *Runner) MeasureAt(ctx context.Context, cell Cell, applied results.Appli
 	err := r.measure(ctx, Job{Cell: cell, Rep: 1}, dir, &rec)
 	return r.finish(ctx, &rec, dir, err)
 }
+
+// FindLimit is a safe-limit search as asked (the search flags of sweep
+// limit and run --find-limit). Package sweep/limit gives it meaning
+// (limit.ConfigOf); it sits in the spec so a run records it, a resume with
+// another search is refused, and resume and rerun search again.
+type FindLimit struct {
+	// SLO is the objective, e.g. "success>=99%,p99<=500ms".
+	SLO string `json:"slo"`
+	// Model is vus or rate; empty: the kind of --load.
+	Model string `json:"model"`
+	// Start is the first level; the ramp multiplies it by Factor while the
+	// SLO holds, up to Max, measuring at most MaxSteps levels.
+	Start    int     `json:"start_level"`
+	Max      int     `json:"max_level"`
+	Factor   float64 `json:"factor"`
+	MaxSteps int     `json:"max_steps"`
+	// Levels, when set, are measured exactly instead of searching.
+	Levels []int `json:"levels,omitempty"`
+	// DBService is the database's compose service, for its CPU.
+	DBService string `json:"db_service"`
+}

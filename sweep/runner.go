@@ -39,6 +39,12 @@ type Runner struct {
 	Reset func(ctx context.Context) error
 	// Monitor, when set, watches each measured phase.
 	Monitor Monitor
+	// Measure, when set, replaces a cell's one measured load (reset,
+	// warm-up, measured phase) once the target is applied and ready, e.g.
+	// with a safe-limit search that loads the cell at several levels with
+	// MeasureAt. It fills rec's measurement; its error fails the cell (or
+	// marks it interrupted when ctx is done).
+	Measure func(ctx context.Context, job Job, dir string, rec *results.Record) error
 	// Jobs, when set, replaces the spec's schedule (sweep rerun runs one
 	// cell as a new repetition this way).
 	Jobs []Job
@@ -202,6 +208,9 @@ func (r *Runner) newRecord(cell Cell, rep int) results.Record {
 func (r *Runner) phases(ctx context.Context, job Job, dir string, rec *results.Record) error {
 	if err := r.setup(ctx, job, dir, rec); err != nil {
 		return err
+	}
+	if r.Measure != nil {
+		return r.Measure(ctx, job, dir, rec)
 	}
 	return r.measure(ctx, job, dir, rec)
 }

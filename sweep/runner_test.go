@@ -220,3 +220,52 @@ func TestRunnerPrepareErrorAbortsTheRun(t *testing.T) {
 		t.Errorf("err %v calls %d records %d; want the Prepare error after one interrupted cell", err, calls, len(sum.Records))
 	}
 }
+
+// TestRunnerMeasureHook checks that Measure replaces the measured load:
+// it runs after the cell is applied, its figures land in result.json, its
+// error fails the cell, and a resume skips the finished cells.
+func TestRunnerMeasureHook(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	driver := &fakeDriver{}
+	var seen []string
+	hook := func(ctx context.Context, job Job, dir string, rec *results.Record) error {
+		if rec.Applied.ContainerID != "c-"+job.Cell.ID {
+			t.Errorf("%s: hook called before the cell was applied (applied %+v)", job.Cell.ID, rec.Applied)
+		}
+		seen = append(seen, job.Cell.ID)
+		if job.Cell.ID == "cpu_2__web_4__db_8" {
+			return errors.New("search broke")
+		}
+		rec.Measurement = results.Measurement{Requests: 7, RPS: 3.5}
+		rec.SafeLimit = &results.SafeLimit{Model: "vus", Level: 12, FailsAt: 16}
+		return nil
+	}
+	r := &Runner{Spec: testSpec(), Dir: dir, Stack: &fakeStack{}, Driver: driver, Measure: hook}
+	sum, err := r.Run(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(seen) != 4 || driver.calls != 0 || sum.Failed() != 1 {
+		t.Fatalf("hook saw %v, driver ran %d times, %d failed; want 4 cells, 0 driver runs, 1 failed", seen, driver.calls, sum.Failed())
+	}
+	for _, rec := range sum.Records {
+		disk, err := results.ReadRecord(filepath.Join(results.CellDir(dir, rec.Cell.ID, 1), results.ResultFile))
+		if err != nil {
+			t.Fatal(err)
+		}
+		switch {
+		case rec.Cell.ID == "cpu_2__web_4__db_8":
+			if disk.Status != results.StatusFailed || !strings.Contains(disk.Reason, "search broke") {
+				t.Errorf("failing hook: status %s reason %q", disk.Status, disk.Reason)
+			}
+		case disk.Status != results.StatusOK || disk.Requests != 7 || disk.SafeLimit == nil || disk.SafeLimit.Level != 12:
+			t.Errorf("%s: record on disk %+v, want ok with the hook's figures", rec.Cell.ID, disk)
+		}
+	}
+	seen = nil
+	sum, err = (&Runner{Spec: testSpec(), Dir: dir, Stack: &fakeStack{}, Driver: driver, Measure: hook}).Run(t.Context())
+	if err != nil || sum.Skipped != 4 || len(seen) != 0 {
+		t.Errorf("resume: err %v, skipped %d, hook ran for %v; want every cell skipped", err, sum.Skipped, seen)
+	}
+}

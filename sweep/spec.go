@@ -84,6 +84,9 @@ type Spec struct {
 	Variants   []Variant  `json:"variants,omitempty"`
 	// DBResetSQL is a SQL file run before each cell's warm-up.
 	DBResetSQL string `json:"db_reset_sql,omitempty"`
+	// FindLimit, when set, makes every cell search its safe limit instead
+	// of measuring one load (run --find-limit).
+	FindLimit *FindLimit `json:"find_limit,omitempty"`
 }
 
 // Duration is a time.Duration written as text ("30s") in JSON.
@@ -198,6 +201,9 @@ func (s Spec) Validate() error {
 	case "auto", "k6", "builtin":
 	default:
 		return BadInput("driver", "%q is not one of auto, k6, builtin", s.Driver)
+	}
+	if s.FindLimit != nil && len(s.LoadLevels) > 0 {
+		return BadInput("find-limit", "searches the load of every cell; drop --load-levels")
 	}
 	return nil
 }
