@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/sweep-tool/sweep/results"
 )
 
 // Result is what a search found; it is written as limit.json.
@@ -22,6 +24,18 @@ type Result struct {
 	Config Config `json:"search"`
 	// Stopped says why the search ended.
 	Stopped string `json:"stopped"`
+}
+
+// Summary is what a cell's record keeps of the search (its safe_limit).
+func (r Result) Summary() results.SafeLimit {
+	s := results.SafeLimit{Model: string(r.Config.Model), SLO: r.SLO.String(), Steps: len(r.Levels)}
+	if r.SafeLimit != nil {
+		s.Level = r.SafeLimit.Level
+	}
+	if r.Bottleneck != nil {
+		s.FailsAt, s.Bottleneck = r.Bottleneck.Level, r.Bottleneck.Name
+	}
+	return s
 }
 
 // SafeLimit is the safe limit of a configuration under one load model.

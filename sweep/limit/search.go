@@ -63,6 +63,27 @@ func (c Config) Validate() error {
 	return nil
 }
 
+// ConfigOf reads a search as asked (flags or a saved spec) and validates
+// it; an empty model follows load's kind (rate: iterations/s, else VUs).
+func ConfigOf(f sweep.FindLimit, load sweep.LoadSpec) (Config, error) {
+	cfg := Config{Start: f.Start, Max: f.Max, Factor: f.Factor, MaxSteps: f.MaxSteps, Levels: f.Levels}
+	var err error
+	if cfg.SLO, err = ParseSLO(f.SLO); err != nil {
+		return cfg, err
+	}
+	model := f.Model
+	if model == "" {
+		model = string(ModelVUs)
+		if load.Rate > 0 {
+			model = string(ModelRate)
+		}
+	}
+	if cfg.Model, err = ParseModel(model); err != nil {
+		return cfg, err
+	}
+	return cfg, cfg.Validate()
+}
+
 func checkLevels(levels []int) error {
 	for i, l := range levels {
 		if l <= 0 {

@@ -195,3 +195,63 @@ func TestParseLevels(t *testing.T) {
 		}
 	}
 }
+
+func TestConfigOf(t *testing.T) {
+	t.Parallel()
+	asked := sweep.FindLimit{SLO: "p99<=20ms", Start: 4, Max: 64, Factor: 2, MaxSteps: 5, DBService: "db"}
+	for _, tc := range []struct {
+		name  string
+		model string
+		load  sweep.LoadSpec
+		want  Model
+	}{
+		{"closed load gives vus", "", sweep.LoadSpec{VUs: 8}, ModelVUs},
+		{"open load gives rate", "", sweep.LoadSpec{Rate: 100}, ModelRate},
+		{"model given wins", "vus", sweep.LoadSpec{Rate: 100}, ModelVUs},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			f := asked
+			f.Model = tc.model
+			cfg, err := ConfigOf(f, tc.load)
+			if err != nil || cfg.Model != tc.want || cfg.SLO.String() != "p99<=20ms" || cfg.Start != 4 || cfg.MaxSteps != 5 {
+				t.Errorf("ConfigOf = %+v, %v; want model %s and the asked bounds", cfg, err, tc.want)
+			}
+		})
+	}
+	for flag, edit := range map[string]func(*sweep.FindLimit){
+		"slo":         func(f *sweep.FindLimit) { f.SLO = "p99<5ms" },
+		"model":       func(f *sweep.FindLimit) { f.Model = "users" },
+		"start-level": func(f *sweep.FindLimit) { f.Start = 100 },
+	} {
+		f := asked
+		edit(&f)
+		if _, err := ConfigOf(f, sweep.LoadSpec{VUs: 1}); !errors.Is(err, sweep.ErrBadInput) || !strings.HasPrefix(err.Error(), "--"+flag) {
+			t.Errorf("ConfigOf with a bad %s = %v, want bad input naming it", flag, err)
+		}
+	}
+}
+
+func TestResultSummary(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name string
+		pass func(int) bool
+		want results.SafeLimit
+	}{
+		{"bracketed", upTo(37), results.SafeLimit{Model: "vus", Level: 32, FailsAt: 64, Bottleneck: BottleneckNone, SLO: "success>=99%,p99<=20ms", Steps: 7}},
+		{"first level fails", upTo(0), results.SafeLimit{Model: "vus", FailsAt: 1, Bottleneck: BottleneckNone, SLO: "success>=99%,p99<=20ms", Steps: 1}},
+		{"none fails", upTo(1000), results.SafeLimit{Model: "vus", Level: 64, SLO: "success>=99%,p99<=20ms", Steps: 7}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			r, err := Search(t.Context(), config(1, 64, 2, 7), (&fake{pass: tc.pass}).measure)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := r.Summary(); got != tc.want {
+				t.Errorf("Summary = %+v, want %+v", got, tc.want)
+			}
+		})
+	}
+}
