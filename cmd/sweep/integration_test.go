@@ -36,8 +36,9 @@ func TestSweepRunEndToEnd(t *testing.T) {
 			rec := readRecord(t, out, cell.ID)
 			checkRecord(t, rec, cell)
 			checkSamples(t, results.CellDir(out, cell.ID, 1), rec.DurationS)
-			if !fileExists(filepath.Join(results.CellDir(out, cell.ID, 1), results.OverrideFile)) {
-				t.Error("no override.yaml")
+			override, err := os.ReadFile(filepath.Join(results.CellDir(out, cell.ID, 1), results.OverrideFile))
+			if err != nil || !strings.Contains(string(override), cell.ID) || !strings.Contains(string(override), sweep.LabelRun) {
+				t.Errorf("override.yaml should name the cell and carry the %s label (%v):\n%s", sweep.LabelRun, err, override)
 			}
 		})
 		rec := readRecord(t, out, cell.ID)
