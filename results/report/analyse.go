@@ -16,6 +16,8 @@ type CPUReport struct {
 	BestRPS  Pick
 	BestP99  Pick
 	Balanced Pick
+	// BestLimit is the highest safe limit; zero when no cell searched one.
+	BestLimit Pick
 	// Frontier is the Pareto frontier of RPS against P99, by P99
 	// ascending: no eligible cell has both more RPS and lower P99.
 	Frontier []*Cell
@@ -55,6 +57,7 @@ func analyseCPU(cpu float64, cells []*Cell) *CPUReport {
 	cr.BestRPS = pick(ok, func(a, b *Cell) bool { return a.RPS.Mean > b.RPS.Mean }, sameRPS)
 	cr.BestP99 = pick(ok, func(a, b *Cell) bool { return a.P99.Mean < b.P99.Mean }, sameP99)
 	cr.Balanced = pick(ok, func(a, b *Cell) bool { return a.Score > b.Score }, sameBoth)
+	cr.BestLimit = bestLimit(ok)
 	cr.Frontier = frontier(ok)
 	return cr
 }

@@ -35,6 +35,9 @@ type Cell struct {
 	// and receiving over the ok repetitions (see cellBreakdown); nil unless
 	// the driver measured it in every one.
 	Breakdown *results.Breakdown `json:"breakdown_ms,omitempty"`
+	// SafeLimit summarises the repetitions' safe limits (run
+	// --find-limit); nil unless every ok repetition searched one.
+	SafeLimit *LimitSummary `json:"safe_limit,omitempty"`
 	// Bottleneck is a short label (see Bottlenecks); empty without metrics.
 	Bottleneck string `json:"bottleneck,omitempty"`
 	// Ineligible says why the cell cannot win; empty when it can.
@@ -80,6 +83,7 @@ func summarise(rc results.RunCell, service string, opts Options) *Cell {
 	c.CPUPct = optional(cpu, len(rps), opts.NoiseBand)
 	c.Sessions = optional(sess, len(rps), opts.NoiseBand)
 	c.Breakdown = cellBreakdown(c.reps)
+	c.SafeLimit = summariseLimit(c.reps, opts.NoiseBand)
 	c.Ineligible = ineligible(c, opts)
 	c.Bottleneck = bottleneck(c, service, opts)
 	return c
@@ -102,6 +106,8 @@ func ineligible(c *Cell, opts Options) string {
 		return "failed: " + c.Reason
 	case c.ErrorRate.Mean > opts.ErrorBound:
 		return fmt.Sprintf("error rate %.2f %% above the %.2f %% bound", 100*c.ErrorRate.Mean, 100*opts.ErrorBound)
+	case c.SafeLimit != nil && !c.SafeLimit.held():
+		return fmt.Sprintf("no load level met the SLO (the first, %d, failed)", c.SafeLimit.FailsAt)
 	}
 	return ""
 }
@@ -138,6 +144,11 @@ func (c *Cell) value(m Metric) *Estimate {
 		return &e
 	case MetricCPU:
 		return c.CPUPct
+	case MetricLimit:
+		if c.SafeLimit == nil {
+			return nil
+		}
+		return &c.SafeLimit.Level
 	default:
 		return c.Sessions
 	}

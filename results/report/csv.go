@@ -91,6 +91,7 @@ func csvRow(runID string, r results.Rep, bottleneck string) map[string]string {
 		row["errors."+class] = strconv.FormatInt(n, 10)
 	}
 	addBreakdown(row, r.Breakdown)
+	addSafeLimit(row, r.SafeLimit)
 	addUsage(row, r)
 	addAxes(row, r.Cell)
 	return row

@@ -41,6 +41,14 @@
 // whose cell is equivalent to the chosen pair's cell at every CPU limit are
 // listed as equivalent.
 //
+// Safe limit. A cell of run --find-limit searched the highest load level
+// at which its SLO held: the level L held and the lowest failing level F
+// did not, so its limit lies in [L, F) (open above when no level failed).
+// Over repetitions the matrix shows the mean L; the bracket runs from the
+// lowest L to the highest F. The best cell has the highest mean; cells
+// whose brackets overlap the best's are equivalent, because the searches
+// cannot order them. A cell where no level held never wins anything.
+//
 // Scaling is linear enough ("near-linear") when a least-squares line of
 // best RPS against CPU limit has R² ≥ 0.98 and RPS per core at every limit
 // stays at or above 80 % of RPS per core at the smallest limit.

@@ -96,6 +96,7 @@ func TestFixtures(t *testing.T) {
 	}{
 		{"gop", "game-of-pools", gopSpec, gopCells},
 		{"mixed", "mixed", mixedSpec, func(*testing.T) []fxCell { return mixedCells() }},
+		{"limits", "find-limit", limitsSpec, func(*testing.T) []fxCell { return limitsCells() }},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

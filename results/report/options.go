@@ -39,19 +39,21 @@ func (o Options) validate() error {
 type Metric string
 
 // The metrics a matrix can show. CPU and Sessions exist only when the
-// samplers ran.
+// samplers ran, Limit only when the cells searched their safe limit (run
+// --find-limit).
 const (
 	MetricRPS      Metric = "rps"
 	MetricP99      Metric = "p99"
 	MetricErrors   Metric = "errors"
 	MetricCPU      Metric = "cpu"
 	MetricSessions Metric = "sessions"
+	MetricLimit    Metric = "limit"
 )
 
 // Metrics lists every metric in display order.
-var Metrics = []Metric{MetricRPS, MetricP99, MetricErrors, MetricCPU, MetricSessions}
+var Metrics = []Metric{MetricRPS, MetricP99, MetricErrors, MetricCPU, MetricSessions, MetricLimit}
 
-// ParseMetric reads a metric name (rps, p99, errors, cpu, sessions).
+// ParseMetric reads a metric name (rps, p99, errors, cpu, sessions, limit).
 func ParseMetric(s string) (Metric, error) {
 	for _, m := range Metrics {
 		if strings.EqualFold(s, string(m)) {
@@ -80,10 +82,12 @@ func (m Metric) Title() string {
 		return "error %"
 	case MetricCPU:
 		return "target CPU % of limit"
+	case MetricLimit:
+		return "safe limit"
 	default:
 		return "peak DB sessions"
 	}
 }
 
 // higherIsBetter says which way "best" points for m.
-func (m Metric) higherIsBetter() bool { return m == MetricRPS }
+func (m Metric) higherIsBetter() bool { return m == MetricRPS || m == MetricLimit }

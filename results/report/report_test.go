@@ -64,7 +64,7 @@ func itoa(i int) string {
 }
 
 func TestGolden(t *testing.T) {
-	for _, name := range []string{"gop", "mixed"} {
+	for _, name := range []string{"gop", "mixed", "limits"} {
 		rep := buildFixture(t, name)
 		charts, err := Charts(rep)
 		if err != nil {
@@ -75,6 +75,9 @@ func TestGolden(t *testing.T) {
 			name + "-p99.txt":             func(b *bytes.Buffer) error { return WriteTerminal(b, rep, MetricP99) },
 			name + "-report.md":           func(b *bytes.Buffer) error { return WriteMarkdown(b, rep, charts, ChartDir) },
 			name + "-recommendation.json": func(b *bytes.Buffer) error { return WriteJSON(b, rep) },
+		}
+		if rep.HasMetric(MetricLimit) {
+			renders[name+"-limit.txt"] = func(b *bytes.Buffer) error { return WriteTerminal(b, rep, MetricLimit) }
 		}
 		for file, render := range renders {
 			t.Run(file, func(t *testing.T) {
@@ -142,10 +145,7 @@ func TestStudyConclusions(t *testing.T) {
 func TestMixedRun(t *testing.T) {
 	t.Parallel()
 	rep := buildFixture(t, "mixed")
-	cells := map[string]*Cell{}
-	for _, c := range rep.Cells {
-		cells[c.ID] = c
-	}
+	cells := cellsByID(rep)
 	cases := []struct {
 		id, status, bottleneck string
 		eligible               bool

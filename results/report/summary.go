@@ -35,17 +35,26 @@ func pairList(pairs [][2]float64) string {
 	return strings.Join(parts, "; ")
 }
 
-// perCPUTable lists each CPU limit's winners and their ties.
+// goal is a row of the per-CPU table: a winner under one goal.
+type goal struct {
+	name string
+	p    Pick
+}
+
+// perCPUTable lists each CPU limit's winners and their ties (the best
+// safe limit too when the cells searched one).
 func perCPUTable(rep *Report) table {
 	t := table{
 		Title:  "Per CPU limit",
 		Header: []string{"CPU", "goal", "cell", "RPS", "P99 ms", "error %", "equivalent"},
 	}
 	for _, cr := range rep.PerCPU {
-		for _, g := range []struct {
-			name string
-			p    Pick
-		}{{"best RPS", cr.BestRPS}, {"best P99", cr.BestP99}, {"balanced", cr.Balanced}} {
+		goals := []goal{{"best RPS", cr.BestRPS}, {"best P99", cr.BestP99}, {"balanced", cr.Balanced}}
+		if c := cr.BestLimit.Cell; c != nil {
+			name := fmt.Sprintf("best safe limit (%s %s)", c.SafeLimit.Model, limitText(c.SafeLimit))
+			goals = append(goals, goal{name, cr.BestLimit})
+		}
+		for _, g := range goals {
 			c := g.p.Cell
 			t.Rows = append(t.Rows, []string{fmt.Sprint(cr.CPUs), g.name, cellLabel(c),
 				formatEstimate(c.RPS, MetricRPS), formatEstimate(c.P99, MetricP99),

@@ -26,9 +26,14 @@ const (
 // matrixTable is one CPU limit's matrix of m: rows web threads, columns
 // pool multipliers.
 func matrixTable(rep *Report, cr *CPUReport, m Metric) table {
-	t := matrixFrame(cr, fmt.Sprintf("CPU %g: %s", cr.CPUs, m.Title()))
+	title := m.Title()
+	t := matrixFrame(cr, fmt.Sprintf("CPU %g: %s", cr.CPUs, title))
 	t.Note = fmt.Sprintf("cells show value [pool size]; %s best, %s equivalent to the best, "+
 		"%s error rate above %g %% (never wins)", markBest, markTie, markError, 100*rep.Options.ErrorBound)
+	if m == MetricLimit {
+		t.Title = fmt.Sprintf("CPU %g: %s (%s)", cr.CPUs, title, rep.limitModel())
+		t.Note = limitNote
+	}
 	for _, wm := range cr.WebMults {
 		row := []string{fmt.Sprintf("%s (%g x CPU)", webThreads(cr, wm), wm)}
 		for _, dm := range cr.DBMults {
@@ -61,6 +66,13 @@ func cellText(cr *CPUReport, c *Cell, m Metric) string {
 	if e == nil {
 		return fmt.Sprintf("- [%d]", c.DBPool)
 	}
+	if m == MetricLimit {
+		s := limitText(c.SafeLimit) + fmt.Sprintf(" [%d]", c.DBPool) + marks(cr, c, m)
+		if b := c.SafeLimit.Bottleneck; b != "" {
+			s += " " + b
+		}
+		return s
+	}
 	s := formatEstimate(*e, m) + fmt.Sprintf(" [%d]", c.DBPool)
 	return s + marks(cr, c, m)
 }
@@ -75,6 +87,8 @@ func marks(cr *CPUReport, c *Cell, m Metric) string {
 		p = cr.BestRPS
 	case MetricP99:
 		p = cr.BestP99
+	case MetricLimit:
+		p = cr.BestLimit
 	default:
 		return ""
 	}
