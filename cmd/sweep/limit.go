@@ -20,10 +20,8 @@ import (
 type limitOpts struct {
 	web, pool  int
 	from, cell string
-	slo, model string
 	levels     string
-	dbService  string
-	cfg        limit.Config
+	search     *sweep.FindLimit
 }
 
 // gridFlags are spec flags that mean nothing to limit; config files may
@@ -48,14 +46,8 @@ func newLimitCmd(stdout, stderr io.Writer) *cobra.Command {
 	fs.IntVar(&o.pool, "pool", 0, "the target's DB pool size (with --cpus and --web)")
 	fs.StringVar(&o.from, "from", "", "take the spec and the configuration from this run directory (with --cell)")
 	fs.StringVar(&o.cell, "cell", "", "the cell of --from's run to measure, e.g. cpu_2__web_3__db_4")
-	fs.StringVar(&o.slo, "slo", limit.DefaultSLO, "objective: success>=X%, error<=X%, avg|p50|p90|p95|p99<=N ms|s, comma-separated")
-	fs.StringVar(&o.model, "model", "", "what a level counts: vus (closed model) or rate (open, iterations/s); default: --load's kind")
-	fs.IntVar(&o.cfg.Start, "start-level", 10, "first level of the ramp")
-	fs.IntVar(&o.cfg.Max, "max-level", 10000, "highest level the ramp may reach")
-	fs.Float64Var(&o.cfg.Factor, "factor", limit.DefaultFactor, "the ramp multiplies the level by this while the SLO holds")
-	fs.IntVar(&o.cfg.MaxSteps, "max-steps", limit.DefaultMaxSteps, "measured levels at most, ramp and bisection together")
+	o.search = newSearchFlags(fs)
 	fs.StringVar(&o.levels, "levels", "", "measure exactly these increasing levels instead of searching, e.g. 10,20,40")
-	fs.StringVar(&o.dbService, "db-service", "db", "the database's compose service, for the DB CPU row")
 	for _, name := range gridFlags {
 		_ = fs.MarkHidden(name)
 	}
@@ -69,7 +61,7 @@ func newLimitCmd(stdout, stderr io.Writer) *cobra.Command {
 			return err
 		}
 		env := &runEnv{stdout: stdout, stderr: stderr, k6Path: flags.k6, script: flags.script}
-		return env.limit(cmd.Context(), limitJob{spec: spec, cell: cell, cfg: cfg, dbService: o.dbService})
+		return env.limit(cmd.Context(), limitJob{spec: spec, cell: cell, cfg: cfg, dbService: o.search.DBService})
 	}
 	return cmd
 }
@@ -77,27 +69,14 @@ func newLimitCmd(stdout, stderr io.Writer) *cobra.Command {
 // config builds the search from the flags; model follows --load's kind
 // unless --model is given.
 func (o *limitOpts) config(cmd *cobra.Command, spec sweep.Spec) (limit.Config, error) {
-	cfg := o.cfg
-	var err error
-	if cfg.SLO, err = limit.ParseSLO(o.slo); err != nil {
-		return cfg, err
-	}
-	model := o.model
-	if model == "" {
-		model = string(limit.ModelVUs)
-		if spec.Load.Rate > 0 {
-			model = string(limit.ModelRate)
-		}
-	}
-	if cfg.Model, err = limit.ParseModel(model); err != nil {
-		return cfg, err
-	}
+	f := *o.search
 	if cmd.Flags().Changed("levels") {
-		if cfg.Levels, err = limit.ParseLevels(o.levels); err != nil {
-			return cfg, err
+		var err error
+		if f.Levels, err = limit.ParseLevels(o.levels); err != nil {
+			return limit.Config{}, err
 		}
 	}
-	return cfg, cfg.Validate()
+	return limit.ConfigOf(f, spec.Load)
 }
 
 // target resolves the spec and the one cell to measure.
@@ -165,7 +144,7 @@ func (o *limitOpts) fromRun(cmd *cobra.Command, flags *specFlags) (sweep.Spec, s
 			set(&spec, flags.spec)
 		}
 	}
-	spec.Out = flags.spec.Out
+	spec.Out, spec.FindLimit = flags.spec.Out, nil
 	spec.CPUs, spec.WebMult, spec.DBMult = []float64{cell.CPUs}, []float64{cell.Mults[0][0]}, []float64{cell.Mults[0][1]}
 	return spec, cell, nil
 }
@@ -251,7 +230,7 @@ func (e *runEnv) search(ctx context.Context, job limitJob, dir string, ses *sess
 	runner := &sweep.Runner{Spec: job.spec, RunID: e.runID, Dir: dir, Stack: ses.stack, Variants: e.variants,
 		Driver: driver, Log: e.log, HostCPUs: e.hostCPUs, Prepare: ses.extras.prepare, Reset: ses.extras.resetFunc(),
 		Monitor: ses.extras.monitor(e.allStacks(ses.stack), job.spec.Service)}
-	lv := &levels{e: e, job: job, runner: runner, dir: dir}
+	lv := &levels{out: e.stderr, job: job, runner: runner, dir: dir}
 	if err := lv.apply(ctx); err != nil {
 		return limit.Result{SLO: job.cfg.SLO, Config: job.cfg}, err
 	}
@@ -260,13 +239,14 @@ func (e *runEnv) search(ctx context.Context, job limitJob, dir string, ses *sess
 
 // levels measures the levels of one search on the applied cell.
 type levels struct {
-	e       *runEnv
+	out     io.Writer // one progress line per level
 	job     limitJob
 	runner  *sweep.Runner
 	dir     string
 	applied results.Applied
 	steps   int
-	broken  error // the target could not be applied again after a failed level
+	broken  error                  // the target could not be applied again after a failed level
+	recs    map[int]results.Record // the measured levels' records, when set
 }
 
 // apply (re)creates the target with the cell and waits until it is ready.
@@ -298,7 +278,10 @@ func (l *levels) measure(ctx context.Context, level int) (limit.Level, error) {
 		return limit.Level{}, sweep.ErrInterrupted
 	}
 	l.steps++
-	fmt.Fprintf(l.e.stderr, "sweep: step %d: %s=%d: %s %s\n", l.steps, l.job.cfg.Model, level, rec.Status, levelBrief(rec))
+	fmt.Fprintf(l.out, "sweep: %s step %d: %s=%d: %s %s\n", l.job.cell.ID, l.steps, l.job.cfg.Model, level, rec.Status, levelBrief(rec))
+	if l.recs != nil {
+		l.recs[level] = rec
+	}
 	if rec.Status == results.StatusFailed {
 		l.broken = l.apply(ctx)
 	}

@@ -26,7 +26,7 @@ type reportFlags struct {
 func (f *reportFlags) bind(cmd *cobra.Command) {
 	f.opts = report.DefaultOptions()
 	cmd.Flags().StringSliceVar(&f.metrics, "metric", []string{"rps", "p99"},
-		"matrices to print: rps, p99, errors, cpu (target CPU % of limit), sessions (peak DB sessions)")
+		"matrices to print: rps, p99, errors, cpu (target CPU % of limit), sessions (peak DB sessions), limit (safe limit, run --find-limit)")
 	cmd.Flags().BoolVar(&f.json, "json", false, "print only the recommendation as one JSON document")
 	cmd.Flags().Float64Var(&f.opts.ErrorBound, "error-bound", f.opts.ErrorBound, "cells with a higher error rate (0..1) never win")
 	cmd.Flags().Float64Var(&f.opts.NoiseBand, "noise", f.opts.NoiseBand, "assumed relative noise (0..1) of a cell measured once")

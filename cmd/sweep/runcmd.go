@@ -32,6 +32,7 @@ func newRunCmd(stdout, stderr io.Writer) *cobra.Command {
 		Args: cobra.NoArgs,
 	}
 	flags := newSpecFlags(cmd.Flags())
+	fl := newFindLimitFlags(cmd.Flags())
 	var ro runOpts
 	cmd.Flags().BoolVar(&ro.forceNew, "force-new", false, "start a new run even if --out holds a run with a different spec (the old one is moved aside)")
 	cmd.Flags().BoolVar(&ro.retryFailed, "retry-failed", false, "on resume, run failed cells again")
@@ -39,6 +40,9 @@ func newRunCmd(stdout, stderr io.Writer) *cobra.Command {
 	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
 		spec, err := flags.resolve(cmd)
 		if err != nil {
+			return err
+		}
+		if err := fl.apply(cmd.Flags(), &spec); err != nil {
 			return err
 		}
 		if ro.checkFirst {
@@ -86,6 +90,7 @@ func preflight(ctx context.Context, spec sweep.Spec, flags *specFlags, stdout, s
 	}
 	check := spec
 	check.Out, check.Repeat, check.Retries, check.MaxFailures = dir, 1, 0, 0
+	check.FindLimit = nil // one short load tells whether the stack works
 	check.Warmup = sweep.Duration(min(spec.Warmup.Std(), 2*time.Second))
 	check.Duration = sweep.Duration(min(spec.Duration.Std(), 5*time.Second))
 	env := &runEnv{stdout: io.Discard, stderr: stderr, k6Path: flags.k6, script: flags.script, check: true,

@@ -39,6 +39,7 @@ type runEnv struct {
 	check          bool                   // preflight: no report at the end
 	variants       map[string]sweep.Stack // --variant stacks by name
 	stacks         []*compose.Stack       // every variant stack, for teardown
+	findLimit      *cellSearch            // --find-limit: each cell searches its safe limit
 }
 
 // sweep validates everything it can before starting anything, then runs
@@ -125,10 +126,14 @@ func (e *runEnv) execute(ctx context.Context, spec sweep.Spec, dir string, meta 
 	runner := &sweep.Runner{Spec: spec, RunID: e.runID, Dir: dir, Stack: stack, Variants: e.variants, Jobs: e.jobs, Driver: driver,
 		Log: e.log, HostCPUs: e.hostCPUs, RetryFailed: e.opts.retryFailed, Progress: newProgress(e.stderr),
 		Prepare: extras.prepare, Reset: extras.resetFunc(), Monitor: extras.monitor(e.allStacks(stack), spec.Service)}
+	rf := reportFlags{metrics: []string{"rps", "p99"}, opts: report.DefaultOptions(), skip: e.check}
+	if e.findLimit != nil {
+		runner.Measure = e.findLimit.hook(runner, e.runID, e.log)
+		rf.metrics = append(rf.metrics, string(report.MetricLimit))
+	}
 	sum, runErr := runner.Run(ctx)
 	e.recordFacts(ctx, stack, dir, meta)
 	e.release(ctx, spec, stack)
-	rf := reportFlags{metrics: []string{"rps", "p99"}, opts: report.DefaultOptions(), skip: e.check}
 	if err := e.summarize(dir, sum, rf); err != nil {
 		fmt.Fprintf(e.stderr, "sweep: report: %v\n", err)
 	}
@@ -201,6 +206,10 @@ func (e *runEnv) recordFacts(ctx context.Context, stack *compose.Stack, dir stri
 
 func (e *runEnv) validate(spec sweep.Spec) error {
 	if err := spec.Validate(); err != nil {
+		return err
+	}
+	var err error
+	if e.findLimit, err = newCellSearch(spec); err != nil {
 		return err
 	}
 	n := len(spec.Cells()) * spec.Repeat
