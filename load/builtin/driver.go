@@ -23,8 +23,8 @@
 // Latency goes into HDR histograms (1 µs resolution, 3 significant digits)
 // spread over a few locked shards, so no lock is shared by all virtual
 // users; the shards are merged at the end and, for the per-second series,
-// swapped once a second (Interval covers whole seconds; the last partial
-// second is in the totals only). Latency is recorded for every request that got a
+// swapped once a second (Interval covers whole seconds, and the part of
+// the last second up to the phase's end gets an interval of its own). Latency is recorded for every request that got a
 // response, whatever its status; transport failures (timeouts, refused or
 // reset connections) count as requests and errors but not as latencies.
 //

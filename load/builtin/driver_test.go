@@ -248,12 +248,16 @@ func TestIntervalsAreReported(t *testing.T) {
 	m := runLoad(t, Options{Scenario: ScenarioGet}, req)
 	mu.Lock()
 	defer mu.Unlock()
-	if len(got) != 1 {
-		t.Fatalf("got %d intervals, want 1: %+v", len(got), got)
+	// One whole second, then the 0.3 s after it up to the phase's end.
+	if len(got) != 2 {
+		t.Fatalf("got %d intervals, want 2: %+v", len(got), got)
 	}
-	iv := got[0]
-	if iv.T < 0.9 || iv.T > 1.2 || iv.Requests == 0 || iv.Requests > m.Requests || iv.P99MS <= 0 || iv.Errors != 0 {
+	iv, last := got[0], got[1]
+	if iv.T < 0.9 || iv.T > 1.2 || iv.Requests == 0 || iv.P99MS <= 0 || iv.Errors != 0 {
 		t.Errorf("interval %+v odd (phase total %d requests)", iv, m.Requests)
+	}
+	if last.T < 1.25 || last.T > 1.5 || last.Requests == 0 || iv.Requests+last.Requests > m.Requests {
+		t.Errorf("last interval %+v odd after %+v (phase total %d requests)", last, iv, m.Requests)
 	}
 }
 

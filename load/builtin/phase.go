@@ -77,7 +77,7 @@ func (p *phase) runClosed() time.Time {
 		})
 	}
 	end := p.wait()
-	stopTicks()
+	stopTicks(end)
 	return end
 }
 
@@ -101,12 +101,14 @@ func (p *phase) done(u *user) {
 
 // tick calls req.Interval once a second until the returned function is
 // called; that function returns once no call is under way.
-func (p *phase) tick() (stop func()) {
+func (p *phase) tick() (stop func(end time.Time)) {
 	if p.req.Interval == nil {
-		return func() {}
+		return func(time.Time) {}
 	}
 	s := newSampler(p.rec)
 	quit, finished := make(chan struct{}), make(chan struct{})
+	var last float64
+	at := func(t time.Time) float64 { return math.Round(t.Sub(p.start).Seconds()*1000) / 1000 }
 	go func() {
 		defer close(finished)
 		t := time.NewTicker(time.Second)
@@ -114,19 +116,27 @@ func (p *phase) tick() (stop func()) {
 		for {
 			select {
 			case now := <-t.C:
-				secs := math.Round(now.Sub(p.start).Seconds()*1000) / 1000
-				p.req.Interval(s.take(secs))
+				last = at(now)
+				p.req.Interval(s.take(last))
 			case <-quit:
 				return
 			}
 		}
 	}()
-	return func() { close(quit); <-finished }
+	// The phase's end races the last whole second's tick: the part after
+	// the last tick is reported too, so every measured second has a row.
+	return func(end time.Time) {
+		close(quit)
+		<-finished
+		if secs := at(end); secs-last >= 0.1 {
+			p.req.Interval(s.take(secs))
+		}
+	}
 }
 
 // runOpen dispatches iterations at the constant rate: each goes to an idle
 // user, to a new one while fewer than MaxVUs exist, or is dropped.
-func (p *phase) runOpen() time.Time {
+func (p *phase) runOpen() (end time.Time) {
 	l := p.req.Load
 	work := make(chan time.Time)
 	var ready sync.WaitGroup
@@ -138,7 +148,7 @@ func (p *phase) runOpen() time.Time {
 	users, maxUsers := l.VUs, max(l.MaxVUs, l.VUs)
 	p.start = time.Now()
 	stopTicks := p.tick()
-	defer stopTicks()
+	defer func() { stopTicks(end) }()
 	deadline := p.start.Add(p.req.Duration)
 	timer := time.NewTimer(time.Hour)
 	defer timer.Stop()
