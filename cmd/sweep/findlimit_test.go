@@ -30,6 +30,7 @@ func TestRunFindLimitBadInputStartsNothing(t *testing.T) {
 		{"start above max", "--start-level", []string{"--find-limit", "--start-level", "50", "--max-level", "10"}},
 		{"bad model", "--model", []string{"--find-limit", "--model", "users"}},
 		{"load levels", "--find-limit", []string{"--find-limit", "--load-levels", "vus=1,2"}},
+		{"80 cells of 8 levels need --yes", "--yes", []string{"--find-limit", "--cpus", "2,4,6,8"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()

@@ -213,7 +213,7 @@ func (e *runEnv) validate(spec sweep.Spec) error {
 		return err
 	}
 	n := len(spec.Cells()) * spec.Repeat
-	per := spec.Warmup.Std() + spec.Duration.Std() + cellOverhead
+	per := time.Duration(searchLevels(spec))*(spec.Warmup.Std()+spec.Duration.Std()) + cellOverhead
 	if hours := (time.Duration(n) * per).Hours(); !e.opts.yes && (n > maxCellsWithoutYes || hours > maxHoursWithoutYes) {
 		return sweep.BadInput("yes", "the grid has %d cell runs (≈%.0f h); narrow it or pass --yes", n, hours)
 	}
