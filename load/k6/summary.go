@@ -66,7 +66,26 @@ func ParseSummary(data []byte) (results.Measurement, error) {
 		return results.Measurement{}, err
 	}
 	m.ThresholdsFailed = crossed(metrics)
+	m.Breakdown = breakdown(metrics)
 	return m, nil
+}
+
+// breakdown reads k6's per-phase timings (connecting, TLS handshaking,
+// sending, waiting for the first byte, receiving); nil when the export
+// lacks any of them. k6 does not count new connections.
+func breakdown(metrics map[string]metric) *results.Breakdown {
+	var b results.Breakdown
+	for name, into := range map[string]*results.Latency{
+		"http_req_connecting": &b.Connect, "http_req_tls_handshaking": &b.TLS, "http_req_sending": &b.Sending,
+		"http_req_waiting": &b.Waiting, "http_req_receiving": &b.Receiving,
+	} {
+		l, err := latency(metrics, name)
+		if err != nil {
+			return nil
+		}
+		*into = l
+	}
+	return &b
 }
 
 // decodeMetrics finds the metrics of a legacy summary or handleSummary
