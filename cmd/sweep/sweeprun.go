@@ -65,7 +65,11 @@ func (e *runEnv) sweep(ctx context.Context, spec sweep.Spec) error {
 	if err := results.WriteJSONAtomic(filepath.Join(dir, results.MetaFile), meta); err != nil {
 		return err
 	}
-	fmt.Fprintf(e.stderr, "sweep: run %s: %d cells × %d repetitions → %s\n", e.runID, len(spec.Cells()), spec.Repeat, dir)
+	if e.jobs != nil {
+		fmt.Fprintf(e.stderr, "sweep: run %s: %d job(s) → %s\n", e.runID, len(e.jobs), dir)
+	} else {
+		fmt.Fprintf(e.stderr, "sweep: run %s: %d cells × %d repetitions → %s\n", e.runID, len(spec.Cells()), spec.Repeat, dir)
+	}
 	return e.execute(ctx, spec, dir, meta, ses.stack, driver, ses.extras)
 }
 
