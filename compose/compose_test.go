@@ -1,9 +1,7 @@
 package compose
 
 import (
-	"bytes"
 	"errors"
-	"flag"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -11,10 +9,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/sweep-tool/sweep/internal/testenv"
 	"github.com/sweep-tool/sweep/sweep"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
 
 func TestDetect(t *testing.T) {
 	t.Parallel()
@@ -140,26 +137,8 @@ func TestOverrideGolden(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			golden(t, filepath.Join("testdata", "override", c.name+".golden.yaml"), got)
+			testenv.Golden(t, filepath.Join("testdata", "override", c.name+".golden.yaml"), got)
 		})
-	}
-}
-
-// golden compares got with the file at path, or rewrites it with -update.
-func golden(t *testing.T, path string, got []byte) {
-	t.Helper()
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs (go test -update rewrites it)\n--- got\n%s\n--- want\n%s", path, got, want)
 	}
 }
 

@@ -2,13 +2,12 @@ package results
 
 import (
 	"bytes"
-	"flag"
 	"os"
 	"path/filepath"
 	"testing"
-)
 
-var update = flag.Bool("update", false, "rewrite golden files under testdata/")
+	"github.com/sweep-tool/sweep/internal/testenv"
+)
 
 func TestWriteSamplesCSV(t *testing.T) {
 	t.Parallel()
@@ -50,7 +49,7 @@ func TestWriteSamplesCSV(t *testing.T) {
 			if err := WriteSamplesCSV(&buf, c.s); err != nil {
 				t.Fatal(err)
 			}
-			golden(t, filepath.Join("testdata", "samples", c.name+".csv"), buf.Bytes())
+			testenv.Golden(t, filepath.Join("testdata", "samples", c.name+".csv"), buf.Bytes())
 		})
 	}
 }
@@ -79,25 +78,5 @@ func TestWriteSamplesIsAtomic(t *testing.T) {
 	}
 	if !bytes.Equal(got, want.Bytes()) {
 		t.Errorf("file = %q, want %q", got, want.Bytes())
-	}
-}
-
-// golden compares got with the file at path, or rewrites it under -update.
-func golden(t *testing.T, path string, got []byte) {
-	t.Helper()
-	if *update {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run with -update to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs (run with -update to accept):\n--- got\n%s--- want\n%s", path, got, want)
 	}
 }

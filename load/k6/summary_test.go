@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"flag"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -12,10 +11,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/sweep-tool/sweep/internal/testenv"
 	"github.com/sweep-tool/sweep/results"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files in testdata/golden")
 
 func fixture(t *testing.T, name string) []byte {
 	t.Helper()
@@ -74,20 +72,7 @@ func TestParseSummaryGolden(t *testing.T) {
 			if err := enc.Encode(parseFixture(t, name)); err != nil {
 				t.Fatal(err)
 			}
-			got := buf.Bytes()
-			golden := filepath.Join("testdata", "golden", name)
-			if *update {
-				if err := os.WriteFile(golden, got, 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			want, err := os.ReadFile(golden)
-			if err != nil {
-				t.Fatalf("%v (run go test -update)", err)
-			}
-			if !bytes.Equal(got, want) {
-				t.Errorf("measurement differs from %s:\ngot:\n%s\nwant:\n%s", golden, got, want)
-			}
+			testenv.Golden(t, filepath.Join("testdata", "golden", name), buf.Bytes())
 		})
 	}
 }

@@ -2,7 +2,6 @@ package report
 
 import (
 	"encoding/json"
-	"flag"
 	"fmt"
 	"math"
 	"os"
@@ -12,8 +11,6 @@ import (
 
 	"github.com/sweep-tool/sweep/results"
 )
-
-var update = flag.Bool("update", false, "rewrite the fixtures and golden files under testdata")
 
 // fxCell is a cell of a generated run directory and its repetitions.
 type fxCell struct {

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/sweep-tool/sweep/internal/testenv"
 	"github.com/sweep-tool/sweep/results"
 )
 
@@ -101,7 +102,7 @@ func TestFixtures(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			want := filepath.Join("testdata", tc.name)
-			if *update {
+			if testenv.Update() {
 				if err := os.RemoveAll(want); err != nil {
 					t.Fatal(err)
 				}

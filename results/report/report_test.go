@@ -3,12 +3,11 @@ package report
 import (
 	"bytes"
 	"errors"
-	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"testing"
 
+	"github.com/sweep-tool/sweep/internal/testenv"
 	"github.com/sweep-tool/sweep/results"
 )
 
@@ -23,40 +22,6 @@ func buildFixture(t *testing.T, name string) *Report {
 		t.Fatal(err)
 	}
 	return rep
-}
-
-// golden compares got with testdata/golden/name, rewriting it with -update.
-func golden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	path := filepath.Join("testdata", "golden", name)
-	if *update {
-		writeBytes(t, path, got)
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs from the golden file (go test -update rewrites it):\n%s", name, lineDiff(string(want), string(got)))
-	}
-}
-
-func lineDiff(want, got string) string {
-	w, g := bytes.Split([]byte(want), []byte("\n")), bytes.Split([]byte(got), []byte("\n"))
-	for i := range max(len(w), len(g)) {
-		var wl, gl []byte
-		if i < len(w) {
-			wl = w[i]
-		}
-		if i < len(g) {
-			gl = g[i]
-		}
-		if !bytes.Equal(wl, gl) {
-			return "line " + strconv.Itoa(i+1) + ":\n- " + string(wl) + "\n+ " + string(gl)
-		}
-	}
-	return ""
 }
 
 func itoa(i int) string {
@@ -85,7 +50,7 @@ func TestGolden(t *testing.T) {
 				if err := render(&b); err != nil {
 					t.Fatal(err)
 				}
-				golden(t, file, b.Bytes())
+				testenv.Golden(t, filepath.Join("testdata", "golden", file), b.Bytes())
 			})
 		}
 	}

@@ -3,16 +3,14 @@ package limit
 import (
 	"bytes"
 	"encoding/json"
-	"flag"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/sweep-tool/sweep/internal/testenv"
 	"github.com/sweep-tool/sweep/results"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
 
 func ptr[T any](v T) *T { return &v }
 
@@ -119,24 +117,7 @@ func TestWriteTableGolden(t *testing.T) {
 		if err := WriteTable(&buf, r); err != nil {
 			t.Fatal(err)
 		}
-		golden(t, filepath.Join("testdata", name+".golden"), buf.Bytes())
-	}
-}
-
-func golden(t *testing.T, path string, got []byte) {
-	t.Helper()
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs (go test -update rewrites it):\n--- want\n%s\n--- got\n%s", path, want, got)
+		testenv.Golden(t, filepath.Join("testdata", name+".golden"), buf.Bytes())
 	}
 }
 
