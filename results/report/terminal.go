@@ -80,8 +80,27 @@ func missingNote(rep *Report) string {
 		s += fmt.Sprintf("Partial run: %d of %d cells have no finished repetition: %v.\n",
 			len(rep.Missing), len(rep.Cells), rep.Missing)
 	}
+	for _, c := range unanalysed(rep) {
+		s += fmt.Sprintf("CPU %g has no matrix: no cell finished ok; %s: %s.\n", c.CPUs, c.ID, c.Ineligible)
+	}
 	for _, w := range rep.Warnings {
 		s += "Warning: " + w + "\n"
 	}
 	return s
+}
+
+// unanalysed lists the cells of CPU limits that have no analysis because
+// none of their cells finished ok, so that failed limits are still shown.
+func unanalysed(rep *Report) []*Cell {
+	have := map[float64]bool{}
+	for _, cr := range rep.PerCPU {
+		have[cr.CPUs] = true
+	}
+	var out []*Cell
+	for _, c := range rep.Cells {
+		if !have[c.CPUs] {
+			out = append(out, c)
+		}
+	}
+	return out
 }
