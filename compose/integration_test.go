@@ -1,61 +1,15 @@
 package compose
 
 import (
-	"archive/tar"
-	"bytes"
 	"crypto/rand"
-	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
-	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"testing"
-	"time"
 
-	"github.com/docker/docker/api/types/image"
-	"github.com/docker/docker/client"
+	"github.com/sweep-tool/sweep/internal/testenv"
 )
-
-// testImage builds testdata/httpd as a static binary and imports it as a
-// one-file image tagged by the binary's hash, reusing an existing one.
-func testImage(t testing.TB, cli *client.Client) string {
-	t.Helper()
-	bin := filepath.Join(t.TempDir(), "httpd")
-	build := exec.CommandContext(t.Context(), "go", "build", "-trimpath", "-buildvcs=false", "-o", bin, "./testdata/httpd")
-	build.Env = append(os.Environ(), "CGO_ENABLED=0", "GOOS=linux")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("build test server: %v\n%s", err, out)
-	}
-	data, err := os.ReadFile(bin)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sum := sha256.Sum256(data)
-	ref := "sweep-compose-test:" + hex.EncodeToString(sum[:6])
-	if _, err := cli.ImageInspect(t.Context(), ref); err == nil {
-		return ref
-	}
-	var tarball bytes.Buffer
-	tw := tar.NewWriter(&tarball)
-	hdr := &tar.Header{Name: "httpd", Mode: 0o755, Size: int64(len(data)), ModTime: time.Unix(0, 0)}
-	if err := tw.WriteHeader(hdr); err != nil {
-		t.Fatal(err)
-	}
-	_, _ = tw.Write(data)
-	if err := tw.Close(); err != nil {
-		t.Fatal(err)
-	}
-	rc, err := cli.ImageImport(t.Context(), image.ImportSource{Source: &tarball, SourceName: "-"}, ref,
-		image.ImportOptions{Changes: []string{`CMD ["/httpd"]`}})
-	if err != nil {
-		t.Fatalf("import test image: %v", err)
-	}
-	defer rc.Close()
-	_, _ = io.Copy(io.Discard, rc)
-	return ref
-}
 
 // writeStack writes a two-service compose file (target web with a
 // healthcheck, and side) using img.
@@ -89,10 +43,7 @@ func composeCLI(t testing.TB) CLI {
 	t.Helper()
 	c, err := DetectCLI(t.Context())
 	if err != nil {
-		if os.Getenv("SWEEP_REQUIRE_DOCKER") == "1" {
-			t.Fatal(err)
-		}
-		t.Skip(err)
+		testenv.Absent(t, err.Error())
 	}
 	return c
 }

@@ -20,7 +20,7 @@ import (
 func TestStackOnEngine(t *testing.T) {
 	eng := testenv.Docker(t)
 	cli := composeCLI(t)
-	file := writeStack(t, testImage(t, eng))
+	file := writeStack(t, testenv.GoImage(t, eng, "sweep-compose-test", "./testdata/httpd"))
 	runID := newRunID(t)
 	_, err := New(t.Context(), Options{Files: []string{file}, Service: "nope", RunID: runID, Engine: eng, CLI: cli})
 	if !errors.Is(err, ErrBadInput) || !strings.Contains(err.Error(), "--service") ||
@@ -152,7 +152,7 @@ func down(t testing.TB, s *Stack, eng *client.Client, runID string) {
 // two configurations so every iteration recreates the container.
 func BenchmarkRecreate(b *testing.B) {
 	eng := testenv.Docker(b)
-	file := writeStack(b, testImage(b, eng))
+	file := writeStack(b, testenv.GoImage(b, eng, "sweep-compose-test", "./testdata/httpd"))
 	runID := newRunID(b)
 	s, err := New(b.Context(), Options{Files: []string{file}, Service: "web", RunID: runID, Engine: eng, CLI: composeCLI(b)})
 	if err != nil {

@@ -1,21 +1,13 @@
 package metrics
 
 import (
-	"archive/tar"
-	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
-	"io"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/docker/docker/api/types/container"
-	"github.com/docker/docker/api/types/image"
 	"github.com/docker/docker/client"
 
 	"github.com/sweep-tool/sweep/internal/testenv"
@@ -62,7 +54,7 @@ func TestContainerSamplerSeesThrottling(t *testing.T) {
 func burnContainer(t testing.TB, cli *client.Client, cpus float64) string {
 	t.Helper()
 	ctx := context.Background()
-	ref := burnImage(t, cli)
+	ref := testenv.GoImage(t, cli, "sweep-metrics-burn", "./testdata/burn")
 	cfg := &container.Config{Image: ref, Cmd: []string{"/burn"}, Labels: map[string]string{"sweep.run": testRunID(t)}}
 	host := &container.HostConfig{Resources: container.Resources{NanoCPUs: int64(cpus * 1e9)}}
 	c, err := cli.ContainerCreate(ctx, cfg, host, nil, nil, "")
@@ -84,52 +76,4 @@ func burnContainer(t testing.TB, cli *client.Client, cpus float64) string {
 
 func testRunID(t testing.TB) string {
 	return fmt.Sprintf("metrics-test-%d-%d", os.Getpid(), time.Now().UnixNano())
-}
-
-// burnImage builds testdata/burn as a static binary and imports it as a
-// one-file image tagged by its content, so reruns reuse it. Nothing is
-// pulled.
-func burnImage(t testing.TB, cli *client.Client) string {
-	t.Helper()
-	bin := filepath.Join(t.TempDir(), "burn")
-	cmd := exec.Command("go", "build", "-trimpath", "-ldflags=-s -w", "-o", bin, "./testdata/burn")
-	cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "GOOS=linux")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("build burn: %v\n%s", err, out)
-	}
-	data, err := os.ReadFile(bin)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sum := sha256.Sum256(data)
-	ref := "sweep-metrics-burn:" + hex.EncodeToString(sum[:6])
-	ctx := context.Background()
-	if _, err := cli.ImageInspect(ctx, ref); err == nil {
-		return ref
-	}
-	body, err := cli.ImageImport(ctx, image.ImportSource{Source: tarOf(t, "burn", data), SourceName: "-"}, ref, image.ImportOptions{})
-	if err != nil {
-		t.Fatalf("import burn image: %v", err)
-	}
-	defer body.Close()
-	if _, err := io.Copy(io.Discard, body); err != nil {
-		t.Fatalf("import burn image: %v", err)
-	}
-	return ref
-}
-
-func tarOf(t testing.TB, name string, data []byte) io.Reader {
-	t.Helper()
-	var buf bytes.Buffer
-	tw := tar.NewWriter(&buf)
-	if err := tw.WriteHeader(&tar.Header{Name: name, Mode: 0o755, Size: int64(len(data))}); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := tw.Write(data); err != nil {
-		t.Fatal(err)
-	}
-	if err := tw.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return &buf
 }

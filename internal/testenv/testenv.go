@@ -26,7 +26,7 @@ func Docker(t testing.TB) *client.Client {
 		_, err = cli.Ping(ctx)
 	}
 	if err != nil {
-		absent(t, "no Docker Engine answers (set DOCKER_HOST or start dockerd): "+err.Error())
+		Absent(t, "no Docker Engine answers (set DOCKER_HOST or start dockerd): "+err.Error())
 	}
 	t.Cleanup(func() { _ = cli.Close() })
 	return cli
@@ -44,7 +44,9 @@ func K6(t testing.TB) string {
 	return path
 }
 
-func absent(t testing.TB, reason string) {
+// Absent skips t with reason, or fails it when SWEEP_REQUIRE_DOCKER=1:
+// the rule for every outside thing CI installs.
+func Absent(t testing.TB, reason string) {
 	t.Helper()
 	if os.Getenv("SWEEP_REQUIRE_DOCKER") == "1" {
 		t.Fatal("SWEEP_REQUIRE_DOCKER=1 but " + reason)

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/sweep-tool/sweep/internal/testenv"
 )
 
 func writeFixtureFiles(t *testing.T, name string) string {
@@ -81,10 +83,7 @@ func chromium(t *testing.T) string {
 			return p
 		}
 	}
-	if os.Getenv("SWEEP_REQUIRE_DOCKER") == "1" {
-		t.Fatal("SWEEP_REQUIRE_DOCKER=1 but chromium is not on PATH (apt-get install chromium)")
-	}
-	t.Skip("chromium is not on PATH; apt-get install chromium to check report.html in a browser")
+	testenv.Absent(t, "chromium is not on PATH (apt-get install chromium to check report.html in a browser)")
 	return ""
 }
 
