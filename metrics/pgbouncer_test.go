@@ -104,10 +104,7 @@ func TestOpenPgBouncerErrorsHidePassword(t *testing.T) {
 	image := pgbouncerImage(t)
 	pool := startPgBouncer(t, cli, image, postgresURL(t))
 	openPgBouncer(t, pool) // up and accepting the right password
-	closed, err := freePort()
-	if err != nil {
-		t.Fatal(err)
-	}
+	closed := testenv.FreePort(t)
 	cases := []struct{ name, dsn string }{
 		{"wrong password", strings.Replace(pool, pgPassword, "wr0ng-"+pgPassword, 1)},
 		{"unreachable", "postgres://postgres:" + pgPassword + "@127.0.0.1:" + strconv.Itoa(closed) + "/pgbouncer?connect_timeout=2"},
@@ -171,10 +168,7 @@ func startPgBouncer(t *testing.T, cli *client.Client, image, dbURL string, env .
 	if err != nil {
 		t.Fatal(err)
 	}
-	port, err := freePort()
-	if err != nil {
-		t.Fatal(err)
-	}
+	port := testenv.FreePort(t)
 	env = append(env, "DB_HOST="+u.Hostname(), "DB_PORT="+u.Port(), "DB_USER=postgres",
 		"DB_PASSWORD="+pgPassword, "LISTEN_ADDR=127.0.0.1", "LISTEN_PORT="+strconv.Itoa(port))
 	cfg := &container.Config{Image: image, Env: env, Labels: map[string]string{"sweep.run": testRunID(t)}}

@@ -10,15 +10,13 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/sweep-tool/sweep/internal/testenv"
 	"github.com/sweep-tool/sweep/results"
 )
 
 func TestOpenErrorsHidePassword(t *testing.T) {
 	base := postgresURL(t)
-	closedPort, err := freePort()
-	if err != nil {
-		t.Fatal(err)
-	}
+	closedPort := testenv.FreePort(t)
 	cases := []struct{ name, dsn string }{
 		{"wrong password", strings.Replace(base, pgPassword, "wr0ng-"+pgPassword, 1)},
 		{"unreachable", "postgres://postgres:" + pgPassword + "@127.0.0.1:" + strconv.Itoa(closedPort) + "/postgres?connect_timeout=2"},

@@ -9,7 +9,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -102,17 +101,7 @@ type ports struct{ app, pg int }
 
 func freePorts(t *testing.T) ports {
 	t.Helper()
-	return ports{app: freePort(t), pg: freePort(t)}
-}
-
-func freePort(t *testing.T) int {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
+	return ports{app: testenv.FreePort(t), pg: testenv.FreePort(t)}
 }
 
 // demoPassword is the demo database's password; it must never reach the
