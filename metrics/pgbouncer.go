@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"strconv"
-	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -18,11 +17,7 @@ import (
 // (PgBouncer recreated with another pool mode, say) is dialled again by
 // the next Read.
 type PgBouncer struct {
-	cfg      *pgx.ConnConfig
-	redacted string
-
-	mu   sync.Mutex
-	conn *pgx.Conn // nil while disconnected
+	lazyConn
 }
 
 // PoolStats is one reading of SHOW POOLS and SHOW STATS.
@@ -75,14 +70,12 @@ const adminDatabase = "pgbouncer"
 // pointed at the pooler works as is. Errors show the DSN with its password
 // redacted.
 func OpenPgBouncer(ctx context.Context, dsn string) (*PgBouncer, error) {
-	b := &PgBouncer{redacted: RedactDSN(dsn)}
-	cfg, err := pgx.ParseConfig(dsn)
-	if err != nil {
-		return nil, fmt.Errorf("parse pgbouncer dsn %s: %w", b.redacted, err)
+	b := &PgBouncer{}
+	if err := b.parse("pgbouncer", dsn); err != nil {
+		return nil, err
 	}
-	cfg.Database = adminDatabase
-	cfg.DefaultQueryExecMode = pgx.QueryExecModeSimpleProtocol
-	b.cfg = cfg
+	b.cfg.Database = adminDatabase
+	b.cfg.DefaultQueryExecMode = pgx.QueryExecModeSimpleProtocol
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
 	b.mu.Lock()
@@ -91,20 +84,6 @@ func OpenPgBouncer(ctx context.Context, dsn string) (*PgBouncer, error) {
 		return nil, err
 	}
 	return b, nil
-}
-
-// connectLocked returns the open connection, dialling when there is none.
-func (b *PgBouncer) connectLocked(ctx context.Context) (*pgx.Conn, error) {
-	if b.conn != nil && !b.conn.IsClosed() {
-		return b.conn, nil
-	}
-	conn, err := pgx.ConnectConfig(ctx, b.cfg)
-	if err != nil {
-		b.conn = nil
-		return nil, fmt.Errorf("connect to pgbouncer %s: %w", b.redacted, err)
-	}
-	b.conn = conn
-	return conn, nil
 }
 
 // Read takes one reading: SHOW POOLS, then SHOW STATS.
@@ -138,16 +117,7 @@ func (b *PgBouncer) Read(ctx context.Context) (PoolStats, error) {
 }
 
 // Close closes the connection.
-func (b *PgBouncer) Close(ctx context.Context) error {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if b.conn == nil {
-		return nil
-	}
-	err := b.conn.Close(ctx)
-	b.conn = nil
-	return err
-}
+func (b *PgBouncer) Close(ctx context.Context) error { return b.close(ctx) }
 
 // sumPools adds up the pools' counts and keeps the longest wait.
 func sumPools(pools []Pool) Pool {

@@ -14,11 +14,7 @@ import (
 // the database went away. The role needs pg_read_all_stats (or to be the
 // application's role) to see the state of other sessions.
 type DB struct {
-	cfg      *pgx.ConnConfig
-	redacted string
-
-	mu   sync.Mutex
-	conn *pgx.Conn // nil while disconnected
+	lazyConn
 
 	// Database is the sampled database, current_database() of the DSN.
 	Database string
@@ -33,13 +29,11 @@ const connectTimeout = 900 * time.Millisecond
 // wrong or unreachable DSN is an error whose text shows the DSN with its
 // password redacted.
 func Open(ctx context.Context, dsn string) (*DB, error) {
-	d := &DB{redacted: RedactDSN(dsn)}
-	cfg, err := pgx.ParseConfig(dsn)
-	if err != nil {
-		return nil, fmt.Errorf("parse db dsn %s: %w", d.redacted, err)
+	d := &DB{}
+	if err := d.parse("db", dsn); err != nil {
+		return nil, err
 	}
-	cfg.RuntimeParams["application_name"] = "sweep-sampler"
-	d.cfg = cfg
+	d.cfg.RuntimeParams["application_name"] = "sweep-sampler"
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
 	d.mu.Lock()
@@ -56,18 +50,52 @@ func Open(ctx context.Context, dsn string) (*DB, error) {
 	return d, nil
 }
 
-// connectLocked returns the open connection, dialling when there is none.
-func (d *DB) connectLocked(ctx context.Context) (*pgx.Conn, error) {
-	if d.conn != nil && !d.conn.IsClosed() {
-		return d.conn, nil
-	}
-	conn, err := pgx.ConnectConfig(ctx, d.cfg)
+// lazyConn is the one connection a sampler keeps (DB, PgBouncer): dialled
+// on demand, and again after it was lost. Callers hold mu around its use.
+type lazyConn struct {
+	what     string // "db" or "pgbouncer", in error texts
+	cfg      *pgx.ConnConfig
+	redacted string // the DSN with its password hidden, for error texts
+
+	mu   sync.Mutex
+	conn *pgx.Conn // nil while disconnected
+}
+
+// parse reads dsn into cfg; its error shows the DSN redacted.
+func (c *lazyConn) parse(what, dsn string) error {
+	c.what, c.redacted = what, RedactDSN(dsn)
+	cfg, err := pgx.ParseConfig(dsn)
 	if err != nil {
-		d.conn = nil
-		return nil, fmt.Errorf("connect to db %s: %w", d.redacted, err)
+		return fmt.Errorf("parse %s dsn %s: %w", what, c.redacted, err)
 	}
-	d.conn = conn
+	c.cfg = cfg
+	return nil
+}
+
+// connectLocked returns the open connection, dialling when there is none.
+func (c *lazyConn) connectLocked(ctx context.Context) (*pgx.Conn, error) {
+	if c.conn != nil && !c.conn.IsClosed() {
+		return c.conn, nil
+	}
+	conn, err := pgx.ConnectConfig(ctx, c.cfg)
+	if err != nil {
+		c.conn = nil
+		return nil, fmt.Errorf("connect to %s %s: %w", c.what, c.redacted, err)
+	}
+	c.conn = conn
 	return conn, nil
+}
+
+// close closes the connection, if there is one.
+func (c *lazyConn) close(ctx context.Context) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.conn == nil {
+		return nil
+	}
+	err := c.conn.Close(ctx)
+	c.conn = nil
+	return err
 }
 
 // Reset runs a reset script (several statements are fine) through the
@@ -87,16 +115,7 @@ func (d *DB) Reset(ctx context.Context, sqlText string) error {
 }
 
 // Close closes the connection.
-func (d *DB) Close(ctx context.Context) error {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	if d.conn == nil {
-		return nil
-	}
-	err := d.conn.Close(ctx)
-	d.conn = nil
-	return err
-}
+func (d *DB) Close(ctx context.Context) error { return d.close(ctx) }
 
 // pgReading is one answer of sampleQuery.
 type pgReading struct {
