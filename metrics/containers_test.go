@@ -1,9 +1,6 @@
 package metrics
 
 import (
-	"context"
-	"fmt"
-	"os"
 	"testing"
 	"time"
 
@@ -53,27 +50,8 @@ func TestContainerSamplerSeesThrottling(t *testing.T) {
 // removes it when the test ends.
 func burnContainer(t testing.TB, cli *client.Client, cpus float64) string {
 	t.Helper()
-	ctx := context.Background()
 	ref := testenv.GoImage(t, cli, "sweep-metrics-burn", "./testdata/burn")
-	cfg := &container.Config{Image: ref, Cmd: []string{"/burn"}, Labels: map[string]string{"sweep.run": testRunID(t)}}
+	cfg := &container.Config{Image: ref, Cmd: []string{"/burn"}}
 	host := &container.HostConfig{Resources: container.Resources{NanoCPUs: int64(cpus * 1e9)}}
-	c, err := cli.ContainerCreate(ctx, cfg, host, nil, nil, "")
-	if err != nil {
-		t.Fatalf("create burn container: %v", err)
-	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		if err := cli.ContainerRemove(ctx, c.ID, container.RemoveOptions{Force: true}); err != nil {
-			t.Errorf("remove burn container: %v", err)
-		}
-	})
-	if err := cli.ContainerStart(ctx, c.ID, container.StartOptions{}); err != nil {
-		t.Fatalf("start burn container: %v", err)
-	}
-	return c.ID
-}
-
-func testRunID(t testing.TB) string {
-	return fmt.Sprintf("metrics-test-%d-%d", os.Getpid(), time.Now().UnixNano())
+	return testenv.StartContainer(t, cli, cfg, host)
 }

@@ -171,23 +171,8 @@ func startPgBouncer(t *testing.T, cli *client.Client, image, dbURL string, env .
 	port := testenv.FreePort(t)
 	env = append(env, "DB_HOST="+u.Hostname(), "DB_PORT="+u.Port(), "DB_USER=postgres",
 		"DB_PASSWORD="+pgPassword, "LISTEN_ADDR=127.0.0.1", "LISTEN_PORT="+strconv.Itoa(port))
-	cfg := &container.Config{Image: image, Env: env, Labels: map[string]string{"sweep.run": testRunID(t)}}
-	host := &container.HostConfig{NetworkMode: "host"}
-	ctx := t.Context()
-	c, err := cli.ContainerCreate(ctx, cfg, host, nil, nil, "")
-	if err != nil {
-		t.Fatalf("create pgbouncer container: %v", err)
-	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		if err := cli.ContainerRemove(ctx, c.ID, container.RemoveOptions{Force: true}); err != nil {
-			t.Errorf("remove pgbouncer container: %v", err)
-		}
-	})
-	if err := cli.ContainerStart(ctx, c.ID, container.StartOptions{}); err != nil {
-		t.Fatalf("start pgbouncer container: %v", err)
-	}
+	cfg := &container.Config{Image: image, Env: env}
+	testenv.StartContainer(t, cli, cfg, &container.HostConfig{NetworkMode: "host"})
 	u.Host = "127.0.0.1:" + strconv.Itoa(port)
 	u.RawQuery = "default_query_exec_mode=simple_protocol"
 	return u.String()

@@ -3,8 +3,10 @@ package testenv
 import (
 	"archive/tar"
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -12,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/docker/docker/api/types/container"
 	"github.com/docker/docker/api/types/image"
 	"github.com/docker/docker/client"
 )
@@ -67,4 +70,30 @@ func tarOf(t testing.TB, name string, data []byte) io.Reader {
 		t.Fatal(err)
 	}
 	return &buf
+}
+
+// StartContainer creates and starts a container from cfg and host, labelled
+// sweep.run=<unique test id> (added to cfg.Labels), and force-removes it
+// when the test ends. It returns the container's ID.
+func StartContainer(t testing.TB, cli *client.Client, cfg *container.Config, host *container.HostConfig) string {
+	t.Helper()
+	if cfg.Labels == nil {
+		cfg.Labels = map[string]string{}
+	}
+	cfg.Labels["sweep.run"] = fmt.Sprintf("test-%d-%d", os.Getpid(), time.Now().UnixNano())
+	c, err := cli.ContainerCreate(t.Context(), cfg, host, nil, nil, "")
+	if err != nil {
+		t.Fatalf("create container from %s: %v", cfg.Image, err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		if err := cli.ContainerRemove(ctx, c.ID, container.RemoveOptions{Force: true}); err != nil {
+			t.Errorf("remove container %s: %v", c.ID, err)
+		}
+	})
+	if err := cli.ContainerStart(t.Context(), c.ID, container.StartOptions{}); err != nil {
+		t.Fatalf("start container from %s: %v", cfg.Image, err)
+	}
+	return c.ID
 }
