@@ -1,8 +1,10 @@
-// Package testenv decides whether integration tests that need outside
-// things (a Docker Engine, a k6 binary) run, skip, or fail. It is shared by
-// the test files of several packages so the rule lives in one place: skip
-// with a printed reason when the thing is absent, but fail when CI sets
-// SWEEP_REQUIRE_DOCKER=1, so a green CI means the Docker tests really ran.
+// Package testenv holds what the test files of several packages share, so
+// each rule lives in one place. Outside things (a Docker Engine, a k6
+// binary, a PostgreSQL 15 cluster, the compose CLI, Chromium) are checked
+// here: a test skips with a printed reason when one is absent, but fails
+// when CI sets SWEEP_REQUIRE_DOCKER=1, so a green CI means they really ran.
+// It also builds throwaway test images and containers, and compares
+// golden files under testdata/ (the one -update flag is registered here).
 package testenv
 
 import (
