@@ -25,17 +25,23 @@ func TestOpenErrorsHidePassword(t *testing.T) {
 		{"keyword form", "host=127.0.0.1 port=" + strconv.Itoa(closedPort) + " password=" + pgPassword + " connect_timeout=2"},
 	}
 	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			db, err := Open(t.Context(), c.dsn)
-			if err == nil {
-				db.Close(t.Context())
-				t.Fatal("Open succeeded, want an error")
-			}
-			t.Log(err)
-			if strings.Contains(err.Error(), pgPassword) {
-				t.Errorf("error shows the password: %v", err)
-			}
-		})
+		t.Run(c.name, func(t *testing.T) { checkErrorHidesPassword(t, Open, c.dsn) })
+	}
+}
+
+// checkErrorHidesPassword opens dsn with open, which must fail, and checks
+// that the error does not show pgPassword.
+func checkErrorHidesPassword[T interface{ Close(context.Context) error }](t *testing.T,
+	open func(context.Context, string) (T, error), dsn string) {
+	t.Helper()
+	c, err := open(t.Context(), dsn)
+	if err == nil {
+		_ = c.Close(t.Context())
+		t.Fatal("open succeeded, want an error")
+	}
+	t.Log(err)
+	if strings.Contains(err.Error(), pgPassword) {
+		t.Errorf("error shows the password: %v", err)
 	}
 }
 
