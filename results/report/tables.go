@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/sweep-tool/sweep/results"
@@ -27,7 +28,7 @@ const (
 // pool multipliers.
 func matrixTable(rep *Report, cr *CPUReport, m Metric) table {
 	title := m.Title()
-	t := matrixFrame(cr, fmt.Sprintf("CPU %g: %s", cr.CPUs, title))
+	t := matrixFrame(cr, fmt.Sprintf("CPU %g: %s%s", cr.CPUs, title, loadNote(cr)))
 	t.Note = fmt.Sprintf("cells show value [pool size]; %s best, %s equivalent to the best, "+
 		"%s error rate above %g %% (never wins)", markBest, markTie, markError, 100*rep.Options.ErrorBound)
 	if m == MetricLimit {
@@ -143,6 +144,30 @@ func bottleneckTable(cr *CPUReport) (table, bool) {
 		t.Rows = append(t.Rows, row)
 	}
 	return t, any
+}
+
+// loadNote names the load model the limit's cells were measured under, so
+// a matrix says whether its load was fixed, per web thread or open.
+func loadNote(cr *CPUReport) string {
+	var loads []string
+	vuPerWeb := false
+	for _, c := range cr.Cells {
+		if c.Load != "" && !slices.Contains(loads, c.Load) {
+			loads = append(loads, c.Load)
+		}
+		vuPerWeb = vuPerWeb || len(c.reps) > 0 && c.reps[0].Load.VUsPerWeb > 0
+	}
+	switch {
+	case len(loads) == 0:
+		return ""
+	case vuPerWeb:
+		return " (load: closed, VUs proportional to web threads)"
+	case len(loads) == 1:
+		return " (load: " + loads[0] + ")"
+	case len(loads) > 3:
+		return fmt.Sprintf(" (load: %d different models or levels; see results.csv)", len(loads))
+	}
+	return " (load: " + strings.Join(loads, "; ") + ")"
 }
 
 func matrixFrame(cr *CPUReport, title string) table {
