@@ -30,7 +30,7 @@ func document(rep *Report, charts []Chart) []section {
 	}
 	secs := []section{
 		{Heading: "Recommendation", Paras: recommendationParas(rep), Tables: []table{profileTable(rep)}},
-		{Heading: "Per CPU limit", Tables: []table{perCPUTable(rep)}},
+		{Heading: "Winners per CPU limit", Tables: []table{perCPUTable(rep)}},
 		{Heading: "Scaling", Tables: []table{scalingTable(rep)}, Charts: []Chart{byFile["scaling.svg"]}},
 		{Heading: "Pareto frontier", Tables: front, Charts: []Chart{byFile["pareto.svg"]}},
 		{Heading: "Heatmaps", Charts: heat},
