@@ -26,9 +26,13 @@ func newPlanCmd(stdout, stderr io.Writer) *cobra.Command {
 		Args:  cobra.NoArgs,
 	}
 	flags := newSpecFlags(cmd.Flags())
+	fl := newFindLimitFlags(cmd.Flags())
 	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
 		spec, err := flags.resolve(cmd)
 		if err != nil {
+			return err
+		}
+		if err := fl.apply(cmd.Flags(), &spec); err != nil {
 			return err
 		}
 		if len(spec.CPUs) == 0 {
@@ -63,9 +67,14 @@ func writePlan(w io.Writer, spec sweep.Spec) error {
 	if err := t.Render(); err != nil {
 		return err
 	}
-	per := spec.Warmup.Std() + spec.Duration.Std() + cellOverhead
-	total := time.Duration(len(cells)) * per
-	_, err := fmt.Fprintf(w, "%d cells × (warm-up %s + measure %s + ~%s overhead) ≈ %s\n",
-		len(cells), spec.Warmup.Std(), spec.Duration.Std(), cellOverhead, total.Round(time.Minute))
+	levels := searchLevels(spec)
+	per := time.Duration(levels)*(spec.Warmup.Std()+spec.Duration.Std()) + cellOverhead
+	total := time.Duration(len(cells)*max(spec.Repeat, 1)) * per
+	search := ""
+	if levels > 1 {
+		search = fmt.Sprintf(" × up to %d search levels", levels)
+	}
+	_, err := fmt.Fprintf(w, "%d cells × %d repetitions × (warm-up %s + measure %s%s + ~%s overhead) ≈ %s\n",
+		len(cells), max(spec.Repeat, 1), spec.Warmup.Std(), spec.Duration.Std(), search, cellOverhead, total.Round(time.Minute))
 	return err
 }

@@ -67,9 +67,13 @@ func newCheckCmd(stdout, stderr io.Writer) *cobra.Command {
 		Args: cobra.NoArgs,
 	}
 	flags := newSpecFlags(cmd.Flags())
+	fl := newFindLimitFlags(cmd.Flags()) // accepted and checked, so run's flags and config work here too
 	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
 		spec, err := flags.resolve(cmd)
 		if err != nil {
+			return err
+		}
+		if err := fl.apply(cmd.Flags(), &spec); err != nil {
 			return err
 		}
 		return preflight(cmd.Context(), spec, flags, stdout, stderr)
