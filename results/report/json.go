@@ -18,11 +18,25 @@ type Recommendation struct {
 // CPUDoc is one CPU limit's winners. Ties maps best_rps, best_p99 and
 // balanced to the ids of the cells equivalent to each winner.
 type CPUDoc struct {
-	CPUs     float64             `json:"cpus"`
-	BestRPS  CellDoc             `json:"best_rps"`
-	BestP99  CellDoc             `json:"best_p99"`
-	Balanced CellDoc             `json:"balanced"`
-	Ties     map[string][]string `json:"ties"`
+	CPUs     float64 `json:"cpus"`
+	BestRPS  CellDoc `json:"best_rps"`
+	BestP99  CellDoc `json:"best_p99"`
+	Balanced CellDoc `json:"balanced"`
+	// BestLimit is the cell with the highest safe limit (run --find-limit
+	// only), with its level.
+	BestLimit *LimitDoc           `json:"best_limit,omitempty"`
+	Ties      map[string][]string `json:"ties"`
+}
+
+// LimitDoc is the cell with the highest safe limit: the mean level over
+// its repetitions, and the range [low, fails_at) the searches bracket.
+type LimitDoc struct {
+	CellDoc
+	Model      string  `json:"model"`
+	Level      float64 `json:"level"`
+	Low        int     `json:"low"`
+	FailsAt    int     `json:"fails_at,omitempty"`
+	Bottleneck string  `json:"bottleneck,omitempty"`
 }
 
 // CellDoc is a winning cell and its figures; the *_ci pairs are the
@@ -67,13 +81,20 @@ type MultDoc struct {
 func (r *Report) Recommendation() Recommendation {
 	doc := Recommendation{RunID: r.RunID, Options: r.Options, PerCPU: []CPUDoc{}}
 	for _, cr := range r.PerCPU {
-		doc.PerCPU = append(doc.PerCPU, CPUDoc{
+		d := CPUDoc{
 			CPUs: cr.CPUs, BestRPS: cellDoc(cr.BestRPS.Cell), BestP99: cellDoc(cr.BestP99.Cell),
 			Balanced: cellDoc(cr.Balanced.Cell),
 			Ties: map[string][]string{
 				"best_rps": ids(cr.BestRPS.Ties), "best_p99": ids(cr.BestP99.Ties), "balanced": ids(cr.Balanced.Ties),
 			},
-		})
+		}
+		if c := cr.BestLimit.Cell; c != nil && c.SafeLimit != nil {
+			l := c.SafeLimit
+			d.BestLimit = &LimitDoc{CellDoc: cellDoc(c), Model: l.Model, Level: l.Level.Mean, Low: l.Low,
+				FailsAt: l.FailsAt, Bottleneck: l.Bottleneck}
+			d.Ties["best_limit"] = ids(cr.BestLimit.Ties)
+		}
+		doc.PerCPU = append(doc.PerCPU, d)
 	}
 	docs := map[string]*ProfileDoc{
 		"throughput": &doc.Profile.Throughput, "balanced": &doc.Profile.Balanced, "latency": &doc.Profile.Latency,
