@@ -85,8 +85,11 @@ func writeLimitSource(t *testing.T) string {
 
 // TestLimitOnTheDemoStack searches the safe limit of the demo app at half
 // a CPU with one web thread (requests queue behind one slot, so the tail
-// grows with the VUs) under a tight SLO, then measures a level four times
-// the safe limit on its own, which must fail the SLO.
+// grows with the VUs) under a tight SLO, then measures a level well above
+// the safe limit on its own, which must fail the SLO. "Well above": 2 s
+// levels on a shared 2-core host are noisy near the threshold (4 × the
+// limit once measured 17.9 ms against 20 ms), and the queue behind one
+// web thread makes the tail grow with the VUs (12 VUs measured 317 ms).
 func TestLimitOnTheDemoStack(t *testing.T) {
 	bin, cli := demo(t)
 	p := freePorts(t)
@@ -105,7 +108,7 @@ func TestLimitOnTheDemoStack(t *testing.T) {
 	if !strings.Contains(pr.stdout.String(), fmt.Sprintf("safe limit: %d\n", found.SafeLimit.Level)) {
 		t.Errorf("the table does not end with the safe limit %d", found.SafeLimit.Level)
 	}
-	above := 4 * found.SafeLimit.Level
+	above := max(16, 8*found.SafeLimit.Level)
 	again := filepath.Join(t.TempDir(), "again")
 	code, pr = runLimit(t, bin, p, again, "--levels", fmt.Sprint(above))
 	if code != exitOK {
