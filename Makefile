@@ -18,7 +18,7 @@ build: ## build bin/sweep with the version stamped in
 test: demo-images ## unit and integration tests (Docker tests skip without an engine; SWEEP_REQUIRE_DOCKER=1 fails instead)
 	$(GO) test -race -count=1 -p 1 -timeout $(TEST_TIMEOUT) ./...
 
-unit: ## unit tests only (no Docker), fast
+unit: ## unit tests only: tests that need Docker or PostgreSQL skip under -short (about 25 s)
 	$(GO) test -short -count=1 ./...
 
 lint: ## go vet and gofmt

@@ -38,6 +38,7 @@ func TestMain(m *testing.M) {
 // skips, or fails under SWEEP_REQUIRE_DOCKER=1.
 func postgresURL(t testing.TB) string {
 	t.Helper()
+	testenv.SkipShort(t)
 	cluster.once.Do(func() { cluster.pg, cluster.err = testenv.StartPostgres(pgPassword) })
 	if cluster.err != nil {
 		testenv.Absent(t, "no throwaway PostgreSQL: "+cluster.err.Error())

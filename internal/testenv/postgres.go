@@ -38,6 +38,7 @@ type PGCluster struct {
 // SWEEP_REQUIRE_DOCKER=1.
 func Postgres(t testing.TB, password string) *PGCluster {
 	t.Helper()
+	SkipShort(t)
 	c, err := StartPostgres(password)
 	if err != nil {
 		Absent(t, "no throwaway PostgreSQL: "+err.Error())

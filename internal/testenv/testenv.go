@@ -21,6 +21,7 @@ import (
 // answers it skips the test, or fails it if SWEEP_REQUIRE_DOCKER=1.
 func Docker(t testing.TB) *client.Client {
 	t.Helper()
+	SkipShort(t)
 	cli, err := client.NewClientWithOpts(client.FromEnv, client.WithAPIVersionNegotiation())
 	if err == nil {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
@@ -32,6 +33,15 @@ func Docker(t testing.TB) *client.Client {
 	}
 	t.Cleanup(func() { _ = cli.Close() })
 	return cli
+}
+
+// SkipShort skips a test that needs outside things (Docker, a PostgreSQL
+// cluster) under go test -short, so `make unit` runs without them.
+func SkipShort(t testing.TB) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("-short: this test needs Docker or PostgreSQL (make test runs it)")
+	}
 }
 
 // K6 returns the path of a k6 binary on PATH, or skips the test with a
