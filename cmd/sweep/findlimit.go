@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
 	"github.com/sweep-tool/sweep/results"
@@ -43,6 +44,16 @@ func newFindLimitFlags(fs *pflag.FlagSet) *findLimitFlags {
 	fs.BoolVar(&f.on, "find-limit", false, "search every cell's safe limit (as sweep limit does) instead of measuring one load; "+
 		"cells/<id>/r<N>/limit.json holds the levels, the report a safe-limit matrix")
 	return f
+}
+
+// resolveGrid resolves the spec of plan, run and check: the shared flags
+// and config file, then the search.
+func resolveGrid(cmd *cobra.Command, flags *specFlags, fl *findLimitFlags) (sweep.Spec, error) {
+	spec, err := flags.resolve(cmd)
+	if err != nil {
+		return spec, err
+	}
+	return spec, fl.apply(cmd.Flags(), &spec)
 }
 
 // apply puts the search into spec, its model resolved; search flags

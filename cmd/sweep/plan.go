@@ -28,11 +28,8 @@ func newPlanCmd(stdout, stderr io.Writer) *cobra.Command {
 	flags := newSpecFlags(cmd.Flags())
 	fl := newFindLimitFlags(cmd.Flags())
 	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
-		spec, err := flags.resolve(cmd)
+		spec, err := resolveGrid(cmd, flags, fl)
 		if err != nil {
-			return err
-		}
-		if err := fl.apply(cmd.Flags(), &spec); err != nil {
 			return err
 		}
 		if len(spec.CPUs) == 0 {

@@ -38,11 +38,8 @@ func newRunCmd(stdout, stderr io.Writer) *cobra.Command {
 	cmd.Flags().BoolVar(&ro.retryFailed, "retry-failed", false, "on resume, run failed cells again")
 	cmd.Flags().BoolVar(&ro.yes, "yes", false, "allow grids above 500 cells or 48 hours")
 	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
-		spec, err := flags.resolve(cmd)
+		spec, err := resolveGrid(cmd, flags, fl)
 		if err != nil {
-			return err
-		}
-		if err := fl.apply(cmd.Flags(), &spec); err != nil {
 			return err
 		}
 		if ro.checkFirst {
@@ -69,11 +66,8 @@ func newCheckCmd(stdout, stderr io.Writer) *cobra.Command {
 	flags := newSpecFlags(cmd.Flags())
 	fl := newFindLimitFlags(cmd.Flags()) // accepted and checked, so run's flags and config work here too
 	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
-		spec, err := flags.resolve(cmd)
+		spec, err := resolveGrid(cmd, flags, fl)
 		if err != nil {
-			return err
-		}
-		if err := fl.apply(cmd.Flags(), &spec); err != nil {
 			return err
 		}
 		return preflight(cmd.Context(), spec, flags, stdout, stderr)
