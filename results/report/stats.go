@@ -5,6 +5,8 @@ import (
 
 	"gonum.org/v1/gonum/stat"
 	"gonum.org/v1/gonum/stat/distuv"
+
+	"github.com/sweep-tool/sweep/internal/confidence"
 )
 
 // Estimate is a figure with its uncertainty: the mean of N repetitions and
@@ -24,19 +26,12 @@ func estimate(xs []float64, band float64) Estimate {
 	if len(xs) == 0 {
 		return Estimate{}
 	}
-	mean, sd := stat.MeanStdDev(xs, nil)
+	mean, half := confidence.MeanHalfWidth(xs)
 	if len(xs) < 2 {
 		half := math.Abs(mean) * band / 2
 		return Estimate{Mean: mean, Lo: mean - half, Hi: mean + half, N: 1, Assumed: true}
 	}
-	half := tQuantile(len(xs)-1) * sd / math.Sqrt(float64(len(xs)))
 	return Estimate{Mean: mean, Lo: mean - half, Hi: mean + half, N: len(xs)}
-}
-
-// tQuantile is the two-sided 95 % quantile of Student's t with df degrees
-// of freedom.
-func tQuantile(df int) float64 {
-	return distuv.StudentsT{Mu: 0, Sigma: 1, Nu: float64(df)}.Quantile(0.975)
 }
 
 // Overlaps reports whether the two intervals share a point: the data

@@ -1,0 +1,62 @@
+// Package confidence holds the 95 % confidence arithmetic that the report
+// (intervals of repeated cells) and the steady-state rule (batch means of
+// one measured phase, trends of a warm-up) both rest on, so that the two
+// never disagree on what "within noise" means. It is plain arithmetic over
+// float slices: no I/O, no knowledge of cells or runs.
+package confidence
+
+import (
+	"math"
+
+	"gonum.org/v1/gonum/stat"
+	"gonum.org/v1/gonum/stat/distuv"
+)
+
+// TQuantile is the two-sided 95 % quantile of Student's t with df degrees
+// of freedom (12.71 at df = 1, 2.26 at df = 9, 1.96 as df grows).
+func TQuantile(df int) float64 {
+	return distuv.StudentsT{Mu: 0, Sigma: 1, Nu: float64(df)}.Quantile(0.975)
+}
+
+// MeanHalfWidth returns the mean of xs and the half-width of its 95 %
+// confidence interval, t(n−1) × sd / √n. The half-width is NaN for fewer
+// than two values, where no interval exists.
+func MeanHalfWidth(xs []float64) (mean, half float64) {
+	if len(xs) == 0 {
+		return math.NaN(), math.NaN()
+	}
+	if len(xs) < 2 {
+		return xs[0], math.NaN()
+	}
+	mean, sd := stat.MeanStdDev(xs, nil)
+	return mean, TQuantile(len(xs)-1) * sd / math.Sqrt(float64(len(xs)))
+}
+
+// Trend fits ys against their index (0, 1, 2, …) by least squares and
+// reports the slope per step and whether it differs from zero at the 95 %
+// level (two-sided t-test on the slope, n − 2 degrees of freedom). Fewer
+// than three points never show a significant trend; points on an exact
+// line show one whenever the slope is not zero.
+func Trend(ys []float64) (slope float64, significant bool) {
+	n := len(ys)
+	if n < 3 {
+		return 0, false
+	}
+	xs := make([]float64, n)
+	for i := range xs {
+		xs[i] = float64(i)
+	}
+	alpha, beta := stat.LinearRegression(xs, ys, nil, false)
+	xMean := float64(n-1) / 2
+	var sse, sxx float64
+	for i, y := range ys {
+		r := y - (alpha + beta*xs[i])
+		sse += r * r
+		sxx += (xs[i] - xMean) * (xs[i] - xMean)
+	}
+	if math.Abs(beta) <= 1e-12*math.Abs(stat.Mean(ys, nil)) {
+		return beta, false // flat up to rounding
+	}
+	se := math.Sqrt(sse / float64(n-2) / sxx)
+	return beta, se == 0 || math.Abs(beta/se) > TQuantile(n-2)
+}

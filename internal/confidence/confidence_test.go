@@ -1,0 +1,61 @@
+package confidence
+
+import (
+	"math"
+	"testing"
+)
+
+func TestTQuantile(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		df   int
+		want float64
+	}{{1, 12.706}, {4, 2.776}, {9, 2.262}, {1000, 1.962}} {
+		if got := TQuantile(c.df); math.Abs(got-c.want) > 0.001 {
+			t.Errorf("TQuantile(%d) = %.4f, want %.3f", c.df, got, c.want)
+		}
+	}
+}
+
+func TestMeanHalfWidth(t *testing.T) {
+	t.Parallel()
+	// 1, 2, 3, 4, 5: mean 3, sd √2.5, half = 2.776 × 1.5811 / √5.
+	mean, half := MeanHalfWidth([]float64{1, 2, 3, 4, 5})
+	if mean != 3 || math.Abs(half-2.776*math.Sqrt(2.5)/math.Sqrt(5)) > 0.001 {
+		t.Errorf("MeanHalfWidth(1..5) = %v ± %v", mean, half)
+	}
+	if m, h := MeanHalfWidth([]float64{7}); m != 7 || !math.IsNaN(h) {
+		t.Errorf("one value: %v ± %v, want 7 ± NaN", m, h)
+	}
+	if m, h := MeanHalfWidth(nil); !math.IsNaN(m) || !math.IsNaN(h) {
+		t.Errorf("no value: %v ± %v, want NaN", m, h)
+	}
+	if _, h := MeanHalfWidth([]float64{4, 4, 4}); h != 0 {
+		t.Errorf("constant values: half-width %v, want 0", h)
+	}
+}
+
+func TestTrend(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name  string
+		ys    []float64
+		slope float64
+		sig   bool
+	}{
+		{"flat", []float64{100, 100, 100, 100, 100}, 0, false},
+		{"exact line", []float64{100, 101, 102, 103}, 1, true},
+		{"noise around a level", []float64{100, 103, 98, 101, 99, 102, 100, 98}, -0.2262, false},
+		{"rising through noise", []float64{100, 103, 104, 108, 107, 111, 113, 114}, 2, true},
+		{"two points never", []float64{1, 5}, 0, false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			slope, sig := Trend(c.ys)
+			if math.Abs(slope-c.slope) > 0.01 || sig != c.sig {
+				t.Errorf("Trend = %.4f, %v; want %.4f, %v", slope, sig, c.slope, c.sig)
+			}
+		})
+	}
+}
