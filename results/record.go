@@ -167,6 +167,19 @@ type Measurement struct {
 	// Breakdown splits LatencyMS into connect, TLS, sending, waiting and
 	// receiving; nil when the driver did not measure it.
 	Breakdown *Breakdown `json:"breakdown_ms,omitempty"`
+	// ConnectErrors counts attempts that never became a request: the
+	// connection could not be opened (refused, DNS failure, connect
+	// timeout, TLS handshake) or was closed or reset before any byte of a
+	// response came back on it. They are in none of the figures above
+	// (requests, RPS, latency, error rate); ConnectErrorKinds splits them
+	// by cause: refused, dns, timeout, reset, tls, other.
+	ConnectErrors     int64            `json:"connect_errors,omitempty"`
+	ConnectErrorKinds map[string]int64 `json:"connect_error_kinds,omitempty"`
+	// BytesSent is what the driver wrote to the network in the measured
+	// phase (request heads and bodies; TLS records when the URL is https),
+	// the figure the proof of delivery compares with what the target
+	// received; 0 when the driver cannot tell.
+	BytesSent int64 `json:"bytes_sent,omitempty"`
 }
 
 // Interval is one second of a measured phase as a load driver saw it.
@@ -177,6 +190,9 @@ type Interval struct {
 	Errors   int64   `json:"errors"`
 	// P99MS is the interval's p99 latency; 0 when the driver cannot tell.
 	P99MS float64 `json:"p99_ms"`
+	// ConnectErrors counts the second's attempts that never became a
+	// request (see Measurement.ConnectErrors); they are not in Requests.
+	ConnectErrors int64 `json:"connect_errors,omitempty"`
 }
 
 // DriverStats is the load generator's own use during the measured phase.

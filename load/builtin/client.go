@@ -75,6 +75,7 @@ type client struct {
 	wbuf   []byte
 	body   []byte // the last kept response body
 	tm     timing // the last request's phases
+	sent   int64  // bytes written to the network, TLS included
 }
 
 // timing holds the phases of the last request that got a response. The
@@ -122,6 +123,9 @@ func (c *client) do(method, uri string, body []byte, keep bool) (int, error) {
 		c.close()
 		if c.stopping() {
 			return 0, errStopped
+		}
+		if !reused && fresh && closedBeforeResponse(err) {
+			return 0, &connectError{kind: connectReset, err: err}
 		}
 		if !reused || !fresh || attempt > 0 {
 			return status, err
@@ -182,17 +186,18 @@ func (c *client) writeRequest(method, uri string, body []byte) {
 func (c *client) dial() error {
 	d := net.Dialer{Timeout: c.timeout, KeepAlive: -1}
 	began := time.Now()
-	conn, err := d.DialContext(c.ctx, "tcp", c.t.addr)
+	raw, err := d.DialContext(c.ctx, "tcp", c.t.addr)
 	if err != nil {
-		return fmt.Errorf("dial %s: %w", c.t.addr, err)
+		return dialFailed(fmt.Errorf("dial %s: %w", c.t.addr, err), false)
 	}
+	var conn net.Conn = countingConn{Conn: raw, sent: &c.sent}
 	connected := time.Now()
 	c.tm.connect, c.tm.tls, c.tm.dialled = connected.Sub(began), 0, true
 	if c.t.tls != nil {
 		tc := tls.Client(conn, c.t.tls)
 		if err := tc.HandshakeContext(c.ctx); err != nil {
 			conn.Close()
-			return fmt.Errorf("tls handshake %s: %w", c.t.addr, err)
+			return dialFailed(fmt.Errorf("tls handshake %s: %w", c.t.addr, err), true)
 		}
 		c.tm.tls = time.Since(connected)
 		conn = tc

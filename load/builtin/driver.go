@@ -24,9 +24,15 @@
 // spread over a few locked shards, so no lock is shared by all virtual
 // users; the shards are merged at the end and, for the per-second series,
 // swapped once a second (Interval covers whole seconds, and the part of
-// the last second up to the phase's end gets an interval of its own). Latency is recorded for every request that got a
-// response, whatever its status; transport failures (timeouts, refused or
-// reset connections) count as requests and errors but not as latencies.
+// the last second up to the phase's end gets an interval of its own).
+// Latency is recorded for every request that got a response, whatever its
+// status; transport failures once connected (timeouts, a connection
+// broken mid-response) count as requests and errors but not as
+// latencies. An attempt that failed to connect is no request at all: it
+// counts in ConnectErrors only, and its virtual user backs off (5 ms
+// doubling up to 1 s, reset once it connects) before trying again; see
+// connect.go. BytesSent counts every byte the users wrote to the
+// network, for the runner's proof of delivery.
 //
 // Latency breakdown (Measurement.Breakdown). The client times the phases of
 // each request itself, since it is not net/http and httptrace does not

@@ -116,16 +116,6 @@ func checkMeasurement(t *testing.T, m results.Measurement) {
 
 func TestErrorsAreClassified(t *testing.T) {
 	t.Parallel()
-	refused := func(t *testing.T) string {
-		t.Helper()
-		ln, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			t.Fatal(err)
-		}
-		addr := ln.Addr().String()
-		ln.Close()
-		return "http://" + addr + "/"
-	}
 	tests := []struct {
 		name  string
 		url   func(t *testing.T) string
@@ -139,7 +129,6 @@ func TestErrorsAreClassified(t *testing.T) {
 			case <-time.After(2 * time.Second):
 			}
 		}), "timeout"},
-		{"refused", refused, "connection"},
 		{"garbage", rawURL("HTTP/9 nonsense\r\n\r\n"), "other"},
 		{"reset mid-body", rawURL("HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\nshort"), "connection"},
 	}

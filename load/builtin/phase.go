@@ -25,8 +25,9 @@ type phase struct {
 	start time.Time
 
 	wg         sync.WaitGroup // the users
-	mu         sync.Mutex     // guards iterations
+	mu         sync.Mutex     // guards iterations and sent
 	iterations int64
+	sent       int64 // bytes the users wrote to the network
 	dropped    int64 // written by the dispatcher only
 }
 
@@ -60,7 +61,9 @@ func (p *phase) run() results.Measurement {
 	p.stop.stop()
 	cancel()
 	p.wg.Wait()
-	return p.rec.measurement(end.Sub(p.start), p.iterations, p.dropped)
+	m := p.rec.measurement(end.Sub(p.start), p.iterations, p.dropped)
+	m.BytesSent = p.sent
+	return m
 }
 
 // runClosed starts the users and waits for the phase's end, returning it.
@@ -92,10 +95,11 @@ func (p *phase) wait() time.Time {
 	return time.Now()
 }
 
-// done adds a user's finished iterations to the phase's.
+// done adds a user's finished iterations and bytes sent to the phase's.
 func (p *phase) done(u *user) {
 	p.mu.Lock()
 	p.iterations += u.iterations
+	p.sent += u.c.sent
 	p.mu.Unlock()
 }
 

@@ -49,7 +49,10 @@ type shard struct {
 	ops    [numOps]opAcc
 	phases phaseAcc
 	errors map[string]int64
-	win    *window // the current second; nil when nobody asks for intervals
+	// connect counts attempts that failed to connect, by kind; they are
+	// not requests.
+	connect map[string]int64
+	win     *window // the current second; nil when nobody asks for intervals
 }
 
 type opAcc struct {
@@ -58,8 +61,8 @@ type opAcc struct {
 }
 
 type window struct {
-	requests, errors int64
-	hist             *hdrhistogram.Histogram
+	requests, errors, connectErrors int64
+	hist                            *hdrhistogram.Histogram
 }
 
 // newRecorder sizes the shards for users virtual users; highest bounds the
@@ -70,7 +73,7 @@ func newRecorder(users int, highest time.Duration, intervals bool) *recorder {
 	n := min(max(users, 1), 2*runtime.GOMAXPROCS(0), maxShards)
 	r := &recorder{highestUS: highest.Microseconds()}
 	for range n {
-		s := &shard{errors: make(map[string]int64), phases: newPhaseAcc(r.highestUS)}
+		s := &shard{errors: make(map[string]int64), connect: make(map[string]int64), phases: newPhaseAcc(r.highestUS)}
 		for i := range s.ops {
 			s.ops[i].hist = newHist(r.highestUS)
 		}
@@ -119,6 +122,17 @@ func (s *shard) record(o op, tm *timing, start time.Time, class string, highestU
 	s.mu.Unlock()
 }
 
+// connectError counts one attempt that failed to connect (a kind of
+// connectError); it is not a request.
+func (s *shard) connectError(kind string) {
+	s.mu.Lock()
+	s.connect[kind]++
+	if w := s.win; w != nil {
+		w.connectErrors++
+	}
+	s.mu.Unlock()
+}
+
 // sampler turns the shards' current windows into one Interval.
 type sampler struct {
 	r          *recorder
@@ -141,6 +155,7 @@ func (p *sampler) take(t float64) results.Interval {
 		s.mu.Unlock()
 		iv.Requests += w.requests
 		iv.Errors += w.errors
+		iv.ConnectErrors += w.connectErrors
 		p.agg.Merge(w.hist)
 		w.hist.Reset()
 		p.spare = w.hist
@@ -177,18 +192,32 @@ func (r *recorder) measurement(elapsed time.Duration, iterations, dropped int64)
 			}
 		}
 	}
-	for _, s := range r.shards {
-		for class, n := range s.errors {
-			m.Errors[class] += n
-		}
-	}
+	r.addErrors(&m)
 	m.RPS = rate(m.Requests, secs)
 	m.ErrorRate = ratio(failed, m.Requests)
 	m.LatencyMS = latency(all)
 	m.Breakdown = r.breakdown()
-	pass := 1 - m.ErrorRate
+	// A check fails on a failed request and on an attempt that did not
+	// connect, as k6's checks do.
+	pass := 1 - ratio(failed+m.ConnectErrors, m.Requests+m.ConnectErrors)
 	m.ChecksPassRate = &pass
 	return m
+}
+
+// addErrors sums the shards' error classes and connection errors into m.
+func (r *recorder) addErrors(m *results.Measurement) {
+	for _, s := range r.shards {
+		for class, n := range s.errors {
+			m.Errors[class] += n
+		}
+		for kind, n := range s.connect {
+			if m.ConnectErrorKinds == nil {
+				m.ConnectErrorKinds = make(map[string]int64)
+			}
+			m.ConnectErrorKinds[kind] += n
+			m.ConnectErrors += n
+		}
+	}
 }
 
 // mergeOp sums one operation over the shards.

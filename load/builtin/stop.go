@@ -66,7 +66,9 @@ const (
 )
 
 // classify names the class of a failed request: err from the client, or a
-// status the check did not accept.
+// status the check did not accept. Attempts that failed to connect are
+// not requests and never come here (see connectError); "connection" is a
+// connection that broke once the target had answered on it.
 func classify(status int, err error) string {
 	if err == nil {
 		return httpClass(status)
@@ -79,16 +81,10 @@ func classify(status int, err error) string {
 	case errors.Is(err, errProtocol):
 		return classOther
 	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, net.ErrClosed),
-		errors.Is(err, syscall.ECONNREFUSED), errors.Is(err, syscall.ECONNRESET),
-		errors.Is(err, syscall.EPIPE), isDial(err):
+		errors.Is(err, syscall.ECONNRESET), errors.Is(err, syscall.EPIPE):
 		return classConnection
 	}
 	return classOther
-}
-
-func isDial(err error) bool {
-	var op *net.OpError
-	return errors.As(err, &op) && op.Op == "dial"
 }
 
 // httpClasses caches the common status classes so the error path of a

@@ -13,6 +13,7 @@ type user struct {
 	shard      *shard
 	id         int
 	iterations int64 // finished iterations
+	back       backoff
 
 	buf   []byte               // the body being sent
 	ids   [numResources]string // ids created in this iteration
@@ -126,6 +127,12 @@ func (u *user) call(o op, method, uri string, body []byte, want int, sched time.
 	if errors.Is(err, errStopped) {
 		return "", false, true
 	}
+	if ce, ok := errors.AsType[*connectError](err); ok {
+		u.shard.connectError(ce.kind)
+		u.back.wait(u.p.ctx, u.back.failed())
+		return "", false, u.p.stop.stopped.Load()
+	}
+	u.back.connected()
 	tm, class := &u.c.tm, ""
 	switch {
 	case err != nil:
