@@ -172,6 +172,9 @@ func TestRunStaleSummary(t *testing.T) {
 	}
 }
 
+// TestRunCancel cancels once the fake k6 has set its signal handling (it
+// touches $out.ready then), so a slow machine cannot send SIGINT before
+// the trap exists.
 func TestRunCancel(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
@@ -181,24 +184,34 @@ func TestRunCancel(t *testing.T) {
 	}{
 		{
 			name:       "k6 stops on SIGINT",
-			body:       `trap 'touch "$out.sigint"; exit 105' INT; while :; do sleep 0.05; done`,
+			body:       `trap 'touch "$out.sigint"; exit 105' INT; touch "$out.ready"; while :; do sleep 0.05; done`,
 			wantSIGINT: true,
 		},
-		{name: "k6 ignores SIGINT and is killed", body: `trap '' INT; while :; do sleep 0.05; done`},
+		{name: "k6 ignores SIGINT and is killed", body: `trap '' INT; touch "$out.ready"; while :; do sleep 0.05; done`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			dir := t.TempDir()
 			d := New(Options{Binary: fakeK6(t, dir, tc.body), GracePeriod: 300 * time.Millisecond})
-			ctx, cancel := context.WithTimeout(t.Context(), 300*time.Millisecond)
+			ctx, cancel := context.WithCancel(t.Context())
 			defer cancel()
-			start := time.Now()
+			cancelled := make(chan time.Time, 1)
+			go func() {
+				for i := 0; i < 1000; i++ {
+					if _, err := os.Stat(filepath.Join(dir, SummaryFile+".ready")); err == nil {
+						break
+					}
+					time.Sleep(10 * time.Millisecond)
+				}
+				cancelled <- time.Now()
+				cancel()
+			}()
 			_, err := d.Run(ctx, loadRequest(dir, false))
-			if !errors.Is(err, context.DeadlineExceeded) {
+			if !errors.Is(err, context.Canceled) {
 				t.Fatalf("error = %v, want it to wrap the context's error", err)
 			}
-			if took := time.Since(start); took > 3*time.Second {
+			if took := time.Since(<-cancelled); took > 3*time.Second {
 				t.Errorf("Run took %s after cancel", took)
 			}
 			_, statErr := os.Stat(filepath.Join(dir, SummaryFile+".sigint"))
