@@ -1,9 +1,6 @@
 package report
 
-import (
-	"math"
-	"slices"
-)
+import "slices"
 
 // CPUReport is the analysis of the cells of one CPU limit.
 type CPUReport struct {
@@ -22,7 +19,8 @@ type CPUReport struct {
 	// ascending: no eligible cell has both more RPS and lower P99.
 	Frontier []*Cell
 
-	grid map[[2]float64]*Cell
+	grid   map[[2]float64]*Cell
+	ranges Ranges
 }
 
 // Pick is a winner and the cells the data cannot separate from it.
@@ -35,7 +33,7 @@ type Pick struct {
 func (cr *CPUReport) At(webMult, dbMult float64) *Cell { return cr.grid[[2]float64{webMult, dbMult}] }
 
 // analyseCPU returns nil when no cell of the limit is eligible.
-func analyseCPU(cpu float64, cells []*Cell) *CPUReport {
+func analyseCPU(cpu float64, cells []*Cell, opts Options) *CPUReport {
 	cr := &CPUReport{CPUs: cpu, Cells: cells, grid: map[[2]float64]*Cell{}}
 	var ok []*Cell
 	for _, c := range cells {
@@ -53,7 +51,7 @@ func analyseCPU(cpu float64, cells []*Cell) *CPUReport {
 	if len(ok) == 0 {
 		return nil
 	}
-	scoreBalanced(ok)
+	cr.ranges = scoreBalanced(cpu, ok, opts)
 	cr.BestRPS = pick(ok, func(a, b *Cell) bool { return a.RPS.Mean > b.RPS.Mean }, sameRPS)
 	cr.BestP99 = pick(ok, func(a, b *Cell) bool { return a.P99.Mean < b.P99.Mean }, sameP99)
 	cr.Balanced = pick(ok, func(a, b *Cell) bool { return a.Score > b.Score }, sameBoth)
@@ -89,27 +87,6 @@ func pick(cells []*Cell, better, same func(a, b *Cell) bool) Pick {
 		}
 	}
 	return p
-}
-
-// scoreBalanced sets Score on every cell: normalised RPS minus normalised
-// P99 over these cells (see the package doc).
-func scoreBalanced(cells []*Cell) {
-	rLo, rHi := math.Inf(1), math.Inf(-1)
-	pLo, pHi := math.Inf(1), math.Inf(-1)
-	for _, c := range cells {
-		rLo, rHi = min(rLo, c.RPS.Mean), max(rHi, c.RPS.Mean)
-		pLo, pHi = min(pLo, c.P99.Mean), max(pHi, c.P99.Mean)
-	}
-	for _, c := range cells {
-		c.Score = unit(c.RPS.Mean, rLo, rHi) - unit(c.P99.Mean, pLo, pHi)
-	}
-}
-
-func unit(x, lo, hi float64) float64 {
-	if hi <= lo {
-		return 0
-	}
-	return (x - lo) / (hi - lo)
 }
 
 // frontier returns the Pareto-optimal cells by P99 ascending.

@@ -19,6 +19,10 @@ type Options struct {
 	// NoiseBand is the assumed relative noise (0..1) of a figure measured
 	// once.
 	NoiseBand float64 `json:"noise_band"`
+	// BalancedRanges, when set, fixes the spans each CPU limit's
+	// balanced score is normalised by (see Ranges); a CPU limit without
+	// an entry uses the span of its eligible cells, as a full grid does.
+	BalancedRanges []Ranges `json:"balanced_ranges,omitempty"`
 }
 
 // DefaultOptions returns the documented defaults: error bound 1 %, noise
@@ -32,7 +36,7 @@ func (o Options) validate() error {
 	if o.NoiseBand < 0 || o.NoiseBand >= 1 {
 		return fmt.Errorf("%w: noise band %v is outside 0..1", ErrBadInput, o.NoiseBand)
 	}
-	return nil
+	return o.validateRanges()
 }
 
 // Metric is a figure a matrix can show.

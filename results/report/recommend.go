@@ -43,29 +43,82 @@ var profileRules = []profileRule{
 
 // recommend picks one multiplier pair per profile.
 func recommend(per []*CPUReport) []Profile {
-	pairs := commonPairs(per)
 	out := make([]Profile, 0, len(profileRules))
 	for _, rule := range profileRules {
-		p := Profile{Key: rule.key, Name: rule.name, Use: rule.use, Score: math.Inf(-1)}
-		for _, pair := range pairs {
-			if s := meanObjective(per, pair, rule); s > p.Score {
-				p.Found, p.Score, p.WebMult, p.DBMult = true, s, pair[0], pair[1]
-			}
-		}
-		if !p.Found {
-			p.Score = math.NaN()
+		p := Profile{Key: rule.key, Name: rule.name, Use: rule.use, Score: math.NaN()}
+		ranked := ranking(per, rule)
+		if len(ranked) == 0 {
 			p.Note = "no multiplier pair was measured without errors at every CPU limit"
 			out = append(out, p)
 			continue
 		}
-		chosen := [2]float64{p.WebMult, p.DBMult}
-		for _, pair := range pairs {
+		chosen := ranked[0].Pair
+		p.Found, p.Score, p.WebMult, p.DBMult = true, ranked[0].Score, chosen[0], chosen[1]
+		for _, pair := range commonPairs(per) {
 			if pair != chosen && equivalentEverywhere(per, pair, chosen, rule.same) {
 				p.Equivalent = append(p.Equivalent, pair)
 			}
 		}
 		out = append(out, p)
 	}
+	return out
+}
+
+// PairScore is a multiplier pair and its mean normalised objective under
+// one profile.
+type PairScore struct {
+	Pair  [2]float64
+	Score float64
+}
+
+// ProfileKeys lists the profiles' keys in report order: latency, balanced,
+// throughput.
+func ProfileKeys() []string {
+	keys := make([]string, len(profileRules))
+	for i, r := range profileRules {
+		keys[i] = r.key
+	}
+	return keys
+}
+
+// Ranking returns every pair measured eligible at every CPU limit with its
+// mean objective under the profile key, best first (equal scores in pair
+// order); the first is what the report recommends. Nil for an unknown key.
+func (r *Report) Ranking(key string) []PairScore {
+	rule, ok := ruleOf(key)
+	if !ok {
+		return nil
+	}
+	return ranking(r.PerCPU, rule)
+}
+
+// Equivalent reports whether the report calls pairs a and b equivalent
+// under the profile key: measured eligible at every CPU limit, with
+// figures the data cannot separate at every one.
+func (r *Report) Equivalent(key string, a, b [2]float64) bool {
+	rule, ok := ruleOf(key)
+	if !ok || !everywhere(r.PerCPU, a) || !everywhere(r.PerCPU, b) {
+		return false
+	}
+	return a == b || equivalentEverywhere(r.PerCPU, a, b, rule.same)
+}
+
+func ruleOf(key string) (profileRule, bool) {
+	for _, rule := range profileRules {
+		if rule.key == key {
+			return rule, true
+		}
+	}
+	return profileRule{}, false
+}
+
+func ranking(per []*CPUReport, rule profileRule) []PairScore {
+	pairs := commonPairs(per)
+	out := make([]PairScore, len(pairs))
+	for i, pair := range pairs {
+		out[i] = PairScore{Pair: pair, Score: meanObjective(per, pair, rule)}
+	}
+	slices.SortStableFunc(out, func(a, b PairScore) int { return cmpFloat(b.Score, a.Score) })
 	return out
 }
 
