@@ -19,6 +19,8 @@ const (
 	TargetLog    = "target.log"
 	LogFile      = "sweep.log"
 	CellsDir     = "cells"
+	// ScriptDir keeps a copy of the user's k6 script (--script).
+	ScriptDir = "script"
 )
 
 // Meta is sweep.json: what was asked and on what it ran.

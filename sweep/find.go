@@ -43,13 +43,19 @@ func NextRep(run, cellID string) int {
 }
 
 // SpecOf reads the spec an earlier run saved in its sweep.json. The DSN
-// is not saved: dsn fills it and must hash to what the run used.
+// is not saved: dsn fills it and must hash to what the run used. The k6
+// script's hash is taken again from its file, so a script edited since
+// the run differs from the saved spec (see DiffSpecs).
 func SpecOf(meta results.Meta, dsn string) (Spec, error) {
 	var s Spec
 	if err := json.Unmarshal(meta.Spec, &s); err != nil {
 		return s, fmt.Errorf("spec in sweep.json: %w", err)
 	}
 	s.DBDSN = dsn
+	var err error
+	if s.Script, err = s.Script.rehash(); err != nil {
+		return s, err
+	}
 	if s.DSNHash() != meta.DSNHash {
 		if meta.DSNHash == "" {
 			return s, BadInput("db-dsn", "the run used no database; drop --db-dsn and SWEEP_DB_DSN")

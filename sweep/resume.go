@@ -31,7 +31,11 @@ func DiffSpecs(saved json.RawMessage, savedDSNHash string, spec Spec) ([]string,
 	}
 	var diff []string
 	for k := range merge(old, cur) {
-		if !operational[k] && !reflect.DeepEqual(old[k], cur[k]) {
+		switch {
+		case operational[k] || reflect.DeepEqual(old[k], cur[k]):
+		case k == "script":
+			diff = append(diff, scriptDiff(old[k], cur[k]))
+		default:
 			diff = append(diff, fmt.Sprintf("%s (was %s, now %s)", k, show(old[k]), show(cur[k])))
 		}
 	}

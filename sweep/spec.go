@@ -87,6 +87,9 @@ type Spec struct {
 	// FindLimit, when set, makes every cell search its safe limit instead
 	// of measuring one load (run --find-limit).
 	FindLimit *FindLimit `json:"find_limit,omitempty"`
+	// Script is the user's own k6 script (path and content hash); nil runs
+	// the bundled crud.js.
+	Script *Script `json:"script,omitempty"`
 }
 
 // Duration is a time.Duration written as text ("30s") in JSON.

@@ -59,7 +59,13 @@ func TestBadInputExitsTwoAndNamesTheFlag(t *testing.T) {
 		{"run missing compose file", []string{"run", "--cpus", "1", "--service", "app", "--url", "http://127.0.0.1:1",
 			"--driver", "builtin", "--compose", "/nonexistent/compose.yaml", "--out", "%TMP%"}, "--compose"},
 		{"k6 missing", []string{"run", "--cpus", "1", "--service", "app", "--url", "http://127.0.0.1:1",
-			"--driver", "k6", "--k6", "/nonexistent/k6", "--out", "%TMP%"}, "--driver"},
+			"--driver", "k6", "--k6", "/nonexistent/k6", "--out", "%TMP%"}, "--k6"},
+		{"k6 is not k6", []string{"run", "--cpus", "1", "--service", "app", "--url", "http://127.0.0.1:1",
+			"--driver", "k6", "--k6", "/bin/echo", "--out", "%TMP%"}, "--k6"},
+		{"script missing", []string{"run", "--cpus", "1", "--service", "app", "--url", "http://127.0.0.1:1",
+			"--script", "/nonexistent/my.js", "--out", "%TMP%"}, "--script"},
+		{"script with builtin", []string{"run", "--cpus", "1", "--service", "app", "--url", "http://127.0.0.1:1",
+			"--driver", "builtin", "--script", "../../k6scripts/crud.js", "--out", "%TMP%"}, "--script"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()

@@ -216,6 +216,9 @@ func (f *specFlags) resolve(cmd *cobra.Command) (sweep.Spec, error) {
 	}
 	load.MaxVUs = f.spec.Load.MaxVUs
 	f.spec.Load = load
+	if f.spec.Script, err = sweep.ReadScript(f.script); err != nil {
+		return sweep.Spec{}, err
+	}
 	if err := f.resolveAxes(); err != nil {
 		return sweep.Spec{}, err
 	}

@@ -60,7 +60,7 @@ func newLimitCmd(stdout, stderr io.Writer) *cobra.Command {
 		if err != nil {
 			return err
 		}
-		env := &runEnv{stdout: stdout, stderr: stderr, k6Path: flags.k6, script: flags.script}
+		env := &runEnv{stdout: stdout, stderr: stderr, k6Path: flags.k6}
 		return env.limit(cmd.Context(), limitJob{spec: spec, cell: cell, cfg: cfg, dbService: o.search.DBService})
 	}
 	return cmd

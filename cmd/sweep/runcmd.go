@@ -47,7 +47,7 @@ func newRunCmd(stdout, stderr io.Writer) *cobra.Command {
 				return err
 			}
 		}
-		env := &runEnv{stdout: stdout, stderr: stderr, k6Path: flags.k6, script: flags.script, opts: ro}
+		env := &runEnv{stdout: stdout, stderr: stderr, k6Path: flags.k6, opts: ro}
 		return env.sweep(cmd.Context(), spec)
 	}
 	cmd.Flags().BoolVar(&ro.checkFirst, "check-first", false, "run `sweep check` (one short cell end to end) before the grid")
@@ -91,7 +91,7 @@ func preflight(ctx context.Context, spec sweep.Spec, flags *specFlags, stdout, s
 	check.FindLimit = nil // one short load tells whether the stack works
 	check.Warmup = sweep.Duration(min(spec.Warmup.Std(), 2*time.Second))
 	check.Duration = sweep.Duration(min(spec.Duration.Std(), 5*time.Second))
-	env := &runEnv{stdout: io.Discard, stderr: stderr, k6Path: flags.k6, script: flags.script, check: true,
+	env := &runEnv{stdout: io.Discard, stderr: stderr, k6Path: flags.k6, check: true,
 		jobs: []sweep.Job{{Cell: first[0], Rep: 1}}}
 	if err := env.sweep(ctx, check); err != nil {
 		return fmt.Errorf("check: %w", err)

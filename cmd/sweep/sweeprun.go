@@ -29,7 +29,7 @@ const (
 // runEnv carries what one invocation of run needs besides the spec.
 type runEnv struct {
 	stdout, stderr io.Writer
-	k6Path, script string
+	k6Path         string
 	opts           runOpts
 	runID          string
 	log            io.Writer
@@ -63,6 +63,9 @@ func (e *runEnv) sweep(ctx context.Context, spec sweep.Spec) error {
 	defer ses.close()
 	meta.Host.Driver, meta.Host.K6Version = driver.Name(), driverVersion
 	if err := results.WriteJSONAtomic(filepath.Join(dir, results.MetaFile), meta); err != nil {
+		return err
+	}
+	if err := spec.Script.Save(dir); err != nil {
 		return err
 	}
 	if e.jobs != nil {
@@ -234,20 +237,20 @@ func (e *runEnv) validate(spec sweep.Spec) error {
 // driver picks the load driver: k6 when asked or found, else builtin.
 func (e *runEnv) driver(ctx context.Context, spec sweep.Spec) (sweep.Driver, string, error) {
 	if spec.Driver == "builtin" {
+		if spec.Script != nil {
+			return nil, "", sweep.BadInput("script", "a k6 script runs only with k6; drop --driver builtin or --script")
+		}
 		return builtin.New(builtin.Options{}), "", nil
 	}
 	bin, err := k6.Find(e.k6Path)
-	if err != nil {
-		if spec.Driver == "k6" || e.k6Path != "" {
-			return nil, "", sweep.BadInput("driver", "%v", err)
-		}
+	switch {
+	case err != nil && e.k6Path != "":
+		return nil, "", sweep.BadInput("k6", "%v", err)
+	case err != nil && (spec.Driver == "k6" || spec.Script != nil):
+		return nil, "", sweep.BadInput("driver", "%v", err)
+	case err != nil:
 		fmt.Fprintln(e.stderr, "sweep: k6 not found on PATH; using the built-in driver (--driver builtin)")
 		return builtin.New(builtin.Options{}), "", nil
-	}
-	if e.script != "" {
-		if _, err := os.Stat(e.script); err != nil {
-			return nil, "", sweep.BadInput("script", "%v", err)
-		}
 	}
 	for _, d := range []struct {
 		flag string
@@ -259,9 +262,9 @@ func (e *runEnv) driver(ctx context.Context, spec sweep.Spec) (sweep.Driver, str
 	}
 	version, err := k6.Version(ctx, bin)
 	if err != nil {
-		return nil, "", sweep.BadInput("k6", "%s does not run: %v", bin, err)
+		return nil, "", sweep.BadInput("k6", "%v", err)
 	}
-	return k6.New(k6.Options{Binary: bin, Script: e.script}), version, nil
+	return k6.New(k6.Options{Binary: bin, Script: spec.Script}), version, nil
 }
 
 // stack builds the compose stack, validating files, service, engine and

@@ -41,9 +41,10 @@ const (
 type Options struct {
 	// Binary is the k6 executable, as Find returns it.
 	Binary string
-	// Script is the user's k6 script; empty means the bundled crud.js,
-	// copied into each cell directory before it runs.
-	Script string
+	// Script is the user's k6 script, run only while its content has the
+	// hash the run recorded; nil means the bundled crud.js, copied into
+	// each cell directory before it runs.
+	Script *sweep.Script
 	// ExtraEnv holds extra __ENV settings for the script (e.g. TYPES).
 	// Settings sweep owns (BASE_URL, MODEL, DURATION, VUS, RATE, PRE_VUS,
 	// MAX_VUS) override them.
@@ -108,11 +109,11 @@ func (d *Driver) Run(ctx context.Context, req sweep.LoadRequest) (results.Measur
 // script returns the script path to run, writing the bundled scripts
 // into dir when the user gave none.
 func (d *Driver) script(dir string) (string, error) {
-	if d.opts.Script != "" {
-		if _, err := os.Stat(d.opts.Script); err != nil {
-			return "", fmt.Errorf("k6 script: %w", err)
+	if d.opts.Script != nil {
+		if _, err := d.opts.Script.Verify(); err != nil {
+			return "", err
 		}
-		return d.opts.Script, nil
+		return d.opts.Script.Path, nil
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", fmt.Errorf("cell dir: %w", err)

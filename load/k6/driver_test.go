@@ -241,9 +241,18 @@ func TestRunBadInput(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	bin := fakeK6(t, dir, `exit 0`)
-	_, err := New(Options{Binary: bin, Script: filepath.Join(dir, "missing.js")}).Run(t.Context(), loadRequest(dir, false))
+	missing := &sweep.Script{Path: filepath.Join(dir, "missing.js")}
+	_, err := New(Options{Binary: bin, Script: missing}).Run(t.Context(), loadRequest(dir, false))
 	if !errors.Is(err, os.ErrNotExist) || !strings.Contains(err.Error(), "k6 script") {
 		t.Errorf("missing script: error = %v", err)
+	}
+	edited := filepath.Join(dir, "edited.js")
+	if err := os.WriteFile(edited, []byte("export default function () {}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	recorded := &sweep.Script{Path: edited, SHA256: strings.Repeat("0", 64)}
+	if _, err := New(Options{Binary: bin, Script: recorded}).Run(t.Context(), loadRequest(dir, false)); !errors.Is(err, sweep.ErrScriptChanged) {
+		t.Errorf("script edited since the run recorded it: error = %v", err)
 	}
 	req := loadRequest(dir, false)
 	req.Load.VUs = 0

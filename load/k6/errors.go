@@ -7,6 +7,9 @@ var (
 	// ErrNotFound means no k6 binary was found at the given path or on
 	// PATH.
 	ErrNotFound = errors.New("k6 not found")
+	// ErrNotK6 means the program given as k6 does not answer `k6 version`
+	// as k6 does.
+	ErrNotK6 = errors.New("not k6")
 	// ErrNewSummary means the summary is k6's opt-in "new machine-readable
 	// summary", which has no p(99), no thresholds and no counter rates.
 	ErrNewSummary = errors.New("k6 wrote the new machine-readable summary, which has no p(99): " +

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"time"
 )
@@ -30,7 +31,8 @@ func Find(flagPath string) (string, error) {
 }
 
 // Version returns the first line of `k6 version`, e.g.
-// "k6 v2.2.0 (go1.24.4, linux/amd64)", for sweep.json.
+// "k6 v2.2.0 (go1.24.4, linux/amd64)", for sweep.json. A program that
+// does not answer like k6 is refused with ErrNotK6.
 func Version(ctx context.Context, bin string) (string, error) {
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
@@ -43,8 +45,9 @@ func Version(ctx context.Context, bin string) (string, error) {
 		return "", fmt.Errorf("k6 version: %w: %s", err, strings.TrimSpace(stderr.String()))
 	}
 	line, _, _ := strings.Cut(strings.TrimSpace(string(out)), "\n")
-	if line == "" {
-		return "", fmt.Errorf("k6 version: empty output")
+	line = strings.TrimSpace(line)
+	if !strings.HasPrefix(line, "k6 v") {
+		return "", fmt.Errorf("%w: %s: `%s version` printed %q, not \"k6 v…\"", ErrNotK6, bin, filepath.Base(bin), line)
 	}
-	return strings.TrimSpace(line), nil
+	return line, nil
 }

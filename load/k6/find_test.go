@@ -65,4 +65,13 @@ echo 'Extensions: none'`, 0o755)
 	if _, err := Version(t.Context(), bad); err == nil || !strings.Contains(err.Error(), "no such command") {
 		t.Errorf("broken k6: error = %v, want its stderr", err)
 	}
+	// Programs that run but are not k6: refused, not recorded as a version.
+	for _, bin := range []string{"/bin/true", "/bin/echo"} {
+		if _, err := os.Stat(bin); err != nil {
+			continue
+		}
+		if got, err := Version(t.Context(), bin); !errors.Is(err, ErrNotK6) || !strings.Contains(err.Error(), bin) {
+			t.Errorf("Version(%s) = %q, %v; want ErrNotK6 naming it", bin, got, err)
+		}
+	}
 }

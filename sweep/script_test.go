@@ -1,0 +1,126 @@
+package sweep
+
+import (
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/sweep-tool/sweep/results"
+)
+
+func writeScript(t *testing.T, path, body string) {
+	t.Helper()
+	if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// savedMeta is the sweep.json of a run made with spec.
+func savedMeta(t *testing.T, spec Spec) results.Meta {
+	t.Helper()
+	b, err := json.Marshal(spec.Redacted())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return results.Meta{Spec: b, DSNHash: spec.DSNHash()}
+}
+
+// TestScriptIsPartOfTheSpec: the script's path and content hash are in
+// the saved spec; a resume (SpecOf, then DiffSpecs) with the same content
+// is the same spec, one with an edited script is refused and says so.
+func TestScriptIsPartOfTheSpec(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	path := filepath.Join(dir, "my.js")
+	writeScript(t, path, "export default function () {}\n")
+	script, err := ReadScript(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec := testSpec()
+	spec.Script = script
+	meta := savedMeta(t, spec)
+	if !strings.Contains(string(meta.Spec), `"sha256":"`+script.SHA256+`"`) || len(script.SHA256) != 64 {
+		t.Fatalf("saved spec %s lacks the script's sha256", meta.Spec)
+	}
+
+	resumed, err := SpecOf(meta, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resumed.Script == nil || *resumed.Script != *script {
+		t.Fatalf("resumed script %+v, want %+v", resumed.Script, script)
+	}
+	if diff, err := DiffSpecs(meta.Spec, meta.DSNHash, resumed); err != nil || len(diff) != 0 {
+		t.Fatalf("same script: diff %q, %v", diff, err)
+	}
+
+	writeScript(t, path, "export const options = { vus: 1 };\nexport default function () {}\n")
+	resumed, err = SpecOf(meta, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	diff, err := DiffSpecs(meta.Spec, meta.DSNHash, resumed)
+	if err != nil || len(diff) != 1 || !strings.HasPrefix(diff[0], "script ("+path+" changed: sha256 "+script.SHA256[:12]) {
+		t.Errorf("edited script: diff %q, %v", diff, err)
+	}
+	if _, err := script.Verify(); !errors.Is(err, ErrScriptChanged) {
+		t.Errorf("Verify of an edited script: %v, want ErrScriptChanged", err)
+	}
+}
+
+func TestScriptDiffs(t *testing.T) {
+	t.Parallel()
+	base := testSpec()
+	saved := savedMeta(t, base).Spec
+	spec := base
+	spec.Script = &Script{Path: "/x/my.js", SHA256: strings.Repeat("a", 64)}
+	diff, err := DiffSpecs(saved, base.DSNHash(), spec)
+	if err != nil || strings.Join(diff, "; ") != `script (was unset, now {"path":"/x/my.js","sha256":"`+strings.Repeat("a", 64)+`"})` {
+		t.Errorf("script added: %q, %v", diff, err)
+	}
+	other := spec
+	other.Script = &Script{Path: "/y/my.js", SHA256: spec.Script.SHA256}
+	diff, err = DiffSpecs(savedMeta(t, spec).Spec, base.DSNHash(), other)
+	if err != nil || strings.Join(diff, "; ") != "script (was /x/my.js, now /y/my.js)" {
+		t.Errorf("script moved: %q, %v", diff, err)
+	}
+}
+
+// TestScriptSaveAndMissing: Save keeps a copy in the run directory; a
+// resume whose script is gone is bad input that points at the copy.
+func TestScriptSaveAndMissing(t *testing.T) {
+	t.Parallel()
+	dir, run := t.TempDir(), t.TempDir()
+	path := filepath.Join(dir, "load.js")
+	writeScript(t, path, "export default function () {}\n")
+	script, err := ReadScript(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := script.Save(run); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := os.ReadFile(filepath.Join(run, results.ScriptDir, "load.js")); err != nil || string(got) != "export default function () {}\n" {
+		t.Errorf("copy %q, %v", got, err)
+	}
+	if err := (*Script)(nil).Save(run); err != nil {
+		t.Errorf("no script: %v", err)
+	}
+	spec := testSpec()
+	spec.Script = script
+	meta := savedMeta(t, spec)
+	if err := os.Remove(path); err != nil {
+		t.Fatal(err)
+	}
+	_, err = SpecOf(meta, "")
+	if !errors.Is(err, ErrBadInput) || !strings.Contains(err.Error(), "--script") || !strings.Contains(err.Error(), "script/ folder") {
+		t.Errorf("script gone: %v", err)
+	}
+	if _, err := ReadScript(filepath.Join(dir, "nope.js")); !errors.Is(err, ErrBadInput) {
+		t.Errorf("missing script: %v, want bad input", err)
+	}
+}
