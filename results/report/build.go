@@ -22,6 +22,12 @@ type Report struct {
 	Profiles   []Profile
 	Scaling    Scaling
 	PoolEffect PoolEffect
+	// USL is the Universal Scalability Law fitted to the best RPS per CPU
+	// limit, LimitUSL to the best safe limits; nil without a fit, and
+	// USLNote then says why.
+	USL      *USL
+	LimitUSL *USL
+	USLNote  string
 	// Missing lists planned cells with no finished repetition; Warnings
 	// are notices from reading the run.
 	Missing  []string
@@ -66,6 +72,7 @@ func Build(run *results.Run, opts Options) (*Report, error) {
 	}
 	rep.Profiles = recommend(rep.PerCPU)
 	rep.Scaling = scaling(rep.PerCPU)
+	rep.USL, rep.LimitUSL, rep.USLNote = fitScaling(rep.PerCPU, rep.Profiles, opts.PredictCPUs)
 	rep.PoolEffect = poolEffect(rep.PerCPU, opts.NoiseBand)
 	return rep, nil
 }

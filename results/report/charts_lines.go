@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"math"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -44,7 +45,68 @@ func scalingChart(rep *Report) (*plot.Plot, error) {
 			return nil, err
 		}
 	}
+	if u := rep.USL; u != nil {
+		if err := addUSL(p, u); err != nil {
+			return nil, err
+		}
+	}
 	return p, nil
+}
+
+// uslSamples is how many points draw the USL curve.
+const uslSamples = 100
+
+// addUSL draws the fitted USL curve from the smallest measured CPU limit
+// to the largest measured or predicted one, and the predictions with
+// their intervals.
+func addUSL(p *plot.Plot, u *USL) error {
+	lo, hi := u.Points[0].CPUs, u.Points[len(u.Points)-1].CPUs
+	for _, pr := range u.Predictions {
+		lo, hi = min(lo, pr.CPUs), max(hi, pr.CPUs)
+	}
+	curve := make(plotter.XYs, uslSamples)
+	for i := range curve {
+		n := lo + (hi-lo)*float64(i)/(uslSamples-1)
+		curve[i] = plotter.XY{X: n, Y: u.At(n)}
+	}
+	label := fmt.Sprintf("USL σ %.3g, κ %.3g, λ %.0f (R² %.3f)", u.Sigma, u.Kappa, u.Lambda, u.R2)
+	if err := addLine(p, curve, label, 3, false); err != nil {
+		return err
+	}
+	if len(u.Predictions) == 0 {
+		return nil
+	}
+	pts := make(predictedXYs, len(u.Predictions))
+	for i, pr := range u.Predictions {
+		pts[i] = pr
+	}
+	sc, err := plotter.NewScatter(pts)
+	if err != nil {
+		return err
+	}
+	sc.GlyphStyle.Shape, sc.GlyphStyle.Radius = draw.RingGlyph{}, vg.Points(4)
+	sc.GlyphStyle.Color = plotutil.Color(3)
+	p.Add(sc)
+	p.Legend.Add("predicted (extrapolation outside the measured limits)", sc)
+	if math.IsNaN(u.Predictions[0].Lo) {
+		return nil
+	}
+	bars, err := plotter.NewYErrorBars(pts)
+	if err != nil {
+		return err
+	}
+	bars.Color = plotutil.Color(3)
+	p.Add(bars)
+	return nil
+}
+
+// predictedXYs adapts predictions to plotter.XYer and YErrorer.
+type predictedXYs []Prediction
+
+func (ps predictedXYs) Len() int                    { return len(ps) }
+func (ps predictedXYs) XY(i int) (float64, float64) { return ps[i].CPUs, ps[i].Value }
+func (ps predictedXYs) YError(i int) (float64, float64) {
+	return ps[i].Value - ps[i].Lo, ps[i].Hi - ps[i].Value
 }
 
 func addLine(p *plot.Plot, xys plotter.XYs, label string, colour int, dashed bool) error {

@@ -56,4 +56,28 @@
 // Scaling is linear enough ("near-linear") when a least-squares line of
 // best RPS against CPU limit has R² ≥ 0.98 and RPS per core at every limit
 // stays at or above 80 % of RPS per core at the smallest limit.
+//
+// Universal Scalability Law. With at least three CPU limits, Gunther's
+// X(N) = λN / (1 + σ(N−1) + κN(N−1)) is fitted to the best RPS per CPU
+// limit N (and to the best safe limits when the cells searched them): σ
+// is contention (the share of work that queues on one lock or resource),
+// κ coherency (the cost of keeping workers in step, which grows with N²
+// and makes throughput fall past N* = √((1−σ)/κ)), λ the figure of one
+// CPU without either. The fit is least squares on X with λ > 0 and σ,
+// κ ≥ 0: a weighted regression on the linearised form N/X = (1 + σ(N−1) +
+// κN(N−1))/λ gives the start, gonum's BFGS the minimum over ln λ, √σ and
+// √κ; each face of the constraints is fitted too and an extra free
+// parameter is kept only when it removes more than 1e-9 of the total sum
+// of squares, so a binding constraint gives exactly 0. Prediction
+// intervals (95 %) use the delta method on the fit's Jacobian: it is
+// deterministic and needs no seed, where a bootstrap over three to five
+// residuals has too few distinct resamples to mean much. The noise comes
+// from the points' repetitions when any best cell was repeated (points
+// measured once count with the assumed noise band), else from the
+// residuals (Student's t with points − free parameters degrees of
+// freedom), else — when the curve has as many free parameters as points
+// and passes through all of them — from the assumed noise band of each
+// point. A prediction outside the measured CPU limits is an
+// extrapolation; it is flagged when it lies past N* or beyond twice the
+// largest measured limit.
 package report

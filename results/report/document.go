@@ -31,7 +31,8 @@ func document(rep *Report, charts []Chart) []section {
 	secs := []section{
 		{Heading: "Recommendation", Paras: recommendationParas(rep), Tables: []table{profileTable(rep)}},
 		{Heading: "Winners per CPU limit", Tables: []table{perCPUTable(rep)}},
-		{Heading: "Scaling", Tables: []table{scalingTable(rep)}, Charts: []Chart{byFile["scaling.svg"]}},
+		{Heading: "Scaling", Paras: uslParas(rep), Tables: append([]table{scalingTable(rep)}, uslTables(rep)...),
+			Charts: []Chart{byFile["scaling.svg"]}},
 		{Heading: "Pareto frontier", Tables: front, Charts: []Chart{byFile["pareto.svg"]}},
 		{Heading: "Heatmaps", Charts: heat},
 		{Heading: "Matrices", Tables: matrices(rep)},

@@ -13,6 +13,9 @@ type Recommendation struct {
 	Options Options    `json:"options"`
 	PerCPU  []CPUDoc   `json:"per_cpu"`
 	Profile ProfileSet `json:"recommendation"`
+	// USL is the scalability fit and its predictions; absent with fewer
+	// than MinUSLPoints CPU limits.
+	USL *USLDoc `json:"usl,omitempty"`
 }
 
 // CPUDoc is one CPU limit's winners. Ties maps best_rps, best_p99 and
@@ -108,6 +111,9 @@ func (r *Report) Recommendation() Recommendation {
 		for _, e := range p.Equivalent {
 			d.Equivalent = append(d.Equivalent, MultDoc{e[0], e[1]})
 		}
+	}
+	if doc.USL = uslDoc(r.USL, false); doc.USL != nil {
+		doc.USL.SafeLimit = uslDoc(r.LimitUSL, true)
 	}
 	return doc
 }

@@ -3,6 +3,7 @@ package report
 import (
 	"errors"
 	"fmt"
+	"math"
 	"strings"
 )
 
@@ -23,6 +24,8 @@ type Options struct {
 	// balanced score is normalised by (see Ranges); a CPU limit without
 	// an entry uses the span of its eligible cells, as a full grid does.
 	BalancedRanges []Ranges `json:"balanced_ranges,omitempty"`
+	// PredictCPUs are CPU limits at which the USL fit predicts (each > 0).
+	PredictCPUs []float64 `json:"predict_cpus,omitempty"`
 }
 
 // DefaultOptions returns the documented defaults: error bound 1 %, noise
@@ -35,6 +38,11 @@ func (o Options) validate() error {
 	}
 	if o.NoiseBand < 0 || o.NoiseBand >= 1 {
 		return fmt.Errorf("%w: noise band %v is outside 0..1", ErrBadInput, o.NoiseBand)
+	}
+	for _, n := range o.PredictCPUs {
+		if !(n > 0) || math.IsInf(n, 0) {
+			return fmt.Errorf("%w: CPU limit %v to predict at is not a number > 0", ErrBadInput, n)
+		}
 	}
 	return o.validateRanges()
 }

@@ -32,10 +32,15 @@ func WriteTerminalMatrices(w io.Writer, rep *Report, m Metric) error {
 }
 
 // WriteTerminalSummary prints the per-CPU winners, the recommendation
-// across CPU limits and the noise note.
+// across CPU limits, the USL fit with its predictions and the noise note.
 func WriteTerminalSummary(w io.Writer, rep *Report) error {
-	for _, t := range []table{perCPUTable(rep), profileTable(rep)} {
+	for _, t := range append([]table{perCPUTable(rep), profileTable(rep)}, uslTables(rep)...) {
 		if err := terminalTable(w, t); err != nil {
+			return err
+		}
+	}
+	for _, p := range uslParas(rep) {
+		if _, err := fmt.Fprintln(w, p); err != nil {
 			return err
 		}
 	}
