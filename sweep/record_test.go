@@ -5,7 +5,6 @@ import (
 	"path/filepath"
 	"reflect"
 	"testing"
-	"time"
 
 	"github.com/sweep-tool/sweep/results"
 )
@@ -46,48 +45,6 @@ func TestCheckApplied(t *testing.T) {
 			}
 			if got != tc.want {
 				t.Errorf("checkApplied = %q, want %q", got, tc.want)
-			}
-		})
-	}
-}
-
-// TestDriverUse pins the driver's CPU figure (CPU time ÷ wall time) and
-// the contention warning, which fires only above the engine's CPUs.
-func TestDriverUse(t *testing.T) {
-	t.Parallel()
-	for _, tc := range []struct {
-		name      string
-		cellCPUs  float64
-		host      int
-		cpu, wall time.Duration
-		cores     float64 // -1: no driver figure
-		warning   string
-	}{
-		{"quarter of a core", 1, 4, 500 * time.Millisecond, 2 * time.Second, 0.25, ""},
-		{"limit plus driver equal to the host", 1.75, 2, 500 * time.Millisecond, 2 * time.Second, 0.25, ""},
-		{"limit plus driver over the host", 1.75, 2, 600 * time.Millisecond, 2 * time.Second, 0.3,
-			"the target's limit (1.75 CPUs) plus the load driver's use (0.30 cores) exceed the engine's 2 CPUs: " +
-				"the driver competes with the target; pin the target with --cpuset or drive load from another host"},
-		{"host CPUs unknown", 8, 0, 3 * time.Second, time.Second, 3, ""},
-		{"no wall time", 1, 2, time.Second, 0, -1, ""},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
-			r := &Runner{HostCPUs: tc.host}
-			rec := results.Record{Cell: results.CellInfo{CPUs: tc.cellCPUs}}
-			r.driverUse(&rec, tc.cpu, tc.wall)
-			switch {
-			case tc.cores < 0 && rec.Driver != nil:
-				t.Errorf("driver figure %+v, want none", *rec.Driver)
-			case tc.cores >= 0 && (rec.Driver == nil || rec.Driver.CPUCoresMean != tc.cores):
-				t.Errorf("driver figure %+v, want %g cores", rec.Driver, tc.cores)
-			}
-			want := []string(nil)
-			if tc.warning != "" {
-				want = []string{tc.warning}
-			}
-			if !reflect.DeepEqual(rec.Warnings, want) {
-				t.Errorf("warnings %q, want %q", rec.Warnings, want)
 			}
 		})
 	}
