@@ -1,7 +1,6 @@
 package sweep
 
 import (
-	"errors"
 	"reflect"
 	"testing"
 
@@ -34,8 +33,8 @@ func TestParseLoad(t *testing.T) {
 			t.Parallel()
 			got, err := ParseLoad(tc.text)
 			if tc.bad {
-				if !errors.Is(err, ErrBadInput) {
-					t.Errorf("ParseLoad(%q) = %+v, %v; want bad input", tc.text, got, err)
+				if badField(err) != "load" {
+					t.Errorf("ParseLoad(%q) = %+v, %v; want bad input in load", tc.text, got, err)
 				}
 				return
 			}

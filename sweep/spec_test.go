@@ -1,0 +1,206 @@
+package sweep
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"reflect"
+	"testing"
+	"time"
+
+	"github.com/sweep-tool/sweep/results"
+)
+
+// TestValidate takes each check of a spec to its bounds: the last value
+// accepted and the first refused.
+func TestValidate(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name   string
+		change func(*Spec)
+		field  string // "" when the spec is valid
+	}{
+		{"test spec", func(*Spec) {}, ""},
+		{"no cpus", func(s *Spec) { s.CPUs = nil }, "cpus"},
+		{"no web mult", func(s *Spec) { s.WebMult = nil }, "web-mult"},
+		{"no db mult", func(s *Spec) { s.DBMult = nil }, "db-mult"},
+		{"no service", func(s *Spec) { s.Service = "" }, "service"},
+		{"no web env", func(s *Spec) { s.WebEnv = "" }, "web-env"},
+		{"no pool env", func(s *Spec) { s.PoolEnv = "" }, "web-env"},
+		{"ready timeout 0", func(s *Spec) { s.ReadyTimeout = 0 }, "ready-timeout"},
+		{"ready timeout 1ns", func(s *Spec) { s.ReadyTimeout = 1 }, ""},
+		{"duration 0", func(s *Spec) { s.Duration = 0 }, "duration"},
+		{"duration 1ns", func(s *Spec) { s.Duration = 1 }, ""},
+		{"warm-up 0", func(s *Spec) { s.Warmup = 0 }, ""},
+		{"warm-up negative", func(s *Spec) { s.Warmup = -1 }, "warmup"},
+		{"ready path without slash", func(s *Spec) { s.ReadyPath = "health" }, "ready-path"},
+		{"repeat 0", func(s *Spec) { s.Repeat = 0 }, "repeat"},
+		{"repeat 100", func(s *Spec) { s.Repeat = 100 }, ""},
+		{"repeat 101", func(s *Spec) { s.Repeat = 101 }, "repeat"},
+		{"unknown order", func(s *Spec) { s.Order = "random" }, "order"},
+		{"retries 10", func(s *Spec) { s.Retries = 10 }, ""},
+		{"retries 11", func(s *Spec) { s.Retries = 11 }, "retries"},
+		{"retries negative", func(s *Spec) { s.Retries = -1 }, "retries"},
+		{"max failures 0", func(s *Spec) { s.MaxFailures = 0 }, ""},
+		{"max failures negative", func(s *Spec) { s.MaxFailures = -1 }, "max-failures"},
+		{"cooldown 0", func(s *Spec) { s.Cooldown = 0 }, ""},
+		{"cooldown negative", func(s *Spec) { s.Cooldown = -1 }, "cooldown"},
+		{"cpuset list", func(s *Spec) { s.CPUSet = "0-1,3" }, ""},
+		{"cpuset words", func(s *Spec) { s.CPUSet = "first" }, "cpuset"},
+		{"https url", func(s *Spec) { s.URL = "https://example.test" }, ""},
+		{"ftp url", func(s *Spec) { s.URL = "ftp://h/" }, "url"},
+		{"url without host", func(s *Spec) { s.URL = "http:///x" }, "url"},
+		{"env name with space", func(s *Spec) { s.NameEnv = "A B" }, "web-env"},
+		{"driver k6", func(s *Spec) { s.Driver = "k6" }, ""},
+		{"driver auto", func(s *Spec) { s.Driver = "auto" }, ""},
+		{"unknown driver", func(s *Spec) { s.Driver = "wrk" }, "driver"},
+		{"find-limit with load levels", func(s *Spec) {
+			s.FindLimit, s.LoadLevels = &FindLimit{SLO: "p99<=1s"}, []LoadSpec{{VUs: 1}}
+		}, "find-limit"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			s := testSpec()
+			tc.change(&s)
+			err := s.Validate()
+			if tc.field == "" {
+				if err != nil {
+					t.Errorf("Validate() = %v, want nil", err)
+				}
+				return
+			}
+			if got := badField(err); got != tc.field {
+				t.Errorf("Validate() = %v, want bad input in %s", err, tc.field)
+			}
+		})
+	}
+}
+
+// badField is the spec field a bad-input error names; "" for nil or
+// another error.
+func badField(err error) string {
+	var bad *BadInputError
+	if !errors.As(err, &bad) {
+		return ""
+	}
+	return bad.Flag
+}
+
+func TestParseNumberList(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		text string
+		want []float64
+	}{
+		{"2,4, 6,8", []float64{2, 4, 6, 8}},
+		{"0.5", []float64{0.5}},
+		{"1000000", []float64{1e6}},
+		{"1000001", nil},
+		{"", nil},
+		{" ", nil},
+		{"1,,2", nil},
+		{"1,x", nil},
+		{"0", nil},
+		{"-1", nil},
+		{"NaN", nil},
+	} {
+		t.Run(tc.text, func(t *testing.T) {
+			t.Parallel()
+			got, err := ParseNumberList("cpus", tc.text)
+			if !reflect.DeepEqual(got, tc.want) || (err != nil) != (tc.want == nil) {
+				t.Errorf("ParseNumberList(%q) = %v, %v; want %v", tc.text, got, err, tc.want)
+			}
+			if err != nil && badField(err) != "cpus" {
+				t.Errorf("error %q does not name the list", err)
+			}
+		})
+	}
+}
+
+// TestLoadFor: vus-per-web resolves against the cell's web threads
+// (half to even, at least 1), and a load level keeps the spec's max VUs.
+func TestLoadFor(t *testing.T) {
+	t.Parallel()
+	level := LoadSpec{Rate: 400}
+	for _, tc := range []struct {
+		name string
+		load LoadSpec
+		cell Cell
+		want results.LoadInfo
+	}{
+		{"vus", LoadSpec{VUs: 5}, Cell{WebThreads: 3},
+			results.LoadInfo{Driver: "k6", Model: "closed", VUs: 5}},
+		{"vus per web, tie to even", LoadSpec{VUsPerWeb: 2.5}, Cell{WebThreads: 3},
+			results.LoadInfo{Driver: "k6", Model: "closed", VUs: 8, VUsPerWeb: 2.5}},
+		{"vus per web, at least one", LoadSpec{VUsPerWeb: 0.1}, Cell{WebThreads: 2},
+			results.LoadInfo{Driver: "k6", Model: "closed", VUs: 1, VUsPerWeb: 0.1}},
+		{"load level", LoadSpec{VUs: 5, MaxVUs: 30}, Cell{WebThreads: 3, Extras: Extras{Load: &level}},
+			results.LoadInfo{Driver: "k6", Model: "open", Rate: 400, VUs: 30, MaxVUs: 30}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			s := testSpec()
+			s.Load = tc.load
+			if got := s.LoadFor(tc.cell, "k6"); got != tc.want {
+				t.Errorf("LoadFor = %+v, want %+v", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestProjectName(t *testing.T) {
+	t.Parallel()
+	// Each kept range with its neighbours: ` a z { / 0 9 : @ A Z [
+	if got := ProjectName("`az{/09:@AZ[-_.20240101"); got != "sweepaz09az20240101" {
+		t.Errorf("ProjectName = %q, want sweepaz09az20240101", got)
+	}
+}
+
+func TestFindCell(t *testing.T) {
+	t.Parallel()
+	s := testSpec()
+	s.CPUs = []float64{1, 2, 3}
+	c, err := s.FindCell("cpu_2__web_4__db_8")
+	if err != nil || c.CPUs != 2 || c.WebThreads != 4 || c.DBPool != 8 {
+		t.Errorf("FindCell = %+v, %v", c, err)
+	}
+	_, err = s.FindCell("cpu_9__web_1__db_1")
+	want := `"cpu_9__web_1__db_1" is not a cell of this run; cells: cpu_1__web_1__db_2, ` +
+		"cpu_1__web_2__db_4, cpu_2__web_2__db_4, cpu_2__web_4__db_8, cpu_3__web_3__db_6, …"
+	var bad *BadInputError
+	if !errors.As(err, &bad) || badField(err) != "cell" || bad.Msg != want {
+		t.Errorf("FindCell error\n got %v\nwant bad input in cell: %s", err, want)
+	}
+}
+
+func TestNextRep(t *testing.T) {
+	t.Parallel()
+	run := t.TempDir()
+	if got := NextRep(run, "c"); got != 1 {
+		t.Errorf("NextRep of a cell never run = %d, want 1", got)
+	}
+	for _, name := range []string{"r1", "r3", "rx", "x9", "r2"} {
+		if err := os.MkdirAll(filepath.Join(run, results.CellsDir, "c", name), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := NextRep(run, "c"); got != 4 {
+		t.Errorf("NextRep = %d, want 4 (after r3)", got)
+	}
+}
+
+func TestDurationJSON(t *testing.T) {
+	t.Parallel()
+	d := Duration(90 * time.Second)
+	b, err := d.MarshalJSON()
+	if err != nil || string(b) != `"1m30s"` {
+		t.Fatalf("MarshalJSON = %s, %v", b, err)
+	}
+	var back Duration
+	if err := back.UnmarshalJSON(b); err != nil || back != d {
+		t.Errorf("UnmarshalJSON = %v, %v; want %v", back, err, d)
+	}
+	if err := back.UnmarshalJSON([]byte(`"soon"`)); err == nil {
+		t.Error("UnmarshalJSON accepted a non-duration")
+	}
+}
