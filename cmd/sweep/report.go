@@ -30,6 +30,8 @@ func (f *reportFlags) bind(cmd *cobra.Command) {
 	cmd.Flags().BoolVar(&f.json, "json", false, "print only the recommendation as one JSON document")
 	cmd.Flags().Float64Var(&f.opts.ErrorBound, "error-bound", f.opts.ErrorBound, "cells with a higher error rate (0..1) never win")
 	cmd.Flags().Float64Var(&f.opts.NoiseBand, "noise", f.opts.NoiseBand, "assumed relative noise (0..1) of a cell measured once")
+	cmd.Flags().Var(numberList{"predict-cpus", &f.opts.PredictCPUs}, "predict-cpus",
+		"CPU limits to predict best RPS at from the Universal Scalability Law fit (needs 3+ measured CPU limits), e.g. 12,16")
 }
 
 func newReportCmd(stdout, stderr io.Writer) *cobra.Command {
@@ -81,6 +83,9 @@ func reportSlice(dir string, run *results.Run, f reportFlags, metrics []report.M
 	}
 	if err := report.WriteFiles(dir, rep); err != nil {
 		return err
+	}
+	if rep.USL == nil && len(f.opts.PredictCPUs) > 0 {
+		fmt.Fprintf(stderr, "report: %s\n", rep.USLNote)
 	}
 	if f.json {
 		return report.WriteJSON(stdout, rep)

@@ -38,16 +38,24 @@ func writeRun(t *testing.T, dir string, spec sweep.Spec) {
 	}
 }
 
-func TestReportSlicesExtraAxes(t *testing.T) {
-	t.Parallel()
-	spec, err := resolveSpec(t, "--cpus", "1,2", "--web-mult", "1,2", "--db-mult", "2",
-		"--axis", "pgbouncer:POOL_MODE=transaction,session")
+// writeSpecRun writes a finished run of the spec the flags give (one
+// repetition, grid order, built-in driver) and returns its directory.
+func writeSpecRun(t *testing.T, flags ...string) string {
+	t.Helper()
+	spec, err := resolveSpec(t, flags...)
 	if err != nil {
 		t.Fatal(err)
 	}
 	spec.Service, spec.Repeat, spec.Order, spec.Driver = "app", 1, "grid", "builtin"
 	dir := filepath.Join(t.TempDir(), "run")
 	writeRun(t, dir, spec)
+	return dir
+}
+
+func TestReportSlicesExtraAxes(t *testing.T) {
+	t.Parallel()
+	dir := writeSpecRun(t, "--cpus", "1,2", "--web-mult", "1,2", "--db-mult", "2",
+		"--axis", "pgbouncer:POOL_MODE=transaction,session")
 
 	code, out, stderr := runCLI(t, "report", dir)
 	if code != 0 {
@@ -88,6 +96,52 @@ func TestReportBadInput(t *testing.T) {
 	} {
 		if code, _, stderr := runCLI(t, args...); code != exitBadInput {
 			t.Errorf("%v: exit %d, want 2 (%s)", args, code, stderr)
+		}
+	}
+}
+
+// TestReportPredictCPUs covers --predict-cpus: predictions with
+// intervals and cells in --json and results.json on three CPU limits,
+// the reason on stderr with two, and bad values as bad input.
+func TestReportPredictCPUs(t *testing.T) {
+	t.Parallel()
+	dir := writeSpecRun(t, "--cpus", "1,2,3", "--web-mult", "1,2", "--db-mult", "2")
+
+	code, out, stderr := runCLI(t, "report", dir, "--json", "--predict-cpus", "5,12")
+	var doc struct {
+		USL *struct {
+			Sigma, Kappa, Lambda float64
+			Predictions          []struct {
+				CPUs, RPS, Lo, Hi float64
+				Extrapolation     bool
+				Settings          []struct {
+					WebThreads int `json:"web_threads"`
+				}
+			}
+		}
+	}
+	if code != 0 || json.Unmarshal([]byte(out), &doc) != nil || doc.USL == nil || len(doc.USL.Predictions) != 2 {
+		t.Fatalf("exit %d (%s): want a usl object with two predictions in %s", code, stderr, out)
+	}
+	for _, p := range doc.USL.Predictions {
+		if !(p.Lo <= p.RPS && p.RPS <= p.Hi) || !p.Extrapolation || len(p.Settings) == 0 {
+			t.Errorf("prediction %+v: want an extrapolation inside its interval, with the recommended cells", p)
+		}
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "results.json")); !strings.Contains(string(b), `"predict_cpus"`) ||
+		!strings.Contains(string(b), `"usl"`) {
+		t.Error("results.json lacks the usl object or the predict_cpus option")
+	}
+
+	dir2 := writeSpecRun(t, "--cpus", "1,2", "--web-mult", "1,2", "--db-mult", "2")
+	code, out, stderr = runCLI(t, "report", dir2, "--predict-cpus", "4")
+	if code != 0 || !strings.Contains(stderr, "no USL fit: the run has 2 CPU limit(s)") ||
+		!strings.Contains(out, "no USL fit") {
+		t.Errorf("two CPU limits: exit %d, stderr %q: want 0 and the reason", code, stderr)
+	}
+	for _, bad := range []string{"0", "-4", "x", ""} {
+		if code, _, _ := runCLI(t, "report", dir, "--predict-cpus", bad); code != exitBadInput {
+			t.Errorf("--predict-cpus %q: exit %d, want 2", bad, code)
 		}
 	}
 }
