@@ -1,6 +1,7 @@
 package sweep
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"os"
@@ -122,5 +123,38 @@ func TestScriptSaveAndMissing(t *testing.T) {
 	}
 	if _, err := ReadScript(filepath.Join(dir, "nope.js")); !errors.Is(err, ErrBadInput) {
 		t.Errorf("missing script: %v, want bad input", err)
+	}
+}
+
+type checkingDriver struct {
+	fakeDriver
+	got []LoadRequest
+}
+
+func (d *checkingDriver) CheckLoad(_ context.Context, req LoadRequest) (string, error) {
+	d.got = append(d.got, req)
+	return "notice", nil
+}
+
+// TestSpecCheckLoad: a driver that can check is asked about the first
+// job's measured load (rerun's job when given), one that cannot is not.
+func TestSpecCheckLoad(t *testing.T) {
+	t.Parallel()
+	spec := testSpec()
+	spec.Load = LoadSpec{VUsPerWeb: 2}
+	d := &checkingDriver{}
+	if notice, err := spec.CheckLoad(t.Context(), d, nil); err != nil || notice != "notice" {
+		t.Fatalf("CheckLoad = %q, %v", notice, err)
+	}
+	cells := spec.Cells()
+	if _, err := spec.CheckLoad(t.Context(), d, []Job{{Cell: cells[len(cells)-1], Rep: 2}}); err != nil {
+		t.Fatal(err)
+	}
+	if len(d.got) != 2 || d.got[0].Load.VUs != 2*cells[0].WebThreads || d.got[1].Load.VUs != 2*cells[len(cells)-1].WebThreads ||
+		d.got[0].Duration != spec.Duration.Std() || d.got[0].BaseURL != spec.URL || d.got[0].Warmup {
+		t.Errorf("requests %+v", d.got)
+	}
+	if notice, err := spec.CheckLoad(t.Context(), &fakeDriver{}, nil); notice != "" || err != nil {
+		t.Errorf("a driver without CheckLoad: %q, %v", notice, err)
 	}
 }

@@ -12,8 +12,6 @@ import (
 	"time"
 
 	"github.com/sweep-tool/sweep/compose"
-	"github.com/sweep-tool/sweep/load/builtin"
-	"github.com/sweep-tool/sweep/load/k6"
 	"github.com/sweep-tool/sweep/results"
 	"github.com/sweep-tool/sweep/results/report"
 	"github.com/sweep-tool/sweep/sweep"
@@ -232,39 +230,6 @@ func (e *runEnv) validate(spec sweep.Spec) error {
 		return sweep.BadInput("yes", "the grid has %d cell runs (≈%.0f h); narrow it or pass --yes", n, hours)
 	}
 	return nil
-}
-
-// driver picks the load driver: k6 when asked or found, else builtin.
-func (e *runEnv) driver(ctx context.Context, spec sweep.Spec) (sweep.Driver, string, error) {
-	if spec.Driver == "builtin" {
-		if spec.Script != nil {
-			return nil, "", sweep.BadInput("script", "a k6 script runs only with k6; drop --driver builtin or --script")
-		}
-		return builtin.New(builtin.Options{}), "", nil
-	}
-	bin, err := k6.Find(e.k6Path)
-	switch {
-	case err != nil && e.k6Path != "":
-		return nil, "", sweep.BadInput("k6", "%v", err)
-	case err != nil && (spec.Driver == "k6" || spec.Script != nil):
-		return nil, "", sweep.BadInput("driver", "%v", err)
-	case err != nil:
-		fmt.Fprintln(e.stderr, "sweep: k6 not found on PATH; using the built-in driver (--driver builtin)")
-		return builtin.New(builtin.Options{}), "", nil
-	}
-	for _, d := range []struct {
-		flag string
-		v    time.Duration
-	}{{"warmup", spec.Warmup.Std()}, {"duration", spec.Duration.Std()}} {
-		if d.v > 0 && d.v < time.Second {
-			return nil, "", sweep.BadInput(d.flag, "k6 runs phases of at least 1s; give 1s or more (or --driver builtin)")
-		}
-	}
-	version, err := k6.Version(ctx, bin)
-	if err != nil {
-		return nil, "", sweep.BadInput("k6", "%v", err)
-	}
-	return k6.New(k6.Options{Binary: bin, Script: spec.Script}), version, nil
 }
 
 // stack builds the compose stack, validating files, service, engine and

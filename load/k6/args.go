@@ -33,6 +33,13 @@ type Invocation struct {
 	Address string
 	// Env holds KEY=VALUE pairs passed with -e (the script's __ENV).
 	Env []string
+	// VUs and Duration, when set, go on the command line as --vus and
+	// --duration, where they win over the script's own options.
+	VUs      int
+	Duration time.Duration
+	// Config is a k6 config file (--config) holding the scenario; empty:
+	// none.
+	Config string
 }
 
 // Args builds the argv (without the binary) of `k6 run` for inv. It is
@@ -44,6 +51,12 @@ func Args(inv Invocation) []string {
 	}
 	if inv.Address != "" {
 		args = append(args, "--address", inv.Address)
+	}
+	if inv.Config != "" {
+		args = append(args, "--config", inv.Config)
+	}
+	if inv.VUs > 0 {
+		args = append(args, "--vus", strconv.Itoa(inv.VUs), "--duration", formatDuration(inv.Duration))
 	}
 	for _, kv := range inv.Env {
 		args = append(args, "-e", kv)

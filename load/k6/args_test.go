@@ -33,6 +33,27 @@ func TestArgs(t *testing.T) {
 			},
 		},
 		{
+			name: "sweep's load on the command line",
+			inv:  Invocation{Script: "/x/my.js", VUs: 20, Duration: 90 * time.Second},
+			want: []string{
+				"run", "--quiet", "--no-color",
+				"--summary-trend-stats", "avg,min,med,max,p(50),p(75),p(90),p(95),p(99)",
+				"--vus", "20", "--duration", "90s",
+				"/x/my.js",
+			},
+		},
+		{
+			name: "sweep's scenario in a config file",
+			inv:  Invocation{Script: "/x/my.js", Config: "/run/c/k6-config.json", Env: []string{"RATE=20"}},
+			want: []string{
+				"run", "--quiet", "--no-color",
+				"--summary-trend-stats", "avg,min,med,max,p(50),p(75),p(90),p(95),p(99)",
+				"--config", "/run/c/k6-config.json",
+				"-e", "RATE=20",
+				"/x/my.js",
+			},
+		},
+		{
 			name: "no export, no api",
 			inv:  Invocation{Script: "my script.js"},
 			want: []string{

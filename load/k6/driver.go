@@ -22,6 +22,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"sync"
 	"time"
 
 	"github.com/sweep-tool/sweep/k6scripts"
@@ -35,6 +36,10 @@ const (
 	WarmupSummaryFile = "warmup-summary.json"
 	LogFile           = "k6.log"
 	WarmupLogFile     = "k6-warmup.log"
+	// ConfigFile and WarmupConfigFile hold the arrival-rate scenario
+	// given to a user's script under the open model (--config).
+	ConfigFile       = "k6-config.json"
+	WarmupConfigFile = "k6-warmup-config.json"
 )
 
 // Options configures the k6 driver.
@@ -58,12 +63,20 @@ type Options struct {
 	GracePeriod time.Duration
 }
 
-// Driver is the k6 load driver; it implements sweep.Driver.
+// Driver is the k6 load driver; it implements sweep.Driver and
+// sweep.LoadChecker.
 type Driver struct {
 	opts Options
+	mu   sync.Mutex
+	// inspected holds what `k6 inspect` said of the user's script, by
+	// the __ENV of a run (a script's options may read __ENV).
+	inspected map[string]ScriptOptions
 }
 
-var _ sweep.Driver = (*Driver)(nil)
+var (
+	_ sweep.Driver      = (*Driver)(nil)
+	_ sweep.LoadChecker = (*Driver)(nil)
+)
 
 // New returns a k6 driver. It runs nothing until Run.
 func New(opts Options) *Driver {
@@ -73,7 +86,7 @@ func New(opts Options) *Driver {
 	if opts.Stderr == nil {
 		opts.Stderr = io.Discard
 	}
-	return &Driver{opts: opts}
+	return &Driver{opts: opts, inspected: map[string]ScriptOptions{}}
 }
 
 // Name returns "k6".
@@ -98,6 +111,9 @@ func (d *Driver) Run(ctx context.Context, req sweep.LoadRequest) (results.Measur
 		return results.Measurement{}, fmt.Errorf("remove stale summary: %w", err)
 	}
 	inv := Invocation{Script: script, SummaryPath: summaryPath, Env: env}
+	if err := d.steer(ctx, req, &inv); err != nil {
+		return results.Measurement{}, err
+	}
 	m, err := d.runOnce(ctx, req, inv)
 	if exitCode(err) == exitCannotStartAPI && ctx.Err() == nil {
 		// The free port was taken between our check and k6's bind.

@@ -17,6 +17,12 @@ var (
 	// ErrNoP99 means a legacy summary lacks p(99), because
 	// --summary-trend-stats did not ask for it.
 	ErrNoP99 = errors.New("k6 summary has no p(99): --summary-trend-stats must include p(99)")
+	// ErrScript means k6 cannot load the user's script (a syntax error,
+	// an exception in its init code); the error carries k6's message.
+	ErrScript = errors.New("k6 cannot load the script")
+	// ErrClash means the script's own options would replace the load
+	// sweep asks for and no k6 flag can win over them.
+	ErrClash = errors.New("the script's options clash with sweep's load")
 	// ErrNotSummary means the file is not a k6 summary at all.
 	ErrNotSummary = errors.New("not a k6 summary")
 )
