@@ -75,7 +75,9 @@
 // from the points' repetitions when any best cell was repeated (points
 // measured once count with the assumed noise band), else from the
 // residuals (Student's t with points − free parameters degrees of
-// freedom), else — when the curve has as many free parameters as points
+// freedom; never narrower than the points' noise band carried through
+// the same way, since a curve that happens to pass through single
+// measurements does not make them exact), else — when the curve has as many free parameters as points
 // and passes through all of them — from the assumed noise band of each
 // point. A prediction outside the measured CPU limits is an
 // extrapolation; it is flagged when it lies past N* or beyond twice the

@@ -75,6 +75,13 @@ func studyRun(t *testing.T, cpus []float64, predict ...float64) *Report {
 	spec["cpus"] = cpus
 	dir := filepath.Join(t.TempDir(), "run")
 	writeRun(t, dir, "study", spec, cells)
+	return buildPredicting(t, dir, predict...)
+}
+
+// buildPredicting builds the report of the run in dir with predictions
+// at predict.
+func buildPredicting(t *testing.T, dir string, predict ...float64) *Report {
+	t.Helper()
 	run, err := results.LoadRun(dir)
 	if err != nil {
 		t.Fatal(err)
@@ -214,7 +221,8 @@ func TestUSLBand(t *testing.T) {
 		for i := range xs {
 			xs[i] *= 1 + 0.02*float64(i%3-1) // −2 %, 0, +2 %: noise the fit cannot follow
 		}
-		band := mustBand(t, ns, singles(xs, 0.05))
+		// A zero noise band leaves the residuals alone to set the width.
+		band := mustBand(t, ns, singles(xs, 0))
 		if band.Method != IntervalResiduals {
 			t.Fatalf("method %q, want %q", band.Method, IntervalResiduals)
 		}
@@ -228,6 +236,18 @@ func TestUSLBand(t *testing.T) {
 		}
 		if !within(sum, float64(band.sol.Face.size()), 1e-6) {
 			t.Errorf("sum of leverages %g, want %d (the trace of the hat matrix)", sum, band.sol.Face.size())
+		}
+	})
+	t.Run("residuals never narrower than the noise band", func(t *testing.T) {
+		// Points on a line: no residual at all, yet each was measured
+		// once, so the interval at a point is at least the sandwich's.
+		ns := []float64{1, 2, 3, 4}
+		est := singles(uslPoints(uslParams{100, 0, 0}, ns), 0.05)
+		band := mustBand(t, ns, est)
+		lo, hi := band.at(2)
+		if band.Method != IntervalResiduals || band.sol.SSE > 1e-12 || hi-lo < 1 {
+			t.Errorf("method %q, SSE %g, interval at 2 CPUs [%g, %g]: want residuals, no residual, "+
+				"and a width of the noise band's order", band.Method, band.sol.SSE, lo, hi)
 		}
 	})
 	t.Run("repeats win over residuals", func(t *testing.T) {
@@ -272,19 +292,57 @@ func mustBand(t *testing.T, ns []float64, est []Estimate) uslBand {
 // with predictions at 12, 16 and 32 CPUs.
 func TestUSLPredictionGolden(t *testing.T) {
 	t.Parallel()
-	run, err := results.LoadRun(filepath.Join("testdata", "gop"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	opts := DefaultOptions()
-	opts.PredictCPUs = []float64{12, 16, 32}
-	rep, err := Build(run, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
+	rep := buildPredicting(t, filepath.Join("testdata", "gop"), 12, 16, 32)
 	var b bytes.Buffer
 	if err := WriteTerminalSummary(&b, rep); err != nil {
 		t.Fatal(err)
 	}
 	testenv.Golden(t, filepath.Join("testdata", "golden", "gop-predict.txt"), b.Bytes())
+}
+
+// TestUSLSafeLimitFit: cells that searched their safe limit at three CPU
+// limits get a second fit, under usl.safe_limit with levels, and a note
+// when a limit is only a lower bound.
+func TestUSLSafeLimitFit(t *testing.T) {
+	t.Parallel()
+	grid := fxGrid([]float64{1, 2, 4}, []float64{1, 2}, []float64{2})
+	truth := uslParams{40, 0.05, 0.01}
+	cells := make([]fxCell, 0, len(grid))
+	for _, info := range grid {
+		level := int(math.Round(truth.at(info.CPUs) * info.WebMult / 2))
+		failsAt := level + 2
+		if info.CPUs == 4 && info.WebMult == 2 {
+			failsAt = 0 // no level failed: a lower bound
+		}
+		cells = append(cells, fxCell{info: info,
+			reps: []results.Rep{okRep(100*info.CPUs, 10, 0, limited(level, failsAt, "target-cpu"))}})
+	}
+	dir := filepath.Join(t.TempDir(), "run")
+	writeRun(t, dir, "limits3", limitsSpec, cells)
+	rep := buildPredicting(t, dir, 6)
+	u := rep.LimitUSL
+	if u == nil || u.Figure != "safe limit (vus)" || len(u.Points) != 3 || len(u.Notes) != 1 {
+		t.Fatalf("safe-limit fit %+v: want three points and the lower-bound note", u)
+	}
+	if got, want := u.Points[2].Measured, float64(int(math.Round(truth.at(4)))); got != want {
+		t.Errorf("point at 4 CPUs %g, want the best safe limit %g", got, want)
+	}
+	var b bytes.Buffer
+	if err := WriteJSON(&b, rep); err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		USL struct {
+			SafeLimit struct {
+				Predictions []map[string]any `json:"predictions"`
+			} `json:"safe_limit"`
+		} `json:"usl"`
+	}
+	if err := json.Unmarshal(b.Bytes(), &doc); err != nil {
+		t.Fatal(err)
+	}
+	p := doc.USL.SafeLimit.Predictions
+	if len(p) != 1 || p[0]["level"] == nil || p[0]["rps"] != nil {
+		t.Errorf("safe-limit predictions %v: want one with a level and no rps", p)
+	}
 }

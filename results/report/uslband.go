@@ -16,7 +16,9 @@ const (
 	// noise band when it was measured once) is carried through the fit.
 	IntervalRepeats = "repeats"
 	// IntervalResiduals: no repeats, and more points than free
-	// parameters; the residual variance estimates the noise.
+	// parameters; the residual variance estimates the noise, and the
+	// interval is never narrower than the points' assumed noise band
+	// carried through the fit.
 	IntervalResiduals = "residuals"
 	// IntervalNoiseBand: no repeats and no spare point (the curve passes
 	// through every point, so residuals say nothing); the assumed noise
@@ -36,11 +38,17 @@ const z95 = 1.959963984540054
 // parameters and C their covariance from the Jacobian J of the fitted
 // points. With known point variances V (repeats, noise band) C is the
 // least-squares sandwich (JᵀJ)⁻¹ JᵀVJ (JᵀJ)⁻¹; from residuals it is
-// s²(JᵀJ)⁻¹ with s² = SSE/(n − p) and Student's t quantile.
+// s²(JᵀJ)⁻¹ with s² = SSE/(n − p) and Student's t quantile, never
+// narrower than the sandwich of the points' own intervals.
 type uslBand struct {
 	sol   uslSolution
 	cov   *mat.Dense
 	quant float64
+	// floor is the covariance the points' own intervals give (the
+	// sandwich); from residuals an interval is never narrower than it,
+	// since a point measured once is not known better than its noise
+	// band however well the curve happens to pass through it.
+	floor *mat.Dense
 	// Method is one of the Interval* constants.
 	Method string
 }
@@ -58,21 +66,28 @@ func newUSLBand(sol uslSolution, ns []float64, est []Estimate) (uslBand, error) 
 	if err != nil {
 		return b, err
 	}
+	b.floor = sandwich(a, j, est)
 	repeated := false
 	for _, e := range est {
 		repeated = repeated || e.N >= 2
 	}
 	df := len(ns) - p
-	if !repeated && df > 0 {
+	switch {
+	case repeated:
+		b.Method, b.quant, b.cov = IntervalRepeats, z95, b.floor
+	case df > 0:
 		b.Method, b.quant = IntervalResiduals, confidence.TQuantile(df)
 		b.cov = mat.NewDense(p, p, nil)
 		b.cov.Scale(sol.SSE/float64(df), a)
-		return b, nil
+	default:
+		b.Method, b.quant, b.cov = IntervalNoiseBand, z95, b.floor
 	}
-	b.Method, b.quant = IntervalRepeats, z95
-	if !repeated {
-		b.Method = IntervalNoiseBand
-	}
+	return b, nil
+}
+
+// sandwich is (JᵀJ)⁻¹ JᵀVJ (JᵀJ)⁻¹ with a = (JᵀJ)⁻¹ and V the variances
+// of the points, each 95 % half-width of est taken as 1.96 standard errors.
+func sandwich(a, j *mat.Dense, est []Estimate) *mat.Dense {
 	v := mat.NewDiagDense(len(est), nil)
 	for i, e := range est {
 		se := (e.Hi - e.Lo) / 2 / z95
@@ -81,9 +96,10 @@ func newUSLBand(sol uslSolution, ns []float64, est []Estimate) (uslBand, error) 
 	var jvj, left mat.Dense
 	jvj.Product(j.T(), v, j)
 	left.Mul(a, &jvj)
-	b.cov = mat.NewDense(p, p, nil)
-	b.cov.Mul(&left, a)
-	return b, nil
+	_, p := a.Dims()
+	out := mat.NewDense(p, p, nil)
+	out.Mul(&left, a)
+	return out
 }
 
 // free is the gradient of X(n) in the free parameters of the face.
@@ -103,6 +119,7 @@ func (b uslBand) free(n float64) []float64 {
 func (b uslBand) at(n float64) (lo, hi float64) {
 	g := mat.NewVecDense(b.sol.Face.size(), b.free(n))
 	half := b.quant * math.Sqrt(max(0, mat.Inner(g, b.cov, g)))
+	half = max(half, z95*math.Sqrt(max(0, mat.Inner(g, b.floor, g))))
 	x := b.sol.at(n)
 	return max(0, x-half), x + half
 }

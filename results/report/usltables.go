@@ -67,7 +67,8 @@ func intervalText(u *USL, band float64) string {
 			"noise band) through the fit by the delta method"
 	case IntervalResiduals:
 		return fmt.Sprintf("95 %% prediction intervals from the residuals by the delta method "+
-			"(Student's t, %d degree(s) of freedom)", u.DF)
+			"(Student's t, %d degree(s) of freedom), never narrower than the assumed noise band (%g %%)",
+			u.DF, 100*band)
 	case IntervalNoiseBand:
 		return fmt.Sprintf("the curve has no spare point, so its residuals cannot estimate the noise: 95 %% "+
 			"prediction intervals carry the assumed noise band (%g %%) of each point through the fit "+
