@@ -7,7 +7,7 @@ DEMO_ARGS ?=
 # Test timeout per package; the whole suite stays well under 20 minutes.
 TEST_TIMEOUT ?= 15m
 
-.PHONY: help build test unit lint fmt demo demo-images bench-driver clean
+.PHONY: help build test unit lint fmt demo demo-images bench-driver swarm-up swarm-down clean
 
 help: ## list the targets
 	@grep -hE '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-14s %s\n", $$1, $$2}'
@@ -37,6 +37,12 @@ demo: demo-images build ## run a small sweep against the demo stack and print th
 
 bench-driver: ## built-in load driver vs wrk/hey: requests/s and generator CPU µs per request
 	$(GO) run ./load/builtin/benchdriver
+
+swarm-up: demo-images ## start the multi-node Swarm test fixture (root; SWARM_NODES=3); ends with export DOCKER_HOST=...
+	@bash internal/swarmfixture/fixture.sh up
+
+swarm-down: ## stop the Swarm test fixture by its pidfiles and remove all it made (safe when nothing is up)
+	@bash internal/swarmfixture/fixture.sh down
 
 clean: ## remove build output and leftovers of crashed runs
 	rm -rf bin

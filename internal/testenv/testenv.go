@@ -3,8 +3,10 @@
 // binary, a PostgreSQL 15 cluster, the compose CLI, Chromium) are checked
 // here: a test skips with a printed reason when one is absent, but fails
 // when CI sets SWEEP_REQUIRE_DOCKER=1, so a green CI means they really ran.
-// It also builds throwaway test images and containers, and compares
-// golden files under testdata/ (the one -update flag is registered here).
+// It also builds throwaway test images and containers, finds the
+// multi-node swarm test fixture (make swarm-up; its own switch,
+// SWEEP_REQUIRE_SWARM=1), and compares golden files under testdata/ (the
+// one -update flag is registered here).
 package testenv
 
 import (
@@ -60,8 +62,14 @@ func K6(t testing.TB) string {
 // the rule for every outside thing CI installs.
 func Absent(t testing.TB, reason string) {
 	t.Helper()
-	if os.Getenv("SWEEP_REQUIRE_DOCKER") == "1" {
-		t.Fatal("SWEEP_REQUIRE_DOCKER=1 but " + reason)
+	absentUnless(t, "SWEEP_REQUIRE_DOCKER", reason)
+}
+
+// absentUnless skips t with reason, or fails it when the variable env is 1.
+func absentUnless(t testing.TB, env, reason string) {
+	t.Helper()
+	if os.Getenv(env) == "1" {
+		t.Fatal(env + "=1 but " + reason)
 	}
 	t.Skip(reason)
 }

@@ -1,0 +1,72 @@
+package testenv
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/docker/docker/api/types/swarm"
+	"github.com/docker/docker/client"
+
+	"github.com/sweep-tool/sweep/internal/swarmfixture"
+)
+
+// SwarmFixture is the running multi-node swarm test fixture (make
+// swarm-up) as a test sees it: where its nodes are, and a client for its
+// manager.
+type SwarmFixture struct {
+	swarmfixture.State
+	// Manager is a client for the manager's engine: services, tasks and
+	// nodes are asked there.
+	Manager *client.Client
+}
+
+// Swarm returns the swarm test fixture, read from its state file
+// (SWEEP_SWARM_DIR or /var/lib/sweep-swarm) and checked: the manager
+// answers and is an active swarm manager. When the fixture is not up it
+// skips the test with the reason, or fails it under SWEEP_REQUIRE_SWARM=1
+// (SWEEP_REQUIRE_DOCKER does not apply: CI does not start the fixture yet).
+func Swarm(t testing.TB) *SwarmFixture {
+	t.Helper()
+	SkipShort(t)
+	st, err := swarmfixture.Load(swarmfixture.Dir())
+	if err != nil {
+		absentSwarm(t, err.Error())
+	}
+	sw := &SwarmFixture{State: st, Manager: dockerAt(t, st.ManagerHost)}
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+	defer cancel()
+	info, err := sw.Manager.Info(ctx)
+	if err != nil {
+		absentSwarm(t, "the swarm fixture's manager does not answer at "+st.ManagerHost+": "+err.Error())
+	}
+	if info.Swarm.LocalNodeState != swarm.LocalNodeStateActive || !info.Swarm.ControlAvailable {
+		absentSwarm(t, "the swarm fixture's node at "+st.ManagerHost+" is not an active manager (state "+string(info.Swarm.LocalNodeState)+")")
+	}
+	return sw
+}
+
+// Client returns a client for node's own engine (its containers, images
+// and logs), closed when the test ends.
+func (sw *SwarmFixture) Client(t testing.TB, node swarmfixture.Node) *client.Client {
+	t.Helper()
+	return dockerAt(t, node.Host)
+}
+
+// dockerAt returns a client for the engine at host, closed when the test
+// ends.
+func dockerAt(t testing.TB, host string) *client.Client {
+	t.Helper()
+	cli, err := client.NewClientWithOpts(client.WithHost(host), client.WithAPIVersionNegotiation())
+	if err != nil {
+		t.Fatalf("docker client for %s: %v", host, err)
+	}
+	t.Cleanup(func() { _ = cli.Close() })
+	return cli
+}
+
+// absentSwarm skips t with reason, or fails it when SWEEP_REQUIRE_SWARM=1.
+func absentSwarm(t testing.TB, reason string) {
+	t.Helper()
+	absentUnless(t, "SWEEP_REQUIRE_SWARM", reason+" (make swarm-up starts it)")
+}
