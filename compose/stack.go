@@ -19,6 +19,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/sweep-tool/sweep/results"
 	"github.com/sweep-tool/sweep/sweep"
 )
 
@@ -152,15 +153,15 @@ func (s *Stack) Apply(ctx context.Context, cfg sweep.TargetConfig) error {
 	if err != nil {
 		return err
 	}
-	if err := os.MkdirAll(cfg.Dir, 0o755); err != nil {
-		return fmt.Errorf("apply: %w", err)
-	}
-	override, err := filepath.Abs(filepath.Join(cfg.Dir, "override.yaml"))
-	if err == nil {
-		err = os.WriteFile(override, data, 0o644)
-	}
+	override, err := filepath.Abs(filepath.Join(cfg.Dir, results.OverrideFile))
 	if err != nil {
-		return fmt.Errorf("write override: %w", err)
+		return fmt.Errorf("override: %w", err)
+	}
+	if err := results.MakeDir(cfg.Dir); err != nil {
+		return err
+	}
+	if err := results.WriteFileAtomic(override, data); err != nil {
+		return err
 	}
 	inv := s.baseInvocation()
 	inv.Files = append(slices.Clip(inv.Files), override)

@@ -74,10 +74,11 @@ type sweepFile struct {
 }
 
 // LoadRun reads the run directory dir: sweep.json and every
-// cells/<id>/r<N>/result.json. Unfinished, torn or unreadable records leave
-// their cell missing (with a warning) rather than failing the load. It
-// returns ErrNotRun when dir has no readable sweep.json and
-// ErrNoFinishedCells when no repetition has finished.
+// cells/<id>/r<N>/result.json. Unfinished (interrupted) repetitions leave
+// their cell missing; a result.json that is no record fails the load with
+// an error wrapping ErrBadRecord that names the file. It returns ErrNotRun
+// when dir has no readable sweep.json and ErrNoFinishedCells when no
+// repetition has finished.
 func LoadRun(dir string) (*Run, error) {
 	sf, err := readSweepFile(dir)
 	if err != nil {
@@ -90,8 +91,10 @@ func LoadRun(dir string) (*Run, error) {
 	}
 	finished := 0
 	for _, info := range sf.Cells {
-		reps, warns := readReps(filepath.Join(dir, "cells", info.ID))
-		run.Warnings = append(run.Warnings, warns...)
+		reps, err := readReps(filepath.Join(dir, CellsDir, info.ID))
+		if err != nil {
+			return nil, err
+		}
 		run.Cells = append(run.Cells, RunCell{CellInfo: info, Reps: reps})
 		if len(reps) == 0 {
 			run.Missing = append(run.Missing, info.ID)
@@ -123,39 +126,34 @@ func readSweepFile(dir string) (*sweepFile, error) {
 	return &sf, nil
 }
 
-// readReps reads the finished repetitions under one cell directory.
-func readReps(cellDir string) ([]Rep, []string) {
+// readReps reads the finished repetitions under one cell directory. A
+// result.json that is no record (torn, `null`, `{}`) is an error naming
+// it: a lost measurement is never passed over in silence.
+func readReps(cellDir string) ([]Rep, error) {
 	entries, err := os.ReadDir(cellDir)
 	if err != nil {
 		return nil, nil // not started yet
 	}
 	var reps []Rep
-	var warns []string
 	for _, e := range entries {
 		if !e.IsDir() || !isRepDir(e.Name()) {
 			continue
 		}
-		path := filepath.Join(cellDir, e.Name(), "result.json")
-		rep, err := readRep(path)
+		rec, err := ReadRecord(filepath.Join(cellDir, e.Name(), ResultFile))
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
 		case err != nil:
-			warns = append(warns, fmt.Sprintf("%s: %v; counted as missing", path, err))
-		case rep.Status.Done():
-			reps = append(reps, rep)
+			return nil, err
+		case rec.Status.Done():
+			reps = append(reps, Rep{Record: rec})
 		}
 	}
 	sort.Slice(reps, func(i, j int) bool { return reps[i].Repetition < reps[j].Repetition })
-	return reps, warns
+	return reps, nil
 }
 
 func isRepDir(name string) bool {
 	n, ok := strings.CutPrefix(name, "r")
 	_, err := strconv.Atoi(n)
 	return ok && err == nil
-}
-
-func readRep(path string) (Rep, error) {
-	rec, err := ReadRecord(path)
-	return Rep{Record: rec}, err
 }

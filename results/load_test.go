@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -39,8 +40,8 @@ var loadCells = []CellInfo{
 }
 
 // partialRun writes a run in which cell 0 has two repetitions (one with a
-// resources block), cell 1 has a torn result.json and a temp file, and
-// cell 2 was interrupted.
+// resources block), cell 1 has only a temp file of an unfinished write,
+// and cell 2 was interrupted.
 func partialRun(t *testing.T) string {
 	t.Helper()
 	dir := t.TempDir()
@@ -58,7 +59,6 @@ func partialRun(t *testing.T) string {
 	writeJSON(t, filepath.Join(c0, "r1", "result.json"),
 		Record{Cell: loadCells[0], Repetition: 1, Status: StatusOK, Measurement: Measurement{RPS: 100}})
 	c1 := filepath.Join(dir, "cells", loadCells[1].ID, "r1")
-	writeFile(t, filepath.Join(c1, "result.json"), `{"cell":{"id":"cpu_2__web_3`)
 	writeFile(t, filepath.Join(c1, "result.json.tmp"), `{}`)
 	writeJSON(t, filepath.Join(dir, "cells", loadCells[2].ID, "r1", "result.json"),
 		Record{Cell: loadCells[2], Repetition: 1, Status: StatusInterrupted})
@@ -88,8 +88,29 @@ func TestLoadRunPartial(t *testing.T) {
 	if len(run.Missing) != 2 || run.Missing[0] != want[0] || run.Missing[1] != want[1] {
 		t.Errorf("missing = %v, want %v", run.Missing, want)
 	}
-	if len(run.Warnings) != 1 {
-		t.Errorf("warnings = %q, want one about the torn file", run.Warnings)
+	if len(run.Warnings) != 0 {
+		t.Errorf("warnings = %q, want none", run.Warnings)
+	}
+}
+
+// TestLoadRunNamesABadRecord checks that a result.json which is no record
+// fails the load naming the file, instead of leaving its cell missing.
+func TestLoadRunNamesABadRecord(t *testing.T) {
+	t.Parallel()
+	for name, text := range map[string]string{
+		"empty object": `{}`, "null": `null`, "truncated": `{"cell":{"id":"cpu_2__web_3`, "empty": ``,
+		"no cell id": `{"status":"ok"}`, "unknown status": `{"status":"done","cell":{"id":"x"}}`,
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			dir := partialRun(t)
+			bad := filepath.Join(dir, "cells", loadCells[1].ID, "r1", ResultFile)
+			writeFile(t, bad, text)
+			_, err := LoadRun(dir)
+			if !errors.Is(err, ErrBadRecord) || !strings.Contains(err.Error(), bad) {
+				t.Errorf("LoadRun = %v, want ErrBadRecord naming %s", err, bad)
+			}
+		})
 	}
 }
 

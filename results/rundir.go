@@ -2,6 +2,7 @@ package results
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -56,27 +57,62 @@ func CellDir(run, cellID string, rep int) string {
 	return filepath.Join(run, CellsDir, cellID, "r"+strconv.Itoa(rep))
 }
 
+// WriteError is a run file that could not be written: its path and the
+// OS error (read-only file system, no space left on device, ...). A run
+// that meets one stops, because every later record would be lost too.
+type WriteError struct {
+	Path string
+	Err  error
+}
+
+func (e *WriteError) Error() string { return fmt.Sprintf("cannot write %s: %v", e.Path, e.Err) }
+
+// Unwrap returns the OS error.
+func (e *WriteError) Unwrap() error { return e.Err }
+
+// writeError wraps err as a WriteError of path, keeping only the OS error
+// of a *PathError or *LinkError (their paths are temporary files).
+func writeError(path string, err error) error {
+	var pe *os.PathError
+	var le *os.LinkError
+	switch {
+	case errors.As(err, &pe):
+		err = pe.Err
+	case errors.As(err, &le):
+		err = le.Err
+	}
+	return &WriteError{Path: path, Err: err}
+}
+
+// MakeDir creates dir and its parents; a failure is a WriteError.
+func MakeDir(dir string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return writeError(dir, err)
+	}
+	return nil
+}
+
 // WriteFileAtomic writes data to path through a temporary file in the same
-// folder and a rename, so a reader never sees a torn file.
+// folder and a rename, so a reader never sees a torn file. Every failure
+// is a *WriteError naming path.
 func WriteFileAtomic(path string, data []byte) error {
 	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
 	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
+		return writeError(path, err)
 	}
 	defer os.Remove(tmp.Name()) // no-op after a successful rename
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return fmt.Errorf("write %s: %w", path, err)
+	_, err = tmp.Write(data)
+	if err == nil {
+		err = tmp.Sync()
 	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return fmt.Errorf("sync %s: %w", path, err)
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
 	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("close %s: %w", path, err)
+	if err == nil {
+		err = os.Rename(tmp.Name(), path)
 	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		return fmt.Errorf("rename %s: %w", path, err)
+	if err != nil {
+		return writeError(path, err)
 	}
 	return nil
 }
@@ -90,7 +126,13 @@ func WriteJSONAtomic(path string, v any) error {
 	return WriteFileAtomic(path, append(data, '\n'))
 }
 
-// ReadRecord reads one result.json.
+// ErrBadRecord marks a result.json that exists but is no record: torn,
+// `null`, `{}`, or without a status or cell id.
+var ErrBadRecord = errors.New("not a cell record")
+
+// ReadRecord reads one result.json. A missing file gives an error wrapping
+// fs.ErrNotExist; one that is not a record an error wrapping ErrBadRecord
+// that names path.
 func ReadRecord(path string) (Record, error) {
 	var rec Record
 	data, err := os.ReadFile(path)
@@ -98,7 +140,13 @@ func ReadRecord(path string) (Record, error) {
 		return rec, err
 	}
 	if err := json.Unmarshal(data, &rec); err != nil {
-		return rec, fmt.Errorf("torn or invalid %s: %w", filepath.Base(path), err)
+		return rec, fmt.Errorf("%s: %w: %w", path, ErrBadRecord, err)
+	}
+	switch {
+	case rec.Status != StatusOK && rec.Status != StatusFailed && rec.Status != StatusInterrupted:
+		return rec, fmt.Errorf("%s: %w: status %q", path, ErrBadRecord, rec.Status)
+	case rec.Cell.ID == "":
+		return rec, fmt.Errorf("%s: %w: no cell id", path, ErrBadRecord)
 	}
 	return rec, nil
 }

@@ -2,6 +2,7 @@ package sweep
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"path/filepath"
@@ -65,29 +66,45 @@ func checkApplied(cfg TargetConfig, got results.Applied, names []string) error {
 }
 
 // finish sets the status, keeps the target's log on failure and writes
-// result.json last.
+// result.json last. A run file that cannot be written (err, target.log or
+// result.json itself) stops the run: the record is marked interrupted, so
+// it runs again on resume, and r.lost holds the write error.
 func (r *Runner) finish(ctx context.Context, rec *results.Record, dir string, err error) results.Record {
 	start := r.now()
+	var lost *results.WriteError
 	switch {
 	case err == nil:
 		rec.Status = results.StatusOK
+	case errors.As(err, &lost):
+		r.lost = lost
+		rec.Status, rec.Reason = results.StatusInterrupted, "run stopped: "+lost.Error()
 	case ctx.Err() != nil:
 		rec.Status, rec.Reason = results.StatusInterrupted, "interrupted: "+ctx.Err().Error()
 	case r.abort != nil:
 		rec.Status, rec.Reason = results.StatusInterrupted, "run aborted: "+err.Error()
 	default:
 		rec.Status, rec.Reason = results.StatusFailed, err.Error()
-		r.saveTargetLog(dir)
+		r.keep(r.saveTargetLog(dir))
 	}
 	rec.FinishedAt = r.now()
 	rec.PhasesS["write"] = r.now().Sub(start).Seconds()
 	if werr := results.WriteJSONAtomic(filepath.Join(dir, results.ResultFile), rec); werr != nil {
-		r.logf("cell %s: %v", rec.Cell.ID, werr)
+		r.keep(werr)
+		rec.Status, rec.Reason = results.StatusInterrupted, "record not written: "+werr.Error()
 	}
 	return *rec
 }
 
-func (r *Runner) saveTargetLog(dir string) {
+// keep notes the first write error of the run in r.lost.
+func (r *Runner) keep(err error) {
+	var we *results.WriteError
+	if r.lost == nil && errors.As(err, &we) {
+		r.lost = we
+	}
+}
+
+// saveTargetLog writes the target's log tail to target.log in dir.
+func (r *Runner) saveTargetLog(dir string) error {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	st := r.current
@@ -98,9 +115,7 @@ func (r *Runner) saveTargetLog(dir string) {
 	if err != nil {
 		logs = "could not read the target's log: " + err.Error() + "\n"
 	}
-	if err := results.WriteFileAtomic(filepath.Join(dir, results.TargetLog), []byte(logs)); err != nil {
-		r.logf("%v", err)
-	}
+	return results.WriteFileAtomic(filepath.Join(dir, results.TargetLog), []byte(logs))
 }
 
 func (r *Runner) timed(job Job, rec *results.Record, phase string, f func() error) error {

@@ -6,7 +6,6 @@ import (
 
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"time"
 
@@ -34,7 +33,8 @@ type Runner struct {
 	// part of the stack. Its error aborts the run.
 	Prepare  func(ctx context.Context) error
 	prepared bool
-	abort    error // Prepare's error: the run stops
+	abort    error               // Prepare's error: the run stops
+	lost     *results.WriteError // a run file could not be written: the run stops
 	// Reset, when set, runs before each cell's warm-up (--db-reset-sql).
 	Reset func(ctx context.Context) error
 	// Monitor, when set, watches each measured phase.
@@ -88,8 +88,9 @@ func (s Summary) Failed() int {
 }
 
 // Run runs every job not already done. It returns ErrInterrupted when ctx
-// is cancelled and ErrTooManyFailures when --max-failures is reached, with
-// the summary so far in both cases.
+// is cancelled, ErrTooManyFailures when --max-failures is reached, and a
+// *results.WriteError when a run file (result.json, samples.csv, ...)
+// could not be written, with the summary so far in each case.
 func (r *Runner) Run(ctx context.Context) (Summary, error) {
 	var sum Summary
 	jobs := r.Jobs
@@ -123,6 +124,10 @@ func (r *Runner) runJobs(ctx context.Context, todo []Job, sum *Summary) error {
 		if r.Progress != nil {
 			r.Progress.Done(job, rec)
 		}
+		if r.lost != nil {
+			r.logf("stopping: %v", r.lost)
+			return r.lost
+		}
 		if r.abort != nil {
 			return r.abort
 		}
@@ -149,7 +154,7 @@ func (r *Runner) runJob(ctx context.Context, job Job) results.Record {
 		rec = r.runCell(ctx, job, dir)
 		rec.Attempts = attempt + 1
 		r.logf("%s r%d: %s %s", job.Cell.ID, job.Rep, rec.Status, brief(rec))
-		if rec.Status != results.StatusFailed || ctx.Err() != nil || r.abort != nil {
+		if rec.Status != results.StatusFailed || ctx.Err() != nil || r.abort != nil || r.lost != nil {
 			break
 		}
 	}
@@ -186,8 +191,8 @@ func (r *Runner) stackFor(ctx context.Context, cell Cell) Stack {
 
 func (r *Runner) runCell(ctx context.Context, job Job, dir string) results.Record {
 	rec := r.newRecord(job.Cell, job.Rep)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return r.finish(ctx, &rec, dir, fmt.Errorf("create cell directory: %w", err))
+	if err := results.MakeDir(dir); err != nil {
+		return r.finish(ctx, &rec, dir, err)
 	}
 	err := r.phases(ctx, job, dir, &rec)
 	return r.finish(ctx, &rec, dir, err)
@@ -306,7 +311,12 @@ func (r *Runner) load(ctx context.Context, job Job, dir string, rec *results.Rec
 			"offered in full (raise --max-vus, or the target is saturated)", n))
 	}
 	if r.Monitor != nil {
-		if merr := r.Monitor.Stop(context.WithoutCancel(ctx), rec, dir, intervals); merr != nil {
+		merr := r.Monitor.Stop(context.WithoutCancel(ctx), rec, dir, intervals)
+		var lost *results.WriteError
+		if errors.As(merr, &lost) {
+			return lost
+		}
+		if merr != nil {
 			rec.Warnings = append(rec.Warnings, "samplers: "+merr.Error())
 		}
 	}

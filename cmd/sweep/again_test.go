@@ -19,7 +19,7 @@ func TestCompareRepsShowsSpread(t *testing.T) {
 		if err := os.MkdirAll(cd, 0o755); err != nil {
 			t.Fatal(err)
 		}
-		rec := results.Record{Status: results.StatusOK, Measurement: results.Measurement{RPS: rps,
+		rec := results.Record{Cell: results.CellInfo{ID: "cpu_1__web_1__db_2"}, Status: results.StatusOK, Measurement: results.Measurement{RPS: rps,
 			LatencyMS: results.Latency{P99: 10}}}
 		if err := results.WriteJSONAtomic(filepath.Join(cd, results.ResultFile), rec); err != nil {
 			t.Fatal(err)

@@ -78,6 +78,8 @@ func exitCode(err error) int {
 		return exitBadInput
 	case errors.Is(err, sweep.ErrInterrupted):
 		return exitInterrupted
+	case isLost(err): // a run file could not be written or read back
+		return exitFailure
 	default:
 		return exitFailure
 	}

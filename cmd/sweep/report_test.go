@@ -145,3 +145,30 @@ func TestReportPredictCPUs(t *testing.T) {
 		}
 	}
 }
+
+// TestReportNamesABadRecord checks that `sweep report` on a run with a
+// result.json that is `{}`, `null` or truncated exits 1 naming the file,
+// instead of reporting the cell as missing.
+func TestReportNamesABadRecord(t *testing.T) {
+	t.Parallel()
+	spec, err := resolveSpec(t, "--cpus", "1,2", "--web-mult", "1", "--db-mult", "2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec.Service, spec.Repeat, spec.Order, spec.Driver = "app", 1, "grid", "builtin"
+	for name, text := range map[string]string{"empty object": "{}", "null": "null", "truncated": `{"schema_version": 1, "cell": {"id"`} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			dir := filepath.Join(t.TempDir(), "run")
+			writeRun(t, dir, spec)
+			bad := filepath.Join(results.CellDir(dir, spec.Cells()[1].ID, 1), results.ResultFile)
+			if err := os.WriteFile(bad, []byte(text), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			code, _, stderr := runCLI(t, "report", dir)
+			if code != exitFailure || !strings.Contains(stderr, bad) {
+				t.Errorf("exit %d, want 1 naming %s:\n%s", code, bad, stderr)
+			}
+		})
+	}
+}

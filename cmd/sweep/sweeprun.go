@@ -134,9 +134,7 @@ func (e *runEnv) execute(ctx context.Context, spec sweep.Spec, dir string, meta 
 	// Once the stack is up: connect what lives in it, and record the
 	// facts (images, versions) now, so a run that crashes keeps them too.
 	runner.Prepare = func(ctx context.Context) error {
-		err := extras.prepare(ctx)
-		e.recordFacts(ctx, stack, dir, meta)
-		return err
+		return errors.Join(extras.prepare(ctx), e.recordFacts(ctx, stack, dir, meta))
 	}
 	rf := reportFlags{metrics: []string{"rps", "p99"}, opts: report.DefaultOptions(), skip: e.check}
 	if e.findLimit != nil {
@@ -144,12 +142,25 @@ func (e *runEnv) execute(ctx context.Context, spec sweep.Spec, dir string, meta 
 		rf.metrics = append(rf.metrics, string(report.MetricLimit))
 	}
 	sum, runErr := runner.Run(ctx)
-	e.recordFacts(ctx, stack, dir, meta)
+	factsErr := e.recordFacts(ctx, stack, dir, meta)
 	e.release(ctx, spec, stack)
-	if err := e.summarize(dir, sum, rf); err != nil {
-		fmt.Fprintf(e.stderr, "sweep: report: %v\n", err)
+	reportErr := e.summarize(dir, sum, rf)
+	if reportErr != nil && !isLost(reportErr) {
+		fmt.Fprintf(e.stderr, "sweep: report: %v\n", reportErr)
+		reportErr = nil
 	}
-	return outcome(sum, runErr)
+	err := outcome(sum, runErr)
+	if isLost(err) {
+		return err // the later writes failed for the same reason
+	}
+	return errors.Join(err, factsErr, reportErr)
+}
+
+// isLost reports whether err means a run file could not be written or
+// read back: the run's records are not safe, which is exit 1.
+func isLost(err error) bool {
+	var we *results.WriteError
+	return errors.As(err, &we) || errors.Is(err, results.ErrBadRecord)
 }
 
 // outcome maps the runner's result to the command's error.
@@ -157,6 +168,9 @@ func outcome(sum sweep.Summary, runErr error) error {
 	switch {
 	case errors.Is(runErr, sweep.ErrInterrupted):
 		return fmt.Errorf("%w: the current cell is marked interrupted; run the same command again to resume", runErr)
+	case isLost(runErr):
+		return fmt.Errorf("%w; the run stopped so that no measurement is lost: make the run directory writable "+
+			"(free space, permissions) and run the same command again to resume", runErr)
 	case runErr != nil:
 		return runErr
 	case sum.Failed() > 0:
@@ -200,8 +214,8 @@ func (e *runEnv) teardown(ctx context.Context, stack *compose.Stack) {
 }
 
 // recordFacts adds the engine, compose and image facts to sweep.json once
-// the images have run.
-func (e *runEnv) recordFacts(ctx context.Context, stack *compose.Stack, dir string, meta results.Meta) {
+// the images have run; its error is sweep.json's write error.
+func (e *runEnv) recordFacts(ctx context.Context, stack *compose.Stack, dir string, meta results.Meta) error {
 	fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
 	defer cancel()
 	facts, err := stack.Info(fctx)
@@ -211,9 +225,7 @@ func (e *runEnv) recordFacts(ctx context.Context, stack *compose.Stack, dir stri
 	meta.Host.CPUModel, meta.Host.CPUCount = facts.CPUModel, facts.EngineNCPU
 	meta.Host.DockerVersion, meta.Host.ComposeVersion = facts.DockerVersion, facts.ComposeVersion
 	meta.Images, meta.ComposeConfigHash = facts.Images, facts.ConfigSHA256
-	if err := results.WriteJSONAtomic(filepath.Join(dir, results.MetaFile), meta); err != nil {
-		fmt.Fprintf(e.stderr, "sweep: %v\n", err)
-	}
+	return results.WriteJSONAtomic(filepath.Join(dir, results.MetaFile), meta)
 }
 
 func (e *runEnv) validate(spec sweep.Spec) error {

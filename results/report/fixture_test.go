@@ -16,8 +16,6 @@ import (
 type fxCell struct {
 	info results.CellInfo
 	reps []results.Rep
-	// torn writes a half result.json for repetition 1 instead of reps.
-	torn bool
 }
 
 // fxGrid derives the cells of a multiplier grid with the half-to-even
@@ -56,10 +54,6 @@ func writeRun(t *testing.T, dir, runID string, spec map[string]any, cells []fxCe
 	})
 	for _, c := range cells {
 		cellDir := filepath.Join(dir, "cells", c.info.ID)
-		if c.torn {
-			writeBytes(t, filepath.Join(cellDir, "r1", "result.json"), []byte(`{"schema_version":1,"cell":{"id":`))
-			continue
-		}
 		for i, r := range c.reps {
 			r.SchemaVersion, r.Cell, r.Repetition = results.SchemaVersion, c.info, i+1
 			writeJSONFile(t, filepath.Join(cellDir, fmt.Sprintf("r%d", i+1), "result.json"), r)

@@ -62,8 +62,8 @@ var mixedSpec = map[string]any{
 }
 
 // mixedCells is a small run with repetitions, a cell reported under two
-// multiplier pairs, ties, a cell above the error bound, failed, missing
-// and torn cells, and sampler metrics for every bottleneck label.
+// multiplier pairs, ties, a cell above the error bound, failed and
+// missing cells, and sampler metrics for every bottleneck label.
 func mixedCells() []fxCell {
 	grid := fxGrid([]float64{1, 2}, []float64{1, 2}, []float64{1.5, 2, 3})
 	reps := map[string][]results.Rep{
@@ -82,7 +82,7 @@ func mixedCells() []fxCell {
 	}
 	cells := make([]fxCell, 0, len(grid))
 	for _, info := range grid {
-		cells = append(cells, fxCell{info: info, reps: reps[info.ID], torn: info.ID == "cpu_2__web_2__db_6"})
+		cells = append(cells, fxCell{info: info, reps: reps[info.ID]})
 	}
 	return cells
 }
