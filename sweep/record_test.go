@@ -113,7 +113,7 @@ func TestDone(t *testing.T) {
 			t.Parallel()
 			dir := t.TempDir()
 			if tc.status != "" {
-				rec := results.Record{Status: tc.status}
+				rec := results.Record{Cell: results.CellInfo{ID: "cpu_1__web_1__db_2"}, Status: tc.status}
 				if err := results.WriteJSONAtomic(filepath.Join(dir, results.ResultFile), rec); err != nil {
 					t.Fatal(err)
 				}
