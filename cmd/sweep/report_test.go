@@ -151,17 +151,11 @@ func TestReportPredictCPUs(t *testing.T) {
 // instead of reporting the cell as missing.
 func TestReportNamesABadRecord(t *testing.T) {
 	t.Parallel()
-	spec, err := resolveSpec(t, "--cpus", "1,2", "--web-mult", "1", "--db-mult", "2")
-	if err != nil {
-		t.Fatal(err)
-	}
-	spec.Service, spec.Repeat, spec.Order, spec.Driver = "app", 1, "grid", "builtin"
 	for name, text := range map[string]string{"empty object": "{}", "null": "null", "truncated": `{"schema_version": 1, "cell": {"id"`} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			dir := filepath.Join(t.TempDir(), "run")
-			writeRun(t, dir, spec)
-			bad := filepath.Join(results.CellDir(dir, spec.Cells()[1].ID, 1), results.ResultFile)
+			dir := writeSpecRun(t, "--cpus", "1,2", "--web-mult", "1", "--db-mult", "2")
+			bad := filepath.Join(results.CellDir(dir, "cpu_2__web_2__db_4", 1), results.ResultFile)
 			if err := os.WriteFile(bad, []byte(text), 0o644); err != nil {
 				t.Fatal(err)
 			}
