@@ -26,6 +26,7 @@ const Tick = time.Second
 // *client.Client satisfies it.
 type Engine interface {
 	ContainerStats(ctx context.Context, id string, stream bool) (container.StatsResponseReader, error)
+	ContainerStatsOneShot(ctx context.Context, id string) (container.StatsResponseReader, error)
 	ContainerInspect(ctx context.Context, id string) (container.InspectResponse, error)
 }
 

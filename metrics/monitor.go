@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sort"
+	"time"
 
 	"github.com/sweep-tool/sweep/results"
 	"github.com/sweep-tool/sweep/sweep"
@@ -25,10 +26,14 @@ type Monitor struct {
 	// Pooler returns the PgBouncer admin connection, or nil (no
 	// --pooler-dsn, or not connected yet).
 	Pooler func() *PgBouncer
+	// URL is where the driver sends the load; the target's reception of
+	// it is recorded for the proof of delivery.
+	URL string
 
 	run     *Run
 	dbRun   *DBRun
 	poolRun *PoolerRun
+	rx      *Reception
 }
 
 var _ sweep.Monitor = (*Monitor)(nil)
@@ -53,6 +58,12 @@ func (m *Monitor) Start(ctx context.Context, cell sweep.Cell, _ string) error {
 		targets = append(targets, t)
 	}
 	m.run = Start(ctx, m.Engine, targets)
+	// Last, so the reading before the phase is as close to it as can be.
+	defer func() {
+		if id, ok := ids[m.Target]; ok {
+			m.rx = StartReception(ctx, m.Engine, id, m.URL)
+		}
+	}()
 	if m.DB != nil {
 		if db := m.DB(); db != nil {
 			m.dbRun = db.Start(ctx)
@@ -66,9 +77,9 @@ func (m *Monitor) Start(ctx context.Context, cell sweep.Cell, _ string) error {
 	return nil
 }
 
-// Stop ends sampling, puts the resources and db blocks into rec and
-// writes samples.csv into dir.
-func (m *Monitor) Stop(_ context.Context, rec *results.Record, dir string, intervals []results.Interval) error {
+// Stop ends sampling, puts the resources, db and delivery blocks into
+// rec and writes samples.csv into dir.
+func (m *Monitor) Stop(ctx context.Context, rec *results.Record, dir string, intervals []results.Interval) error {
 	series := results.Series{Intervals: intervals}
 	if m.run != nil {
 		var byService map[string][]results.ContainerSample
@@ -86,5 +97,18 @@ func (m *Monitor) Stop(_ context.Context, rec *results.Record, dir string, inter
 		rec.Pooler = &stats
 		m.poolRun = nil
 	}
+	rec.Delivery = m.stopReception(ctx)
 	return results.WriteSamples(dir, series)
+}
+
+// stopReception reads what the target received over the phase.
+func (m *Monitor) stopReception(ctx context.Context) *results.Delivery {
+	if m.rx == nil {
+		return none("the target was not running when the phase began")
+	}
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	d := m.rx.Stop(ctx)
+	m.rx = nil
+	return d
 }

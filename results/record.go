@@ -49,7 +49,9 @@ type Record struct {
 	DB        *DBStats                 `json:"db,omitempty"`
 	Pooler    *PoolerStats             `json:"pooler,omitempty"`
 	Driver    *DriverStats             `json:"driver,omitempty"`
-	Warnings  []string                 `json:"warnings,omitempty"`
+	// Delivery proves that the measured load reached the target.
+	Delivery *Delivery `json:"delivery,omitempty"`
+	Warnings []string  `json:"warnings,omitempty"`
 	// SafeLimit is set when the cell searched its safe limit instead of
 	// measuring one load (run --find-limit); the measurement above is then
 	// the one at the safe limit (at the lowest level when none held), and

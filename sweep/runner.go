@@ -253,7 +253,8 @@ func (r *Runner) setup(ctx context.Context, job Job, dir string, rec *results.Re
 }
 
 // measure resets the database, runs the warm-up and the measured load,
-// and checks that the target did not restart meanwhile.
+// and checks that the target did not restart meanwhile and that the load
+// reached it.
 func (r *Runner) measure(ctx context.Context, job Job, dir string, rec *results.Record) error {
 	if r.Reset != nil {
 		if err := r.timed(job, rec, "reset", func() error { return r.Reset(ctx) }); err != nil {
@@ -263,7 +264,24 @@ func (r *Runner) measure(ctx context.Context, job Job, dir string, rec *results.
 	if err := r.load(ctx, job, dir, rec); err != nil {
 		return err
 	}
-	return r.stillSame(ctx, r.current, rec)
+	if err := r.stillSame(ctx, r.current, rec); err != nil {
+		return err
+	}
+	return r.delivered(rec)
+}
+
+// delivered fails a cell whose load did not reach the target: most
+// attempts did not connect, or the target received clearly less than the
+// driver sent (see CheckReachable and CheckDelivery).
+func (r *Runner) delivered(rec *results.Record) error {
+	warning, notDelivered := CheckDelivery(r.Spec.URL, r.Spec.Service, rec)
+	if err := CheckReachable(r.Spec.URL, rec.Measurement); err != nil {
+		return err
+	}
+	if warning != "" {
+		rec.Warnings = append(rec.Warnings, warning)
+	}
+	return notDelivered
 }
 
 // stillSame fails a cell whose target restarted or stopped while it was

@@ -229,7 +229,7 @@ func (e *runEnv) limit(ctx context.Context, job limitJob) error {
 func (e *runEnv) search(ctx context.Context, job limitJob, dir string, ses *session, driver sweep.Driver) (limit.Result, error) {
 	runner := &sweep.Runner{Spec: job.spec, RunID: e.runID, Dir: dir, Stack: ses.stack, Variants: e.variants,
 		Driver: driver, Log: e.log, HostCPUs: e.hostCPUs, Prepare: ses.extras.prepare, Reset: ses.extras.resetFunc(),
-		Monitor: ses.extras.monitor(e.allStacks(ses.stack), job.spec.Service)}
+		Monitor: ses.extras.monitor(e.allStacks(ses.stack), job.spec)}
 	lv := &levels{out: e.stderr, job: job, runner: runner, dir: dir}
 	if err := lv.apply(ctx); err != nil {
 		return limit.Result{SLO: job.cfg.SLO, Config: job.cfg}, err

@@ -130,7 +130,7 @@ func (e *runEnv) execute(ctx context.Context, spec sweep.Spec, dir string, meta 
 	defer e.guard(stack)()
 	runner := &sweep.Runner{Spec: spec, RunID: e.runID, Dir: dir, Stack: stack, Variants: e.variants, Jobs: e.jobs, Driver: driver,
 		Log: e.log, HostCPUs: e.hostCPUs, RetryFailed: e.opts.retryFailed, Progress: newProgress(e.stderr),
-		Reset: extras.resetFunc(), Monitor: extras.monitor(e.allStacks(stack), spec.Service)}
+		Reset: extras.resetFunc(), Monitor: extras.monitor(e.allStacks(stack), spec)}
 	// Once the stack is up: connect what lives in it, and record the
 	// facts (images, versions) now, so a run that crashes keeps them too.
 	runner.Prepare = func(ctx context.Context) error {

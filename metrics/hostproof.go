@@ -1,0 +1,246 @@
+package metrics
+
+import (
+	"bufio"
+	"cmp"
+	"context"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"net"
+	"net/url"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/sweep-tool/sweep/results"
+)
+
+// hostProof proves delivery to a target that has no network interfaces
+// of its own (network_mode host, or another container's network), where
+// the engine keeps no per-container network counters. The proof is the
+// listening socket: every socket listening on the URL's port (at the
+// URL's address or a wildcard one) in the target's network namespace must
+// be held by a process of the target container, found by the socket's
+// inode in /proc/<pid>/fd of each process, the target's being those that
+// share its init process's cgroup. The CPU time the target used over the
+// phase goes with it (sweep.CheckDelivery wants some per request). The
+// processes are read from this machine's /proc, so this works where sweep
+// runs on the engine's host with the rights to read other processes' fds
+// (root, as the engine's users usually are); elsewhere it says why no
+// proof was possible.
+func (r *Reception) hostProof(ctx context.Context, end reading) *results.Delivery {
+	if end.cpuNS < r.begin.cpuNS {
+		return none("the target's CPU counter went back during the phase (it restarted)")
+	}
+	d := &results.Delivery{Method: results.DeliveryHostSocket, WindowS: end.at.Sub(r.begin.at).Seconds(),
+		TargetCPUS: float64(end.cpuNS-r.begin.cpuNS) / 1e9}
+	ips, port, err := localEndpoint(ctx, r.url)
+	if err != nil {
+		return none("the target has no network counters of its own and %v", err)
+	}
+	c, err := r.eng.ContainerInspect(ctx, r.id)
+	if err != nil || c.State == nil || c.State.Pid == 0 {
+		return none("the target has no network counters of its own and its process is unknown: %v", err)
+	}
+	p := procFS(r.procs)
+	group, err := p.cgroupOf(c.State.Pid)
+	if err != nil || !strings.Contains(group, c.ID) {
+		return none("the target has no network counters of its own and its processes are not visible here " +
+			"(is the engine on another machine, or sweep in a container?)")
+	}
+	inodes, err := p.listening(c.State.Pid, port, ips)
+	if err != nil {
+		return none("the target has no network counters of its own and its sockets cannot be read: %v", err)
+	}
+	holders, err := p.holders(inodes)
+	if err != nil {
+		return none("the target has no network counters of its own and the owners of %s cannot be read: %v", r.url, err)
+	}
+	d.ListenerIsTarget = len(holders) > 0
+	for _, pid := range holders {
+		g, _ := p.cgroupOf(pid)
+		in := g == group
+		d.ListenerIsTarget = d.ListenerIsTarget && in
+		d.Listeners = append(d.Listeners, p.describe(pid, in))
+	}
+	return d
+}
+
+// localEndpoint resolves rawURL's host to addresses of this machine and
+// returns them with the port; an address that is not local is an error,
+// since only a local socket can be looked up.
+func localEndpoint(ctx context.Context, rawURL string) ([]net.IP, int, error) {
+	u, err := url.Parse(rawURL)
+	if err != nil {
+		return nil, 0, fmt.Errorf("the URL does not parse: %w", err)
+	}
+	port := u.Port()
+	if port == "" {
+		port = "80"
+		if u.Scheme == "https" {
+			port = "443"
+		}
+	}
+	n, err := strconv.Atoi(port)
+	if err != nil {
+		return nil, 0, fmt.Errorf("the URL's port %q is not a number", port)
+	}
+	addrs, err := net.DefaultResolver.LookupIPAddr(ctx, u.Hostname())
+	if err != nil {
+		return nil, 0, fmt.Errorf("the URL's host does not resolve: %w", err)
+	}
+	local, _ := net.InterfaceAddrs()
+	var ips []net.IP
+	for _, a := range addrs {
+		if a.IP.IsLoopback() || slices.ContainsFunc(local, func(l net.Addr) bool {
+			ipn, ok := l.(*net.IPNet)
+			return ok && ipn.IP.Equal(a.IP)
+		}) {
+			ips = append(ips, a.IP)
+		}
+	}
+	if len(ips) == 0 {
+		return nil, 0, fmt.Errorf("the URL's host %s is not an address of this machine", u.Hostname())
+	}
+	return ips, n, nil
+}
+
+// procFS reads processes and sockets from a proc file system mounted at
+// the string ("/proc"; a directory laid out alike in tests).
+type procFS string
+
+func (p procFS) path(parts ...string) string {
+	return filepath.Join(append([]string{string(p)}, parts...)...)
+}
+
+// cgroupOf returns the text of pid's cgroup file: two processes of one
+// container have the same.
+func (p procFS) cgroupOf(pid int) (string, error) {
+	b, err := os.ReadFile(p.path(strconv.Itoa(pid), "cgroup"))
+	return string(b), err
+}
+
+// describe names a process for the record: "pid 812 demoapp (target)".
+func (p procFS) describe(pid int, inTarget bool) string {
+	comm, _ := os.ReadFile(p.path(strconv.Itoa(pid), "comm"))
+	s := fmt.Sprintf("pid %d %s", pid, cmp.Or(strings.TrimSpace(string(comm)), "?"))
+	if inTarget {
+		s += " (target)"
+	}
+	return s
+}
+
+// listening returns the inodes of the TCP sockets listening on port at
+// one of ips, or at a wildcard address, in the network namespace of pid.
+func (p procFS) listening(pid, port int, ips []net.IP) (map[uint64]bool, error) {
+	inodes := map[uint64]bool{}
+	for _, file := range []string{"tcp", "tcp6"} {
+		f, err := os.Open(p.path(strconv.Itoa(pid), "net", file))
+		if errors.Is(err, os.ErrNotExist) && file == "tcp6" {
+			continue // a kernel without IPv6
+		}
+		if err != nil {
+			return nil, err
+		}
+		err = scanListeners(f, port, ips, inodes)
+		f.Close()
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", f.Name(), err)
+		}
+	}
+	return inodes, nil
+}
+
+// tcpListen is the state column of a listening socket in /proc/net/tcp.
+const tcpListen = "0A"
+
+// scanListeners adds to inodes the listening sockets of a /proc/net/tcp
+// or tcp6 table that match port and one of ips (or a wildcard address).
+func scanListeners(f *os.File, port int, ips []net.IP, inodes map[uint64]bool) error {
+	sc := bufio.NewScanner(f)
+	sc.Scan() // the header
+	for sc.Scan() {
+		fields := strings.Fields(sc.Text())
+		if len(fields) < 10 || fields[3] != tcpListen {
+			continue
+		}
+		ip, lport, err := parseHexAddr(fields[1])
+		if err != nil {
+			return err
+		}
+		if lport != port || !(ip.IsUnspecified() || slices.ContainsFunc(ips, ip.Equal)) {
+			continue
+		}
+		inode, err := strconv.ParseUint(fields[9], 10, 64)
+		if err != nil {
+			return fmt.Errorf("inode %q: %w", fields[9], err)
+		}
+		inodes[inode] = true
+	}
+	return sc.Err()
+}
+
+// parseHexAddr reads "0100007F:1F90" (127.0.0.1:8080): the address is
+// written as 32-bit words in the host's byte order, little-endian on the
+// machines Docker runs on; the port in plain hex.
+func parseHexAddr(s string) (net.IP, int, error) {
+	addr, port, ok := strings.Cut(s, ":")
+	b, err := hex.DecodeString(addr)
+	if !ok || err != nil || (len(b) != 4 && len(b) != 16) {
+		return nil, 0, fmt.Errorf("socket address %q", s)
+	}
+	for w := 0; w < len(b); w += 4 {
+		b[w], b[w+1], b[w+2], b[w+3] = b[w+3], b[w+2], b[w+1], b[w]
+	}
+	n, err := strconv.ParseUint(port, 16, 16)
+	if err != nil {
+		return nil, 0, fmt.Errorf("socket port %q", s)
+	}
+	return net.IP(b), int(n), nil
+}
+
+// holders returns the processes holding a socket of inodes, by pid.
+// Processes that end while they are read are passed over; an fd table
+// that cannot be read for lack of rights is an error, since a holder
+// could hide there.
+func (p procFS) holders(inodes map[uint64]bool) ([]int, error) {
+	if len(inodes) == 0 {
+		return nil, nil
+	}
+	entries, err := os.ReadDir(string(p))
+	if err != nil {
+		return nil, err
+	}
+	var pids []int
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		fds, err := os.ReadDir(p.path(e.Name(), "fd"))
+		if errors.Is(err, os.ErrPermission) {
+			return nil, fmt.Errorf("%w (run sweep as root to prove delivery to a host-network target)", err)
+		}
+		if holdsOne(p.path(e.Name(), "fd"), fds, inodes) {
+			pids = append(pids, pid)
+		}
+	}
+	return pids, nil
+}
+
+func holdsOne(dir string, fds []os.DirEntry, inodes map[uint64]bool) bool {
+	for _, fd := range fds {
+		link, err := os.Readlink(filepath.Join(dir, fd.Name()))
+		if err != nil || !strings.HasPrefix(link, "socket:[") {
+			continue
+		}
+		inode, err := strconv.ParseUint(strings.TrimSuffix(strings.TrimPrefix(link, "socket:["), "]"), 10, 64)
+		if err == nil && inodes[inode] {
+			return true
+		}
+	}
+	return false
+}
