@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/sweep-tool/sweep/results"
@@ -131,12 +132,15 @@ func TestRunnerFailsUndeliveredLoad(t *testing.T) {
 		received int64
 		status   results.Status
 		reason   string
+		warning  string
 	}{
-		{"delivered", results.Measurement{Requests: 100, BytesSent: 20_000}, 31_000, results.StatusOK, ""},
+		{"delivered", results.Measurement{Requests: 100, BytesSent: 20_000}, 31_000, results.StatusOK, "", ""},
 		{"elsewhere", results.Measurement{Requests: 100, BytesSent: 20_000}, 1_200, results.StatusFailed,
-			"load did not reach the target: app received 1200 bytes while the driver sent 20000 to http://127.0.0.1:1 (6.0%, under 50%; is --url the target's address?)"},
+			"load did not reach the target: app received 1200 bytes while the driver sent 20000 to http://127.0.0.1:1 (6.0%, under 50%; is --url the target's address?)", ""},
 		{"unreachable", results.Measurement{Requests: 1, ConnectErrors: 9, BytesSent: 90, ConnectErrorKinds: map[string]int64{"refused": 9}}, 0,
-			results.StatusFailed, "target unreachable: 9 of 10 attempts to connect to http://127.0.0.1:1 failed (refused 9)"},
+			results.StatusFailed, "target unreachable: 9 of 10 attempts to connect to http://127.0.0.1:1 failed (refused 9)", ""},
+		{"driver without a byte count", results.Measurement{Requests: 100}, 31_000, results.StatusOK, "",
+			"delivery to the target not proven: the driver did not report the bytes it sent"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -156,6 +160,13 @@ func TestRunnerFailsUndeliveredLoad(t *testing.T) {
 			}
 			if rec.Status != tt.status || rec.Reason != tt.reason {
 				t.Errorf("status %s reason %q\nwant   %s reason %q", rec.Status, rec.Reason, tt.status, tt.reason)
+			}
+			var want []string
+			if tt.warning != "" {
+				want = []string{tt.warning}
+			}
+			if !slices.Equal(rec.Warnings, want) {
+				t.Errorf("warnings %q, want %q", rec.Warnings, tt.warning)
 			}
 			if d := rec.Delivery; d == nil || d.SentBytes != tt.m.BytesSent || d.ReceivedBytes != tt.received {
 				t.Errorf("delivery %+v, want sent %d and received %d recorded", d, tt.m.BytesSent, tt.received)
