@@ -21,14 +21,26 @@
 // a tagged sub-metric only when a threshold names it, so each op gets
 // thresholds that always hold (">= 0"); sweep ignores them when it lists
 // crossed thresholds.
+//
+// A request that never reached an HTTP answer because the connection
+// could not be made or was cut (status 0 with a DNS, TCP dial, reset or
+// TLS error code) still counts in k6's http_reqs and http_req_failed; it
+// is also added to the counter connect_errors (tagged op and kind), which
+// sweep subtracts from both. A VU whose requests fail to connect backs
+// off (50 ms doubling to 1 s) so a dead target is not hammered.
 import http from 'k6/http';
-import { check } from 'k6';
+import { check, sleep } from 'k6';
+import { Counter } from 'k6/metrics';
 
 const ALL_TYPES = [
   'Patient', 'Location', 'Organization', 'Practitioner', 'Encounter',
   'Observation', 'MedicationRequest', 'Claim', 'ExplanationOfBenefit',
 ];
 const OPS = ['create', 'read', 'update', 'delete'];
+const CONNECT_KINDS = ['refused', 'dns', 'timeout', 'reset', 'tls', 'other'];
+
+const connectErrors = new Counter('connect_errors');
+let backoff = 0; // seconds; per VU, as each VU has its own copy of the script
 
 const BASE_URL = (__ENV.BASE_URL || 'http://127.0.0.1:8080').replace(/\/+$/, '');
 const TYPES = parseTypes(__ENV.TYPES);
@@ -104,14 +116,18 @@ function scenario() {
   throw new Error(`MODEL=${model}: want closed or open`);
 }
 
-// opThresholds names every op's sub-metrics so they reach the export; the
-// expressions hold even for an empty sink.
+// opThresholds names every op's sub-metrics (and connect_errors by kind)
+// so they reach the export; the expressions hold even for an empty sink.
 function opThresholds() {
   const t = {};
   for (const op of OPS) {
     t[`http_req_duration{op:${op}}`] = ['max>=0'];
     t[`http_reqs{op:${op}}`] = ['count>=0'];
     t[`http_req_failed{op:${op}}`] = ['rate>=0'];
+    t[`connect_errors{op:${op}}`] = ['count>=0'];
+  }
+  for (const kind of CONNECT_KINDS) {
+    t[`connect_errors{kind:${kind}}`] = ['count>=0'];
   }
   return t;
 }
@@ -190,6 +206,34 @@ function params(op, type) {
   };
 }
 
+// connectKind names a connection-level failure by k6's error code
+// (k6 docs, "Error codes"), or returns null for an HTTP answer or any
+// other error (a request timeout, 1050, is a request that failed).
+function connectKind(res) {
+  const c = res.status === 0 ? res.error_code : 0;
+  if (c === 1212) return 'refused';
+  if (c === 1100 || c === 1101) return 'dns';
+  if (c === 1211) return 'timeout';
+  if (c === 1201 || c === 1220) return 'reset';
+  if (c >= 1300 && c < 1400) return 'tls';
+  if (c === 1010 || (c >= 1100 && c < 1300)) return 'other';
+  return null;
+}
+
+// sent counts a connection-level failure and paces the VU: each one
+// doubles its backoff (from 50 ms, at most 1 s), an answer resets it.
+function sent(res, op) {
+  const kind = connectKind(res);
+  if (kind === null) {
+    backoff = 0;
+    return res;
+  }
+  connectErrors.add(1, { op: op, kind: kind });
+  backoff = Math.min(1, backoff === 0 ? 0.05 : backoff * 2);
+  sleep(backoff);
+  return res;
+}
+
 function idOf(res) {
   try {
     return res.json('id') || null;
@@ -202,7 +246,7 @@ export default function () {
   const refs = {};
   const created = [];
   for (const type of TYPES) {
-    const res = http.post(`${BASE_URL}/${type}`, JSON.stringify(resource(type, refs)), params('create', type));
+    const res = sent(http.post(`${BASE_URL}/${type}`, JSON.stringify(resource(type, refs)), params('create', type)), 'create');
     check(res, { 'create status 201': (r) => r.status === 201 }, { op: 'create', type: type });
     const id = res.status === 201 ? idOf(res) : null;
     if (id) {
@@ -211,16 +255,16 @@ export default function () {
     }
   }
   for (const c of created) {
-    const res = http.get(`${BASE_URL}/${c.type}/${c.id}`, params('read', c.type));
+    const res = sent(http.get(`${BASE_URL}/${c.type}/${c.id}`, params('read', c.type)), 'read');
     check(res, { 'read status 200': (r) => r.status === 200 }, { op: 'read', type: c.type });
   }
   for (const c of created) {
     const body = Object.assign(resource(c.type, refs), { id: c.id, meta: { tag: [{ code: 'updated' }] } });
-    const res = http.put(`${BASE_URL}/${c.type}/${c.id}`, JSON.stringify(body), params('update', c.type));
+    const res = sent(http.put(`${BASE_URL}/${c.type}/${c.id}`, JSON.stringify(body), params('update', c.type)), 'update');
     check(res, { 'update status 200': (r) => r.status === 200 }, { op: 'update', type: c.type });
   }
   for (const c of created.slice().reverse()) {
-    const res = http.del(`${BASE_URL}/${c.type}/${c.id}`, null, params('delete', c.type));
+    const res = sent(http.del(`${BASE_URL}/${c.type}/${c.id}`, null, params('delete', c.type)), 'delete');
     check(res, { 'delete status 204': (r) => r.status === 204 }, { op: 'delete', type: c.type });
   }
 }

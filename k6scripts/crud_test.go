@@ -52,19 +52,26 @@ type harnessRun struct {
 		Name   string `json:"name"`
 		Passed bool   `json:"passed"`
 	} `json:"checks"`
+	Sleeps []float64 `json:"sleeps"`
+	Added  []struct {
+		Metric string            `json:"metric"`
+		Value  float64           `json:"value"`
+		Tags   map[string]string `json:"tags"`
+	} `json:"added"`
 }
 
 // runScript runs crud.js under node with k6's modules replaced by the fakes
-// in testdata/node. node --check alone is no syntax check here: on a .js
+// in testdata/node, every request failing with k6 error code failWith
+// when it is not 0. node --check alone is no syntax check here: on a .js
 // file with import statements node v20 prints nothing and exits 0.
-func runScript(t *testing.T, env map[string]string) (harnessRun, error) {
+func runScript(t *testing.T, env map[string]string, failWith ...int) (harnessRun, error) {
 	t.Helper()
 	node, err := exec.LookPath("node")
 	if err != nil {
 		t.Skip("node is not on PATH; it is needed to run crud.js without k6")
 	}
 	dir := t.TempDir()
-	for _, name := range []string{"fake-k6.mjs", "fake-http.mjs", "harness.mjs"} {
+	for _, name := range []string{"fake-k6.mjs", "fake-http.mjs", "fake-metrics.mjs", "harness.mjs"} {
 		data, err := os.ReadFile(filepath.Join("testdata", "node", name))
 		if err != nil {
 			t.Fatal(err)
@@ -79,6 +86,7 @@ func runScript(t *testing.T, env map[string]string) (harnessRun, error) {
 	}
 	src = bytes.Replace(src, []byte("from 'k6/http'"), []byte("from './fake-http.mjs'"), 1)
 	src = bytes.Replace(src, []byte("from 'k6'"), []byte("from './fake-k6.mjs'"), 1)
+	src = bytes.Replace(src, []byte("from 'k6/metrics'"), []byte("from './fake-metrics.mjs'"), 1)
 	if err := os.WriteFile(filepath.Join(dir, "crud.mjs"), src, 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -86,7 +94,11 @@ func runScript(t *testing.T, env map[string]string) (harnessRun, error) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.CommandContext(t.Context(), node, "harness.mjs", string(envJSON))
+	args := []string{"harness.mjs", string(envJSON)}
+	for _, code := range failWith {
+		args = append(args, fmt.Sprint(code))
+	}
+	cmd := exec.CommandContext(t.Context(), node, args...)
 	cmd.Dir = dir
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
@@ -161,7 +173,7 @@ func TestCRUDOptions(t *testing.T) {
 				}
 			}
 			for _, op := range []string{"create", "read", "update", "delete"} {
-				for _, m := range []string{"http_req_duration", "http_reqs", "http_req_failed"} {
+				for _, m := range []string{"http_req_duration", "http_reqs", "http_req_failed", "connect_errors"} {
 					if len(run.Options.Thresholds[m+"{op:"+op+"}"]) != 1 {
 						t.Errorf("no always-true threshold on %s{op:%s}", m, op)
 					}
@@ -221,5 +233,54 @@ func TestCRUDTypes(t *testing.T) {
 	}
 	if _, linked := run.Requests[1].Body["serviceProvider"]; linked {
 		t.Error("Encounter references an Organization that was not created")
+	}
+}
+
+// TestCRUDConnectErrors: a request that never got an HTTP answer because
+// the connection failed is added to connect_errors with its op and kind,
+// and the VU backs off (50 ms doubling, at most 1 s); a request timeout
+// is a failed request, not a connection failure, and a healthy target
+// makes no pause at all.
+func TestCRUDConnectErrors(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		code   int
+		kind   string
+		sleeps []float64
+	}{
+		{1212, "refused", []float64{0.05, 0.1, 0.2, 0.4, 0.8, 1, 1, 1, 1}},
+		{1101, "dns", nil},
+		{1211, "timeout", nil},
+		{1220, "reset", nil},
+		{1310, "tls", nil},
+		{1202, "other", nil},
+		{1050, "", nil},
+		{0, "", nil},
+	} {
+		t.Run(fmt.Sprint(tc.code), func(t *testing.T) {
+			t.Parallel()
+			run, err := runScript(t, map[string]string{}, tc.code)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tc.kind == "" {
+				if len(run.Added) != 0 || len(run.Sleeps) != 0 {
+					t.Errorf("code %d: counted %+v, slept %v", tc.code, run.Added, run.Sleeps)
+				}
+				return
+			}
+			// the nine creates fail; nothing is read, updated or deleted
+			if len(run.Added) != 9 {
+				t.Fatalf("%d connect errors counted, want 9", len(run.Added))
+			}
+			for _, a := range run.Added {
+				if a.Metric != "connect_errors" || a.Value != 1 || a.Tags["op"] != "create" || a.Tags["kind"] != tc.kind {
+					t.Errorf("added %+v, want connect_errors 1 {op:create, kind:%s}", a, tc.kind)
+				}
+			}
+			if tc.sleeps != nil && !slices.Equal(run.Sleeps, tc.sleeps) {
+				t.Errorf("backoff %v, want %v", run.Sleeps, tc.sleeps)
+			}
+		})
 	}
 }

@@ -166,6 +166,10 @@ type Measurement struct {
 	ThresholdsFailed  []string         `json:"thresholds_failed,omitempty"`
 	// DurationS is the measured phase's actual length in seconds.
 	DurationS float64 `json:"duration_s,omitempty"`
+	// VUsMax is the most virtual users the driver had during the phase
+	// (k6's vus_max), the load that actually ran; 0 when the driver does
+	// not report it.
+	VUsMax int `json:"vus_max,omitempty"`
 	// Breakdown splits LatencyMS into connect, TLS, sending, waiting and
 	// receiving; nil when the driver did not measure it.
 	Breakdown *Breakdown `json:"breakdown_ms,omitempty"`

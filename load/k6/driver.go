@@ -199,8 +199,9 @@ func startPolling(ctx context.Context, addr string, start time.Time, emit func(r
 // same second of samples.csv as that poll.
 func emitTail(emit func(results.Interval), m results.Measurement, polled *poller, elapsed time.Duration) {
 	failed := int64(math.Round(m.ErrorRate * float64(m.Requests)))
-	tail := results.Interval{T: elapsed.Seconds(), Requests: m.Requests - polled.requests, Errors: failed - polled.failed}
-	if tail.Requests > 0 && tail.T >= polled.lastT+0.1 {
+	tail := results.Interval{T: elapsed.Seconds(), Requests: m.Requests - polled.requests, Errors: failed - polled.failed,
+		ConnectErrors: max(0, m.ConnectErrors-polled.connect)}
+	if tail.Requests+tail.ConnectErrors > 0 && tail.T >= polled.lastT+0.1 {
 		tail.Errors = max(tail.Errors, 0)
 		emit(tail)
 	}

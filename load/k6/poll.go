@@ -22,9 +22,10 @@ type poller struct {
 	base   string
 	client *http.Client
 	emit   func(results.Interval)
-	// The cumulative figures at the last successful poll, and its time.
-	requests, failed int64
-	lastT            float64
+	// The cumulative figures at the last successful poll (requests and
+	// failed ones without connection-level failures), and its time.
+	requests, failed, connect int64
+	lastT                     float64
 }
 
 func newPoller(address string, emit func(results.Interval)) *poller {
@@ -55,13 +56,14 @@ func (p *poller) run(ctx context.Context, start time.Time) {
 // already gone is not an error: that second is skipped and the next
 // successful poll carries its requests.
 func (p *poller) poll(ctx context.Context, t float64) {
-	requests, failed, err := p.fetch(ctx)
+	requests, failed, connect, err := p.fetch(ctx)
 	if err != nil {
 		return
 	}
 	failed = max(failed, p.failed) // rate × count may round back by one
-	p.emit(results.Interval{T: t, Requests: requests - p.requests, Errors: failed - p.failed})
-	p.requests, p.failed, p.lastT = requests, failed, t
+	p.emit(results.Interval{T: t, Requests: requests - p.requests, Errors: failed - p.failed,
+		ConnectErrors: connect - p.connect})
+	p.requests, p.failed, p.connect, p.lastT = requests, failed, connect, t
 }
 
 // metricDoc is the JSON:API document k6 serves at /v1/metrics/<id>
@@ -75,20 +77,27 @@ type metricDoc struct {
 	} `json:"data"`
 }
 
-// fetch returns the cumulative request count and failed-request count.
-// The API gives http_req_failed only as a rate; every request adds one
-// sample to it and to http_reqs, so failed = rate × requests.
-func (p *poller) fetch(ctx context.Context) (requests, failed int64, err error) {
+// fetch returns the cumulative requests and failed requests that got an
+// HTTP answer, and the connection-level failures (connect_errors), which
+// k6 counts in http_reqs and http_req_failed too. The API gives
+// http_req_failed only as a rate; every request adds one sample to it and
+// to http_reqs, so failed = rate × requests.
+func (p *poller) fetch(ctx context.Context) (requests, failed, connect int64, err error) {
 	reqs, err := p.sample(ctx, "http_reqs")
 	if err != nil {
-		return 0, 0, err
+		return 0, 0, 0, err
 	}
 	rate, err := p.sample(ctx, "http_req_failed")
 	if err != nil {
-		return 0, 0, err
+		return 0, 0, 0, err
 	}
-	requests = int64(reqs["count"])
-	return requests, int64(math.Round(rate["rate"] * float64(requests))), nil
+	conn, err := p.sample(ctx, connectErrors)
+	if err != nil {
+		return 0, 0, 0, err
+	}
+	all, connect := int64(reqs["count"]), int64(conn["count"])
+	failed = int64(math.Round(rate["rate"] * float64(all)))
+	return all - connect, max(0, failed-connect), connect, nil
 }
 
 // sample reads one metric's cumulative sample. A metric k6 has not

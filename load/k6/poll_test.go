@@ -20,9 +20,10 @@ func apiMetric(id, typ, sample string) string {
 }
 
 // fakeAPI serves one answer per poll from answers (requests, failed
-// rate); a negative rate makes http_req_failed a 404, as before k6 has
-// seen a request. Asking for the whole /v1/metrics list is an error.
-func fakeAPI(t *testing.T, answers [][2]float64) *httptest.Server {
+// rate, connect_errors count); a negative rate or count makes that metric
+// a 404, as before k6 has seen a sample of it. Asking for the whole
+// /v1/metrics list is an error.
+func fakeAPI(t *testing.T, answers [][3]float64) *httptest.Server {
 	t.Helper()
 	var n int
 	return httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -31,12 +32,18 @@ func fakeAPI(t *testing.T, answers [][2]float64) *httptest.Server {
 		case "/v1/metrics/http_reqs":
 			_, _ = w.Write([]byte(apiMetric("http_reqs", "counter", fmt.Sprintf(`{"count":%g,"rate":512.5}`, a[0]))))
 		case "/v1/metrics/http_req_failed":
-			n++
 			if a[1] < 0 {
 				http.NotFound(w, r)
 				return
 			}
 			_, _ = w.Write([]byte(apiMetric("http_req_failed", "rate", fmt.Sprintf(`{"rate":%g}`, a[1]))))
+		case "/v1/metrics/connect_errors":
+			n++
+			if a[2] < 0 {
+				http.NotFound(w, r)
+				return
+			}
+			_, _ = w.Write([]byte(apiMetric("connect_errors", "counter", fmt.Sprintf(`{"count":%g,"rate":1}`, a[2]))))
 		default:
 			t.Errorf("poller asked for %s", r.URL.Path)
 			http.NotFound(w, r)
@@ -46,22 +53,25 @@ func fakeAPI(t *testing.T, answers [][2]float64) *httptest.Server {
 
 func TestPoller(t *testing.T) {
 	t.Parallel()
-	srv := fakeAPI(t, [][2]float64{{0, -1}, {100, 0.1}, {250, 0.1}})
+	// k6's counts hold connection-level failures: at t=4, 20 of 300
+	// "requests" and 20 of the 50 failed ones were refused connects.
+	srv := fakeAPI(t, [][3]float64{{0, -1, -1}, {100, 0.1, -1}, {250, 0.1, 0}, {300, 50.0 / 300, 20}})
 	var got []results.Interval
 	p := newPoller(strings.TrimPrefix(srv.URL, "http://"), func(iv results.Interval) { got = append(got, iv) })
 
 	down := newPoller("127.0.0.1:1", func(iv results.Interval) { t.Errorf("emitted %+v with the API down", iv) })
 	down.poll(t.Context(), 0.5)
 
-	for _, s := range []float64{1, 2, 3} {
+	for _, s := range []float64{1, 2, 3, 4} {
 		p.poll(t.Context(), s)
 	}
 	srv.Close()
-	p.poll(t.Context(), 4) // API gone: nothing emitted, nothing lost
+	p.poll(t.Context(), 5) // API gone: nothing emitted, nothing lost
 	want := []results.Interval{
 		{T: 1},
 		{T: 2, Requests: 100, Errors: 10},
 		{T: 3, Requests: 150, Errors: 15},
+		{T: 4, Requests: 30, Errors: 5, ConnectErrors: 20},
 	}
 	if !slices.Equal(got, want) {
 		t.Errorf("intervals = %+v, want %+v", got, want)
@@ -71,18 +81,20 @@ func TestPoller(t *testing.T) {
 // TestEmitTail: what k6 did after the last poll comes from the summary.
 func TestEmitTail(t *testing.T) {
 	t.Parallel()
-	m := results.Measurement{Requests: 1000, ErrorRate: 0.1}
+	m := results.Measurement{Requests: 1000, ErrorRate: 0.1, ConnectErrors: 7}
 	tests := []struct {
 		name    string
 		polled  poller
 		elapsed time.Duration
 		want    []results.Interval
 	}{
-		{"tail after the last poll", poller{requests: 900, failed: 80, lastT: 5}, 5400 * time.Millisecond,
+		{"tail after the last poll", poller{requests: 900, failed: 80, connect: 7, lastT: 5}, 5400 * time.Millisecond,
 			[]results.Interval{{T: 5.4, Requests: 100, Errors: 20}}},
-		{"tail too close to the last poll", poller{requests: 900, failed: 80, lastT: 5}, 5050 * time.Millisecond, nil},
-		{"nothing after the last poll", poller{requests: 1000, failed: 100, lastT: 5}, 5400 * time.Millisecond, nil},
-		{"never polled", poller{}, 2500 * time.Millisecond, []results.Interval{{T: 2.5, Requests: 1000, Errors: 100}}},
+		{"tail too close to the last poll", poller{requests: 900, failed: 80, connect: 7, lastT: 5}, 5050 * time.Millisecond, nil},
+		{"nothing after the last poll", poller{requests: 1000, failed: 100, connect: 7, lastT: 5}, 5400 * time.Millisecond, nil},
+		{"never polled", poller{}, 2500 * time.Millisecond, []results.Interval{{T: 2.5, Requests: 1000, Errors: 100, ConnectErrors: 7}}},
+		{"connect errors after the last poll", poller{requests: 1000, failed: 100, connect: 3, lastT: 5}, 5400 * time.Millisecond,
+			[]results.Interval{{T: 5.4, ConnectErrors: 4}}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

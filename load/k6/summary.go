@@ -30,31 +30,38 @@ type summary struct {
 // only so that they reach the export; they never count as crossed.
 var alwaysTrue = []string{"max>=0", "count>=0", "rate>=0"}
 
+// connectErrors is the counter crud.js adds a connection-level failure
+// to (tagged op and kind); a user's script may add to it too.
+const connectErrors = "connect_errors"
+
 // ParseSummary reads a k6 summary into a Measurement. It takes the file
 // k6's --summary-export writes, and also the data handleSummary receives
 // (threshold polarity and the rate key differ; both are handled). The
 // opt-in new machine-readable summary is refused with ErrNewSummary, a
 // summary without p(99) with ErrNoP99.
+//
+// k6 counts an attempt that never got an HTTP answer (connection refused,
+// DNS, reset: status 0) in http_reqs and as failed in http_req_failed.
+// Those the script counted in connect_errors are subtracted from both, so
+// Requests, RPS and ErrorRate hold only requests that reached the target,
+// as the built-in driver's do; k6's latency trend cannot be split and
+// still holds them (a refused connect lasts well under a millisecond).
 func ParseSummary(data []byte) (results.Measurement, error) {
 	metrics, err := decodeMetrics(data)
 	if err != nil {
 		return results.Measurement{}, err
 	}
-	reqs, ok := metrics["http_reqs"]
-	if !ok {
+	if _, ok := metrics["http_reqs"]; !ok {
 		return results.Measurement{}, fmt.Errorf("%w: no http_reqs metric (did the script make requests?)", ErrNotSummary)
 	}
-	m := results.Measurement{
-		Requests:  int64(reqs.values["count"]),
-		RPS:       reqs.values["rate"],
-		ErrorRate: metrics["http_req_failed"].values["value"],
-	}
+	m := results.Measurement{DurationS: runSeconds(metrics)}
+	m.Requests, m.RPS, m.ErrorRate, m.ConnectErrors = answered(metrics, "", m.DurationS)
 	if m.LatencyMS, err = latency(metrics, "http_req_duration"); err != nil {
 		return results.Measurement{}, err
 	}
-	if m.RPS > 0 {
-		m.DurationS = float64(m.Requests) / m.RPS
-	}
+	m.ConnectErrorKinds = connectKinds(metrics)
+	m.BytesSent = int64(metrics["data_sent"].values["count"])
+	m.VUsMax = int(metrics["vus_max"].values["max"])
 	if checks, ok := metrics["checks"]; ok {
 		rate := checks.values["value"]
 		m.ChecksPassRate = &rate
@@ -195,30 +202,27 @@ func latency(metrics map[string]metric, name string) (results.Latency, error) {
 }
 
 // ops reads the {op:<op>} sub-metrics that crud.js's thresholds put into
-// the summary. An op that made no request is left out, as the built-in
-// driver does: k6 exports every sub-metric a threshold names, an op that
-// never ran (reads after failed creates) with count 0 and zero latencies.
+// the summary. An op none of whose requests got an answer is left out, as
+// the built-in driver does: k6 exports every sub-metric a threshold names,
+// an op that never ran (reads after failed creates) with count 0 and zero
+// latencies.
 func ops(metrics map[string]metric) (map[string]results.OpStats, error) {
 	var out map[string]results.OpStats
+	seconds := runSeconds(metrics)
 	for _, op := range results.Operations {
 		tag := "{op:" + op + "}"
-		reqs, ok := metrics["http_reqs"+tag]
-		if !ok || reqs.values["count"] == 0 {
+		var s results.OpStats
+		if s.Requests, s.RPS, s.ErrorRate, _ = answered(metrics, tag, seconds); s.Requests == 0 {
 			continue
 		}
-		lat, err := latency(metrics, "http_req_duration"+tag)
-		if err != nil {
+		var err error
+		if s.LatencyMS, err = latency(metrics, "http_req_duration"+tag); err != nil {
 			return nil, err
 		}
 		if out == nil {
 			out = map[string]results.OpStats{}
 		}
-		out[op] = results.OpStats{
-			Requests:  int64(reqs.values["count"]),
-			RPS:       reqs.values["rate"],
-			ErrorRate: metrics["http_req_failed"+tag].values["value"],
-			LatencyMS: lat,
-		}
+		out[op] = s
 	}
 	return out, nil
 }
@@ -236,5 +240,55 @@ func crossed(metrics map[string]metric) []string {
 		}
 	}
 	slices.Sort(out)
+	return out
+}
+
+// runSeconds is the test run's length, which k6 divides every counter's
+// count by to get its rate (the legacy export has no duration of its
+// own); 0 when no counter moved.
+func runSeconds(metrics map[string]metric) float64 {
+	for _, name := range []string{"http_reqs", "iterations", "data_sent", "data_received"} {
+		if v := metrics[name].values; v["count"] > 0 && v["rate"] > 0 {
+			return v["count"] / v["rate"]
+		}
+	}
+	return 0
+}
+
+// answered returns the requests that got an HTTP answer, their rate and
+// error rate, and the connection-level failures, for http_reqs and
+// http_req_failed with the given tag ("" or "{op:…}"): k6's counts less
+// connect_errors. In either summary shape a Rate metric's "passes" counts
+// its non-zero samples, which for http_req_failed are the failed requests.
+func answered(metrics map[string]metric, tag string, seconds float64) (reqs int64, rps, errorRate float64, connect int64) {
+	all := metrics["http_reqs"+tag].values
+	failed := metrics["http_req_failed"+tag].values
+	connect = int64(metrics[connectErrors+tag].values["count"])
+	if connect == 0 {
+		return int64(all["count"]), all["rate"], failed["value"], 0
+	}
+	reqs = max(0, int64(all["count"])-connect)
+	if seconds > 0 {
+		rps = float64(reqs) / seconds
+	}
+	if reqs > 0 {
+		errorRate = max(0, failed["passes"]-float64(connect)) / float64(reqs)
+	}
+	return reqs, rps, errorRate, connect
+}
+
+// connectKinds splits connect_errors by kind (crud.js's refused, dns,
+// timeout, reset, tls, other); nil when there were none.
+func connectKinds(metrics map[string]metric) map[string]int64 {
+	var out map[string]int64
+	for name, m := range metrics {
+		kind, ok := strings.CutPrefix(name, connectErrors+"{kind:")
+		if n := int64(m.values["count"]); ok && n > 0 {
+			if out == nil {
+				out = map[string]int64{}
+			}
+			out[strings.TrimSuffix(kind, "}")] = n
+		}
+	}
 	return out
 }

@@ -61,6 +61,7 @@ func TestParseSummaryGolden(t *testing.T) {
 	for _, name := range []string{
 		"summary-export.json", "summary-export-threshold-fail.json", "summary-export-errors.json",
 		"summary-export-arrival.json", "summary-export-arrival-dropped.json", "summary-export-ops.json",
+		"summary-export-refused.json",
 		"handle-summary.json", "handle-summary-threshold-fail.json", "handle-summary-errors.json",
 	} {
 		t.Run(name, func(t *testing.T) {

@@ -7,7 +7,17 @@ function record(method, url, body, params) {
   requests.push({ method, url, body: body ? JSON.parse(body) : null, params });
 }
 
+// failWith, when set (harness argv[3]), makes every request fail with
+// status 0 and this k6 error code, as a dead target does.
+let failWith = 0;
+export function failAll(code) {
+  failWith = code;
+}
+
 function response(status, id) {
+  if (failWith) {
+    return { status: 0, error_code: failWith, json: () => { throw new Error('no body'); } };
+  }
   return { status, json: (key) => (key === 'id' ? id : undefined) };
 }
 

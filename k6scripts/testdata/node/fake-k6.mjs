@@ -1,5 +1,7 @@
-// Stand-in for k6's "k6" module: check() records every named check.
+// Stand-in for k6's "k6" module: check() records every named check,
+// sleep() every pause.
 export const checks = [];
+export const sleeps = [];
 
 export function check(value, sets, tags) {
   let ok = true;
@@ -9,4 +11,8 @@ export function check(value, sets, tags) {
     ok = ok && passed;
   }
   return ok;
+}
+
+export function sleep(seconds) {
+  sleeps.push(seconds);
 }
