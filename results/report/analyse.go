@@ -19,8 +19,7 @@ type CPUReport struct {
 	// ascending: no eligible cell has both more RPS and lower P99.
 	Frontier []*Cell
 
-	grid   map[[2]float64]*Cell
-	ranges Ranges
+	grid map[[2]float64]*Cell
 }
 
 // Pick is a winner and the cells the data cannot separate from it.
@@ -33,7 +32,7 @@ type Pick struct {
 func (cr *CPUReport) At(webMult, dbMult float64) *Cell { return cr.grid[[2]float64{webMult, dbMult}] }
 
 // analyseCPU returns nil when no cell of the limit is eligible.
-func analyseCPU(cpu float64, cells []*Cell, opts Options) *CPUReport {
+func analyseCPU(cpu float64, cells []*Cell) *CPUReport {
 	cr := &CPUReport{CPUs: cpu, Cells: cells, grid: map[[2]float64]*Cell{}}
 	var ok []*Cell
 	for _, c := range cells {
@@ -51,7 +50,7 @@ func analyseCPU(cpu float64, cells []*Cell, opts Options) *CPUReport {
 	if len(ok) == 0 {
 		return nil
 	}
-	cr.ranges = scoreBalanced(cpu, ok, opts)
+	scoreBalanced(ok)
 	cr.BestRPS = pick(ok, func(a, b *Cell) bool { return a.RPS.Mean > b.RPS.Mean }, sameRPS)
 	cr.BestP99 = pick(ok, func(a, b *Cell) bool { return a.P99.Mean < b.P99.Mean }, sameP99)
 	cr.Balanced = pick(ok, func(a, b *Cell) bool { return a.Score > b.Score }, sameBoth)

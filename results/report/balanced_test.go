@@ -1,7 +1,6 @@
 package report
 
 import (
-	"errors"
 	"path/filepath"
 	"slices"
 	"testing"
@@ -9,23 +8,24 @@ import (
 	"github.com/sweep-tool/sweep/results"
 )
 
-// subsetOf returns a copy of the run with only the cells whose first
-// multiplier pair passes keep.
-func subsetOf(run *results.Run, keep func(web, db float64) bool) *results.Run {
+// subsetOf returns a copy of the run with only the cells keep accepts.
+func subsetOf(run *results.Run, keep func(c results.RunCell) bool) *results.Run {
 	out := *run
 	out.Cells = nil
 	for _, c := range run.Cells {
-		if keep(c.WebMult, c.DBMult) {
+		if keep(c) {
 			out.Cells = append(out.Cells, c)
 		}
 	}
 	return &out
 }
 
-// TestBalancedRangesFixTheSubsetTrap: normalised by the cells compared, a
-// screened subset's balanced scores differ from the grid's; normalised by
-// the grid's ranges they are the grid's, and so is their order.
-func TestBalancedRangesFixTheSubsetTrap(t *testing.T) {
+// TestBalancedScoreOfASubset: normalised by the cells compared, a
+// screened subset's balanced scores differ from the grid's (the trap of a
+// screening strategy); with each CPU limit's cells of the lowest and
+// highest RPS and P99 among them they are the grid's, and so is their
+// order.
+func TestBalancedScoreOfASubset(t *testing.T) {
 	t.Parallel()
 	run, err := results.LoadRun(filepath.Join("testdata", "gop"))
 	if err != nil {
@@ -35,14 +35,27 @@ func TestBalancedRangesFixTheSubsetTrap(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	finalists := subsetOf(run, func(web, _ float64) bool { return web == 1.5 || web == 2 })
-	free, err := Build(finalists, DefaultOptions())
+	finalist := func(c results.RunCell) bool { return c.WebMult == 2 || c.WebMult == 2.5 }
+	anchors := map[string]bool{}
+	for _, cr := range full.PerCPU {
+		ext := [4]*Cell{cr.Cells[0], cr.Cells[0], cr.Cells[0], cr.Cells[0]}
+		for _, c := range cr.Cells {
+			for i, better := range []bool{c.RPS.Mean < ext[0].RPS.Mean, c.RPS.Mean > ext[1].RPS.Mean,
+				c.P99.Mean < ext[2].P99.Mean, c.P99.Mean > ext[3].P99.Mean} {
+				if better {
+					ext[i] = c
+				}
+			}
+		}
+		for _, c := range ext {
+			anchors[c.ID] = true
+		}
+	}
+	free, err := Build(subsetOf(run, finalist), DefaultOptions())
 	if err != nil {
 		t.Fatal(err)
 	}
-	opts := DefaultOptions()
-	opts.BalancedRanges = full.BalancedRanges()
-	fixed, err := Build(finalists, opts)
+	anchored, err := Build(subsetOf(run, func(c results.RunCell) bool { return finalist(c) || anchors[c.ID] }), DefaultOptions())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -53,29 +66,29 @@ func TestBalancedRangesFixTheSubsetTrap(t *testing.T) {
 		}
 		return m
 	}
-	want, got, drifted := score(full), score(fixed), 0
+	want, got, drifted := score(full), score(anchored), 0
 	for id, s := range score(free) {
 		if got[id] != want[id] {
-			t.Errorf("%s: score with the grid's ranges %.4f, the grid's %.4f", id, got[id], want[id])
+			t.Errorf("%s: score among finalists and anchors %.4f, the grid's %.4f", id, got[id], want[id])
 		}
 		if s != want[id] {
 			drifted++
 		}
 	}
 	if drifted == 0 {
-		t.Error("the subset normalised by itself kept every score: the test no longer shows the trap")
+		t.Error("the finalists alone kept every score: the test no longer shows the trap")
 	}
 	order := func(rs []PairScore) [][2]float64 {
 		var out [][2]float64
 		for _, r := range rs {
-			if r.Pair[0] == 1.5 || r.Pair[0] == 2 {
+			if r.Pair[0] == 2 || r.Pair[0] == 2.5 {
 				out = append(out, r.Pair)
 			}
 		}
 		return out
 	}
-	if a, b := order(full.Ranking("balanced")), order(fixed.Ranking("balanced")); !slices.Equal(a, b) {
-		t.Errorf("balanced order of the finalists: grid %v, subset with the grid's ranges %v", a, b)
+	if a, b := order(full.Ranking("balanced")), order(anchored.Ranking("balanced")); !slices.Equal(a, b) {
+		t.Errorf("balanced order of the finalists: grid %v, with anchors %v", a, b)
 	}
 }
 
@@ -112,14 +125,5 @@ func TestRankingAgreesWithTheRecommendation(t *testing.T) {
 	}
 	if rep.Equivalent("latency", [2]float64{1, 2}, [2]float64{9, 9}) {
 		t.Error("a pair that was never measured is equivalent to one that was")
-	}
-}
-
-func TestBackwardRangesAreBadInput(t *testing.T) {
-	t.Parallel()
-	opts := DefaultOptions()
-	opts.BalancedRanges = []Ranges{{CPUs: 2, RPSLo: 10, RPSHi: 5, P99Lo: 1, P99Hi: 2}}
-	if _, err := Build(&results.Run{}, opts); !errors.Is(err, ErrBadInput) {
-		t.Errorf("backward ranges: %v, want ErrBadInput", err)
 	}
 }

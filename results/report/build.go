@@ -63,7 +63,7 @@ func Build(run *results.Run, opts Options) (*Report, error) {
 	}
 	slices.Sort(cpus)
 	for _, cpu := range cpus {
-		if cr := analyseCPU(cpu, byCPU[cpu], opts); cr != nil {
+		if cr := analyseCPU(cpu, byCPU[cpu]); cr != nil {
 			rep.PerCPU = append(rep.PerCPU, cr)
 		}
 	}

@@ -25,11 +25,10 @@
 //
 // Balanced. Per CPU limit, each eligible cell gets the score
 // (RPS − min RPS)/(max RPS − min RPS) − (P99 − min P99)/(max P99 − min P99),
-// with minima and maxima over the eligible cells of that CPU limit, or over
-// fixed spans given in Options.BalancedRanges (a screening strategy passes
-// its first round's, so that the cells it dropped cannot reorder the rest:
-// normalised by the cells compared, the score of a subset is not the
-// score of the grid). The
+// with minima and maxima over the eligible cells of that CPU limit (so the
+// cells compared must include each limit's lowest RPS and highest P99 for
+// the score to be the grid's: a screening strategy keeps measuring those,
+// see sweep/halving). The
 // balanced cell maximises it. A linear score with positive weights is
 // maximised on the Pareto frontier, so this is the frontier's knee against
 // a line of slope one in normalised units: throughput gained and latency

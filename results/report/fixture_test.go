@@ -6,9 +6,9 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"strconv"
 	"testing"
 
+	"github.com/sweep-tool/sweep/internal/studyrun"
 	"github.com/sweep-tool/sweep/results"
 )
 
@@ -89,28 +89,18 @@ var gopSpec = map[string]any{
 // repetition each (5 minutes, k6, VUs = 2 × web threads, as the study ran).
 func gopCells(t *testing.T) []fxCell {
 	t.Helper()
-	rows := readCSV(t, filepath.Join("testdata", "game-of-pools-summary.csv"))
-	byID := map[string][]string{}
-	for _, r := range rows[1:] {
-		byID[fmt.Sprintf("cpu_%s__web_%s__db_%s", r[0], r[1], r[2])] = r
+	f, err := os.Open(filepath.Join("testdata", "game-of-pools-summary.csv"))
+	if err != nil {
+		t.Fatal(err)
 	}
-	grid := fxGrid(gopSpec["cpus"].([]float64), gopSpec["web_mult"].([]float64), gopSpec["db_mult"].([]float64))
-	cells := make([]fxCell, 0, len(grid))
-	for _, info := range grid {
-		r, ok := byID[info.ID]
-		if !ok {
-			t.Fatalf("cell %s is not in the study's table", info.ID)
-		}
-		rps, _ := strconv.ParseFloat(r[3], 64)
-		p99, _ := strconv.ParseFloat(r[4], 64)
-		total, _ := strconv.ParseInt(r[7], 10, 64)
-		rep := results.Rep{Record: results.Record{Status: results.StatusOK,
-			Load:        results.LoadInfo{Driver: "k6", Model: "closed", VUs: 2 * info.WebThreads, VUsPerWeb: 2},
-			Measurement: results.Measurement{Requests: total, RPS: rps, LatencyMS: results.Latency{P99: p99}, DurationS: 300}}}
-		cells = append(cells, fxCell{info: info, reps: []results.Rep{rep}})
+	defer f.Close()
+	recs, err := studyrun.Records(f, studyrun.Params{})
+	if err != nil {
+		t.Fatal(err)
 	}
-	if len(cells) != len(rows)-1 {
-		t.Fatalf("grid has %d cells, the study %d", len(cells), len(rows)-1)
+	cells := make([]fxCell, len(recs))
+	for i, r := range recs {
+		cells[i] = fxCell{info: r.Cell, reps: []results.Rep{{Record: r}}}
 	}
 	return cells
 }

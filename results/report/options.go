@@ -20,10 +20,6 @@ type Options struct {
 	// NoiseBand is the assumed relative noise (0..1) of a figure measured
 	// once.
 	NoiseBand float64 `json:"noise_band"`
-	// BalancedRanges, when set, fixes the spans each CPU limit's
-	// balanced score is normalised by (see Ranges); a CPU limit without
-	// an entry uses the span of its eligible cells, as a full grid does.
-	BalancedRanges []Ranges `json:"balanced_ranges,omitempty"`
 	// PredictCPUs are CPU limits at which the USL fit predicts (each > 0).
 	PredictCPUs []float64 `json:"predict_cpus,omitempty"`
 }
@@ -44,7 +40,7 @@ func (o Options) validate() error {
 			return fmt.Errorf("%w: CPU limit %v to predict at is not a number > 0", ErrBadInput, n)
 		}
 	}
-	return o.validateRanges()
+	return nil
 }
 
 // Metric is a figure a matrix can show.

@@ -15,10 +15,20 @@ type batch struct {
 // batchSeconds is the batch length for a phase of n seconds.
 func batchSeconds(n int) int { return max(minBatchS, n/targetBatches) }
 
-// batchesOf cuts series into whole batches that end at its newest second;
-// the oldest seconds that do not fill a batch are left out.
-func batchesOf(series []results.Interval) []batch {
-	size := batchSeconds(len(series))
+// Batches cuts series into whole batches of size seconds that end at its
+// newest second (the oldest seconds that do not fill one are left out) and
+// returns each batch's RPS (requests over the time it covers) and p99 (the
+// request-weighted mean of its seconds' p99s); p99 is nil when some batch
+// has no second with a p99. The stopping rule's batch means are these with
+// its own batch size; a replay uses them to measure a round's noise.
+func Batches(series []results.Interval, size int) (rps, p99 []float64) {
+	rps, p99, _ = batchFigures(batchesOf(series, max(1, size)))
+	return rps, p99
+}
+
+// batchesOf cuts series into whole batches of size seconds that end at
+// its newest second.
+func batchesOf(series []results.Interval, size int) []batch {
 	k := len(series) / size
 	skip := len(series) - k*size
 	out := make([]batch, k)

@@ -145,7 +145,7 @@ func (d Decision) bound(cfg Config) Decision {
 
 // assess fills the figures and Steady from the batch means.
 func (d *Decision) assess(series []results.Interval, cfg Config) {
-	bs := batchesOf(series)
+	bs := batchesOf(series, batchSeconds(len(series)))
 	d.Batches = len(bs)
 	if len(bs) > 0 {
 		d.BatchS = bs[0].seconds

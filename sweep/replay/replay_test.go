@@ -1,0 +1,148 @@
+package replay
+
+import (
+	"encoding/json"
+	"errors"
+	"math"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/sweep-tool/sweep/results"
+	"github.com/sweep-tool/sweep/sweep"
+)
+
+// TestStudyNoiseless replays the study's table once, at its own figures,
+// and checks the price against the arithmetic of the plan: 80 cells of
+// 4 s + 5 s + 5 s, then the finalists at 4 s + 10 s + 60 s, over 80 cells
+// of 4 s + 30 s + 300 s.
+func TestStudyNoiseless(t *testing.T) {
+	t.Parallel()
+	res, err := Replay(studyRun(t, 4*time.Second), Options{AssumedSteady: time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Replays != 1 || len(res.Rounds) != 2 || res.Rounds[0].Measured != 80 {
+		t.Fatalf("rounds %+v", res.Rounds)
+	}
+	finals := res.Rounds[1].Measured
+	if want := (80*14 + float64(finals)*74) / (80 * 334); math.Abs(res.Fraction-want) > 1e-9 || res.GridS != 80*334 {
+		t.Errorf("fraction %.4f of %.0f s, want %.4f of %d s", res.Fraction, res.GridS, want, 80*334)
+	}
+	if finals < len(res.Rounds[0].Kept) || finals > 80 {
+		t.Errorf("%d finalists for %d survivors: the anchors come on top", finals, len(res.Rounds[0].Kept))
+	}
+	for _, key := range []string{"latency", "balanced", "throughput"} {
+		if res.Agreement[key] != 1 {
+			t.Errorf("%s: agreement %v at the grid's own figures", key, res.Agreement[key])
+		}
+	}
+	if res.SteadyAssumed != finals || res.SteadyFromSamples != 0 {
+		t.Errorf("steady from samples %d, assumed %d; the table has no series", res.SteadyFromSamples, res.SteadyAssumed)
+	}
+	t.Logf("noiseless: %d of 80 cells survive the 5 s round, %d finalists with anchors, %.1f %% of the grid's time",
+		len(res.Rounds[0].Kept), finals, 100*res.Fraction)
+}
+
+func TestReplayIsDeterministic(t *testing.T) {
+	t.Parallel()
+	run := studyRun(t, 4*time.Second)
+	opts := Options{Seeds: 20, Seed: 7, NoiseCV: 0.08, AssumedSteady: time.Minute}
+	a, err := Replay(run, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := Replay(run, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(a, b) {
+		t.Error("two replays with the same seeds differ")
+	}
+	opts.Seed = 8
+	c, err := Replay(run, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if reflect.DeepEqual(a.Rounds, c.Rounds) && a.Fraction == c.Fraction {
+		t.Error("another seed gave the very same replays: the noise is not drawn")
+	}
+}
+
+// TestSharedHostRun replays a real run of the demo on this 2-core machine
+// while other tests loaded it (load average about 25): two cells, two
+// repetitions each, 10 s warm-up, 90 s measure. Its noise and its finals'
+// lengths come from the run itself.
+func TestSharedHostRun(t *testing.T) {
+	t.Parallel()
+	run, err := results.LoadRun(filepath.Join("testdata", "shared-host"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := Replay(run, Options{Seeds: 50})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := res.Noise[0]
+	if !strings.Contains(n.Source, "2 cells' repetitions, 2 cells' 5 s windows") || n.RPS < 0.3 || n.P99 < 0.2 {
+		t.Errorf("noise %+v: the repetitions differ by a factor of two", n)
+	}
+	if res.SteadyFromSamples == 0 || res.SteadyAssumed != 0 {
+		t.Errorf("finals' lengths: %d from samples, %d assumed", res.SteadyFromSamples, res.SteadyAssumed)
+	}
+	// Nothing on that machine was steady: finals run the full 90 s.
+	if got := res.Plan[1]; got.DurationS != 90 || got.MinimumS != 60 || got.WarmupS != 10 {
+		t.Errorf("final round %+v, want 10 s warm-up, 60–90 s", got)
+	}
+	if res.Fraction < 0.9 || res.Fraction > 1.3 {
+		t.Errorf("fraction %.2f: two cells, both finalists at full length, plus a screening round", res.Fraction)
+	}
+	t.Logf("shared host: noise %+v, fraction %.2f, agreement %v", n, res.Fraction, res.Agreement)
+}
+
+func TestReplayRejects(t *testing.T) {
+	t.Parallel()
+	run := studyRun(t, 4*time.Second)
+	if _, err := Replay(run, Options{Seeds: 10}); !errors.Is(err, ErrNoNoise) {
+		t.Errorf("noisy replays of a run without repetitions or samples and no CV: %v, want ErrNoNoise", err)
+	}
+	for name, o := range map[string]Options{
+		"negative seeds": {Seeds: -1}, "noise 100 %": {NoiseCV: 1}, "precision 1": {Precision: 1},
+	} {
+		if _, err := Replay(run, o); !errors.Is(err, sweep.ErrBadInput) {
+			t.Errorf("%s: %v, want bad input", name, err)
+		}
+	}
+	if _, err := Replay(studyRunAt(t, 0), Options{}); !errors.Is(err, sweep.ErrBadInput) {
+		t.Errorf("a run without phase times: %v, want bad input", err)
+	}
+}
+
+func TestResultJSON(t *testing.T) {
+	t.Parallel()
+	res, err := Replay(studyRun(t, 4*time.Second), Options{Seeds: 3, NoiseCV: 0.05, AssumedSteady: time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := json.Marshal(res)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Fraction  *float64           `json:"fraction"`
+		Agreement map[string]float64 `json:"agreement"`
+	}
+	if err := json.Unmarshal(b, &doc); err != nil {
+		t.Fatal(err)
+	}
+	if doc.Fraction == nil || *doc.Fraction <= 0 || *doc.Fraction >= 1 || len(doc.Agreement) != 3 {
+		t.Errorf("JSON %s", b)
+	}
+	for key, r := range doc.Agreement {
+		if r < 0 || r > 1 || r*3 != math.Round(r*3) {
+			t.Errorf("agreement %s = %v: not a share of 3 replays", key, r)
+		}
+	}
+}
