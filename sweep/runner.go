@@ -269,7 +269,10 @@ func (r *Runner) measure(ctx context.Context, job Job, dir string, rec *results.
 	if err := r.stillSame(ctx, r.current, rec); err != nil {
 		return err
 	}
-	return r.delivered(rec)
+	if err := r.delivered(rec); err != nil {
+		return err
+	}
+	return checkLoadRan(rec.Load, r.Spec.Duration.Std(), rec.Measurement)
 }
 
 // delivered fails a cell whose load did not reach the target: most

@@ -1,0 +1,82 @@
+package sweep
+
+import (
+	"context"
+	"errors"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/sweep-tool/sweep/results"
+)
+
+func TestCheckLoadRan(t *testing.T) {
+	t.Parallel()
+	closed := results.LoadInfo{Model: "closed", VUs: 20}
+	open := results.LoadInfo{Model: "open", Rate: 20, VUs: 20, MaxVUs: 100}
+	for _, tc := range []struct {
+		name string
+		want results.LoadInfo
+		m    results.Measurement
+		diff string // "" when the load ran as recorded
+	}{
+		{"closed as recorded", closed, results.Measurement{VUsMax: 20, DurationS: 10.02}, ""},
+		{"graceful stop runs longer", closed, results.Measurement{VUsMax: 20, DurationS: 14.9}, ""},
+		{"driver reports no VUs", closed, results.Measurement{DurationS: 10}, ""},
+		{"nothing reported", closed, results.Measurement{}, ""},
+		// what a script without options did before: k6's 1 VU, 1 iteration
+		{"one VU, one iteration", closed, results.Measurement{VUsMax: 1, Iterations: 1, DurationS: 0.05},
+			"1 VUs ran, the record states 20; the phase ran 0.05 s of the 10s asked"},
+		{"more VUs", closed, results.Measurement{VUsMax: 30, DurationS: 10}, "30 VUs ran, the record states 20"},
+		{"open grew within its bound", open, results.Measurement{VUsMax: 64, DurationS: 10}, ""},
+		{"open above its bound", open, results.Measurement{VUsMax: 101, DurationS: 10}, "101 VUs ran, above the open model's bound of 100"},
+		{"far shorter", open, results.Measurement{VUsMax: 20, DurationS: 8.9}, "the phase ran 8.90 s of the 10s asked"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			err := checkLoadRan(tc.want, 10*time.Second, tc.m)
+			if tc.diff == "" {
+				if err != nil {
+					t.Errorf("error %v, want none", err)
+				}
+				return
+			}
+			if !errors.Is(err, ErrLoadDiffers) || !strings.HasSuffix(err.Error(), ": "+tc.diff) {
+				t.Errorf("error %v, want ErrLoadDiffers: %s", err, tc.diff)
+			}
+		})
+	}
+}
+
+// oneVUDriver reports what k6 ran for a script without options before
+// sweep steered it: 1 VU, 1 iteration, over in a moment.
+type oneVUDriver struct{ fakeDriver }
+
+func (d *oneVUDriver) Run(ctx context.Context, req LoadRequest) (results.Measurement, error) {
+	m, err := d.fakeDriver.Run(ctx, req)
+	m.VUsMax, m.Iterations, m.DurationS = 1, 1, 0.04
+	return m, err
+}
+
+// TestRunnerFailsALoadThatDiffers: such a cell is failed with the reason,
+// not recorded ok under the load it did not run.
+func TestRunnerFailsALoadThatDiffers(t *testing.T) {
+	t.Parallel()
+	spec := testSpec()
+	spec.CPUs, spec.WebMult = []float64{1}, []float64{1}
+	dir := t.TempDir()
+	r := &Runner{Spec: spec, Dir: dir, Stack: &fakeStack{}, Driver: &oneVUDriver{}}
+	sum, err := r.Run(t.Context())
+	if err != nil || len(sum.Records) != 1 {
+		t.Fatalf("run: %v, %d records", err, len(sum.Records))
+	}
+	rec, err := results.ReadRecord(filepath.Join(results.CellDir(dir, spec.Cells()[0].ID, 1), results.ResultFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rec.Status != results.StatusFailed || !strings.Contains(rec.Reason, "1 VUs ran, the record states 3") ||
+		rec.VUsMax != 1 || rec.Load.VUs != 3 {
+		t.Errorf("status %s (%s), vus_max %d, load %+v; want failed naming 1 of 3 VUs", rec.Status, rec.Reason, rec.VUsMax, rec.Load)
+	}
+}
