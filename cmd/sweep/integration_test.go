@@ -85,9 +85,24 @@ func checkRecord(t *testing.T, rec results.Record, cell results.CellInfo) {
 	if _, ok := rec.Resources["db"]; !ok {
 		t.Error("no resources.db")
 	}
+	checkDelivered(t, rec)
 	if rec.DB == nil || rec.DB.MaxConnections != 200 || rec.DB.Sessions.TotalPeak < 1 {
 		t.Errorf("db block %+v, want max_connections 200 (the demo's) and sessions seen", rec.DB)
 	}
+}
+
+// checkDelivered checks the proof of delivery of an ok demo cell: both
+// byte counts from the target container's network counters, and what it
+// received above the bound (the requests plus the database's replies).
+func checkDelivered(t *testing.T, rec results.Record) {
+	t.Helper()
+	d := rec.Delivery
+	if d == nil || d.Method != results.DeliveryNetwork || d.SentBytes <= 0 || d.SentBytes != rec.BytesSent ||
+		d.Ratio < sweep.MinDeliveryRatio || d.Ratio != float64(d.ReceivedBytes)/float64(d.SentBytes) {
+		t.Errorf("delivery %+v (bytes sent %d), want network counters and a ratio of at least %g", d, rec.BytesSent, sweep.MinDeliveryRatio)
+		return
+	}
+	t.Logf("%s: received/sent %.3f (%d / %d bytes over %.2f s)", rec.Cell.ID, d.Ratio, d.ReceivedBytes, d.SentBytes, d.WindowS)
 }
 
 // checkSamples checks samples.csv: the contract's header and about one row
