@@ -7,7 +7,7 @@ DEMO_ARGS ?=
 # Test timeout per package; the whole suite stays well under 20 minutes.
 TEST_TIMEOUT ?= 15m
 
-.PHONY: help build test unit lint fmt demo demo-images bench-driver swarm-up swarm-down clean
+.PHONY: help build test test-compose-v1 unit lint fmt demo demo-images bench-driver swarm-up swarm-down clean
 
 help: ## list the targets
 	@grep -hE '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-14s %s\n", $$1, $$2}'
@@ -17,6 +17,11 @@ build: ## build bin/sweep with the version stamped in
 
 test: demo-images ## unit and integration tests (Docker tests skip without an engine; SWEEP_REQUIRE_DOCKER=1 fails instead)
 	$(GO) test -race -count=1 -p 1 -timeout $(TEST_TIMEOUT) ./...
+
+test-compose-v1: demo-images ## the compose package's Docker tests and one end-to-end sweep under docker-compose v1
+	SWEEP_COMPOSE_CLI=v1 $(GO) test -race -count=1 -p 1 -timeout $(TEST_TIMEOUT) ./compose/
+	set -o pipefail; SWEEP_COMPOSE_CLI=v1 $(GO) test -race -count=1 -p 1 -timeout $(TEST_TIMEOUT) \
+	  -run 'TestSweepRunEndToEnd$$' -v ./cmd/sweep/ | grep -E '^(=== RUN|--- |PASS|FAIL|ok|\s+integration_test.go)'
 
 unit: ## unit tests only: tests that need Docker or PostgreSQL skip under -short (about 25 s)
 	$(GO) test -short -count=1 ./...

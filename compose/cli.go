@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"os/exec"
 	"strings"
 	"syscall"
@@ -32,28 +33,48 @@ type CLI struct {
 // String names the CLI as a user types it.
 func (c CLI) String() string { return strings.Join(c.Prefix, " ") }
 
+// CLIEnv names the environment variable that picks one compose CLI: "v1"
+// (docker-compose) or "v2" (the docker compose plugin); empty or unset
+// detects. CI runs the same tests under both this way.
+const CLIEnv = "SWEEP_COMPOSE_CLI"
+
 // DetectCLI finds the compose CLI: the v2 plugin when `docker compose
 // version` succeeds, else docker-compose v1 on PATH, else an error wrapping
-// ErrNoComposeCLI.
+// ErrNoComposeCLI. SWEEP_COMPOSE_CLI=v1|v2 asks for one of them, and it is
+// an error when that one is missing.
 func DetectCLI(ctx context.Context) (CLI, error) {
 	probe := func(argv []string) error {
 		ctx, cancel := context.WithTimeout(ctx, 20*time.Second)
 		defer cancel()
 		return exec.CommandContext(ctx, argv[0], argv[1:]...).Run()
 	}
-	return detect(probe, exec.LookPath)
+	return detect(os.Getenv(CLIEnv), probe, exec.LookPath)
 }
 
-// detect is DetectCLI with the outside world passed in.
-func detect(run func(argv []string) error, lookPath func(string) (string, error)) (CLI, error) {
+// detect is DetectCLI with the outside world passed in; want is "", "v1"
+// or "v2".
+func detect(want string, run func(argv []string) error, lookPath func(string) (string, error)) (CLI, error) {
+	if want != "" && want != "v1" && want != "v2" {
+		return CLI{}, fmt.Errorf("%w: %s=%q; give v1, v2 or leave it unset", ErrNoComposeCLI, CLIEnv, want)
+	}
 	var v2Err error
-	if docker, err := lookPath("docker"); err != nil {
-		v2Err = err
-	} else if v2Err = run([]string{docker, "compose", "version"}); v2Err == nil {
-		return CLI{Kind: V2, Prefix: []string{docker, "compose"}}, nil
+	if want != "v1" {
+		if docker, err := lookPath("docker"); err != nil {
+			v2Err = err
+		} else if v2Err = run([]string{docker, "compose", "version"}); v2Err == nil {
+			return CLI{Kind: V2, Prefix: []string{docker, "compose"}}, nil
+		}
+		if want == "v2" {
+			return CLI{}, fmt.Errorf("%w: %s=v2 but `docker compose version` failed (%v); install the Docker Compose plugin",
+				ErrNoComposeCLI, CLIEnv, v2Err)
+		}
 	}
 	v1, err := lookPath("docker-compose")
-	if err != nil {
+	switch {
+	case err != nil && want == "v1":
+		return CLI{}, fmt.Errorf("%w: %s=v1 but docker-compose is not on PATH (%v); install docker-compose",
+			ErrNoComposeCLI, CLIEnv, err)
+	case err != nil:
 		return CLI{}, fmt.Errorf("%w: `docker compose version` failed (%v) and docker-compose is not on PATH; "+
 			"install the Docker Compose plugin or docker-compose", ErrNoComposeCLI, v2Err)
 	}

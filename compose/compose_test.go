@@ -18,18 +18,26 @@ func TestDetect(t *testing.T) {
 	errFail := errors.New("exit status 1")
 	cases := []struct {
 		name    string
+		want    string // SWEEP_COMPOSE_CLI
 		v2      error
 		onPath  []string
-		want    CLI
+		wantCLI CLI
 		wantErr error
 	}{
-		{"v2 plugin", nil, []string{"docker", "docker-compose"},
+		{"v2 plugin", "", nil, []string{"docker", "docker-compose"},
 			CLI{Kind: V2, Prefix: []string{"/bin/docker", "compose"}}, nil},
-		{"v1 when the plugin fails", errFail, []string{"docker", "docker-compose"},
+		{"v1 when the plugin fails", "", errFail, []string{"docker", "docker-compose"},
 			CLI{Kind: V1, Prefix: []string{"/bin/docker-compose"}}, nil},
-		{"v1 without docker", nil, []string{"docker-compose"},
+		{"v1 without docker", "", nil, []string{"docker-compose"},
 			CLI{Kind: V1, Prefix: []string{"/bin/docker-compose"}}, nil},
-		{"neither", errFail, []string{"docker"}, CLI{}, ErrNoComposeCLI},
+		{"neither", "", errFail, []string{"docker"}, CLI{}, ErrNoComposeCLI},
+		{"v1 asked though v2 works", "v1", nil, []string{"docker", "docker-compose"},
+			CLI{Kind: V1, Prefix: []string{"/bin/docker-compose"}}, nil},
+		{"v1 asked, missing", "v1", nil, []string{"docker"}, CLI{}, ErrNoComposeCLI},
+		{"v2 asked", "v2", nil, []string{"docker", "docker-compose"},
+			CLI{Kind: V2, Prefix: []string{"/bin/docker", "compose"}}, nil},
+		{"v2 asked, plugin fails", "v2", errFail, []string{"docker", "docker-compose"}, CLI{}, ErrNoComposeCLI},
+		{"unknown choice", "v3", nil, []string{"docker", "docker-compose"}, CLI{}, ErrNoComposeCLI},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -41,12 +49,12 @@ func TestDetect(t *testing.T) {
 				}
 				return "", exec.ErrNotFound
 			}
-			got, err := detect(runProbe, lookPath)
+			got, err := detect(c.want, runProbe, lookPath)
 			if !errors.Is(err, c.wantErr) {
 				t.Fatalf("err = %v, want %v", err, c.wantErr)
 			}
-			if got.Kind != c.want.Kind || !slices.Equal(got.Prefix, c.want.Prefix) {
-				t.Errorf("got %+v, want %+v", got, c.want)
+			if got.Kind != c.wantCLI.Kind || !slices.Equal(got.Prefix, c.wantCLI.Prefix) {
+				t.Errorf("got %+v, want %+v", got, c.wantCLI)
 			}
 		})
 	}

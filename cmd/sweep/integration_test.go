@@ -11,6 +11,7 @@ import (
 
 	"github.com/docker/docker/client"
 
+	"github.com/sweep-tool/sweep/compose"
 	"github.com/sweep-tool/sweep/results"
 	"github.com/sweep-tool/sweep/sweep"
 )
@@ -30,6 +31,7 @@ func TestSweepRunEndToEnd(t *testing.T) {
 	if len(meta.Cells) != 2 || meta.RunID == "" || meta.DSNHash == "" {
 		t.Fatalf("sweep.json: run id %q, %d cells, dsn hash %q", meta.RunID, len(meta.Cells), meta.DSNHash)
 	}
+	checkComposeCLI(t, meta.Host.ComposeVersion)
 	var overhead []string
 	for _, cell := range meta.Cells {
 		t.Run(cell.ID, func(t *testing.T) {
@@ -54,6 +56,19 @@ func TestSweepRunEndToEnd(t *testing.T) {
 	}
 	assertNoSecret(t, out, pr.stdout.String()+pr.stderr.String())
 	assertNoContainers(t, cli, meta.RunID)
+}
+
+// checkComposeCLI checks that sweep.json names the compose CLI's version,
+// and that it is the one SWEEP_COMPOSE_CLI asked for (CI runs this test
+// under both).
+func checkComposeCLI(t *testing.T, version string) {
+	t.Helper()
+	want := map[string]string{"v1": "1.", "v2": "2."}[os.Getenv(compose.CLIEnv)]
+	if version == "" || !strings.HasPrefix(strings.TrimPrefix(version, "v"), want) {
+		t.Errorf("sweep.json compose_version %q, want one starting %q (%s=%q)", version, want,
+			compose.CLIEnv, os.Getenv(compose.CLIEnv))
+	}
+	t.Logf("compose CLI: %s", version)
 }
 
 // checkRecord checks one cell's result.json: status, the configuration
