@@ -10,7 +10,7 @@ TEST_TIMEOUT ?= 15m
 .PHONY: help build test test-compose-v1 unit lint fmt demo demo-images bench-driver swarm-up swarm-down clean
 
 help: ## list the targets
-	@grep -hE '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-14s %s\n", $$1, $$2}'
+	@grep -hE '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-16s %s\n", $$1, $$2}'
 
 build: ## build bin/sweep with the version stamped in
 	$(GO) build -ldflags "$(LDFLAGS)" -o bin/sweep ./cmd/sweep
