@@ -23,9 +23,13 @@ type Noise struct {
 
 // givenNoise applies one CV to RPS and p99 in every screening round.
 func givenNoise(cv float64, plan halving.Plan) []Noise {
+	source := "given"
+	if cv == 0 {
+		source = "none: the grid's own figures"
+	}
 	out := make([]Noise, len(plan.Rounds)-1)
 	for i := range out {
-		out[i] = Noise{Round: i + 1, RPS: cv, P99: cv, Source: "given"}
+		out[i] = Noise{Round: i + 1, RPS: cv, P99: cv, Source: source}
 	}
 	return out
 }

@@ -27,6 +27,7 @@ type replayer struct {
 // outcome is one replay.
 type outcome struct {
 	rounds      []RoundOutcome
+	anchors     []string
 	timeS       float64
 	picks       []Pick
 	fromSamples int
@@ -58,6 +59,7 @@ func (rp *replayer) once(rng *rand.Rand) (outcome, error) {
 		next := sel.Next()
 		cand = slices.DeleteFunc(slices.Clone(rp.cells), func(c *cell) bool { return !slices.Contains(next, c.info.ID) })
 	}
+	o.anchors = anchors
 	final := rounds[len(rounds)-1]
 	t := 0.0
 	var ids []string

@@ -66,7 +66,8 @@ type Result struct {
 	RunID    string `json:"run_id"`
 	Strategy string `json:"strategy"`
 	// Fraction is halving's wall time over the grid's, the mean over the
-	// replays; FractionMax the largest.
+	// replays (above 1 where halving would have cost more, as on a grid
+	// of a few short cells); FractionMax the largest.
 	Fraction    float64 `json:"fraction"`
 	FractionMax float64 `json:"fraction_max"`
 	GridS       float64 `json:"grid_s"`
@@ -77,10 +78,11 @@ type Result struct {
 	Replays   int                `json:"replays"`
 	Noise     []Noise            `json:"noise"`
 	Plan      []RoundPlan        `json:"plan"`
-	// Rounds and Picks are the first replay's (the grid's own figures
-	// when Seeds is 0).
-	Rounds []RoundOutcome `json:"rounds"`
-	Picks  []Pick         `json:"picks"`
+	// Rounds, Anchors and Picks are the first replay's (the grid's own
+	// figures when Seeds is 0).
+	Rounds  []RoundOutcome `json:"rounds"`
+	Anchors []string       `json:"anchors"`
+	Picks   []Pick         `json:"picks"`
 	// SteadyFromSamples and SteadyAssumed count the finalists whose
 	// measured phase came from their series or from AssumedSteady.
 	SteadyFromSamples int      `json:"steady_from_samples"`

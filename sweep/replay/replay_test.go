@@ -146,3 +146,21 @@ func TestResultJSON(t *testing.T) {
 		}
 	}
 }
+
+func TestWriteTextOfNoisyReplays(t *testing.T) {
+	t.Parallel()
+	res, err := Replay(studyRun(t, 4*time.Second), Options{Seeds: 5, NoiseCV: 0.05, AssumedSteady: time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	if err := WriteText(&b, res); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"Round 1: 80 cells × (5 s warm-up + 5 s) = 1120 s.", "until steady, 60–300 s",
+		"over 5 replays", "Round 1 noise: RPS 5.0 %, p99 5.0 % (given)", "Anchors measured again", "latency", "web 1× pool"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("text lacks %q:\n%s", want, b.String())
+		}
+	}
+}

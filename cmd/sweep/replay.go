@@ -1,0 +1,77 @@
+package main
+
+import (
+	"errors"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/sweep-tool/sweep/results"
+	"github.com/sweep-tool/sweep/sweep"
+	"github.com/sweep-tool/sweep/sweep/replay"
+)
+
+func newReplayCmd(stdout io.Writer) *cobra.Command {
+	var strategy, noise string
+	var asJSON bool
+	var opts replay.Options
+	cmd := &cobra.Command{
+		Use:   "replay RUN_DIR",
+		Short: "Replay a finished grid run through the halving strategy: its time and whether it picks the same",
+		Long: "Replays RUN_DIR (a full grid) through successive halving: which cells each round keeps, the share of the\n" +
+			"run's wall time it would have needed (from the run's overheads, warm-ups and steady-state times) and whether\n" +
+			"each profile's pick is the grid's or one the grid's report calls equivalent. --seeds N replays N times with\n" +
+			"the short rounds' figures perturbed by the run's measured noise (or --noise) and prints the agreement rate.",
+		Args: cobra.ExactArgs(1),
+		RunE: func(_ *cobra.Command, args []string) error {
+			if strategy != "halving" {
+				return sweep.BadInput("strategy", "%q: only halving can be replayed (the run itself is the grid)", strategy)
+			}
+			cv, err := parsePercent(noise)
+			if err != nil {
+				return err
+			}
+			opts.NoiseCV = cv
+			return replayRun(stdout, args[0], opts, asJSON)
+		},
+	}
+	cmd.Flags().StringVar(&strategy, "strategy", "halving", "the strategy to replay (halving)")
+	cmd.Flags().IntVar(&opts.Seeds, "seeds", 0, "noisy replays to run (0: one replay of the run's own figures)")
+	cmd.Flags().Uint64Var(&opts.Seed, "seed", 1, "first seed of the noisy replays")
+	cmd.Flags().StringVar(&noise, "noise", "", "noise of the short rounds as a CV, e.g. 5% (default: measured from the run's repetitions and samples)")
+	cmd.Flags().DurationVar(&opts.AssumedSteady, "steady", 0, "finals' measured phase for cells without samples.csv (default: the run's duration)")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print one JSON document (fraction, agreement, rounds, picks)")
+	return cmd
+}
+
+func replayRun(w io.Writer, dir string, opts replay.Options, asJSON bool) error {
+	run, err := results.LoadRun(dir)
+	if err != nil {
+		return reportInput(err)
+	}
+	res, err := replay.Replay(run, opts)
+	if errors.Is(err, replay.ErrNoNoise) {
+		return sweep.BadInput("noise", "%v; give the noise of a short round, e.g. --noise 5%%", err)
+	}
+	if err != nil {
+		return err
+	}
+	if asJSON {
+		return replay.WriteJSON(w, res)
+	}
+	return replay.WriteText(w, res)
+}
+
+// parsePercent reads "5%" or "5" as 0.05; empty is 0.
+func parsePercent(s string) (float64, error) {
+	if s == "" {
+		return 0, nil
+	}
+	v, err := strconv.ParseFloat(strings.TrimSuffix(strings.TrimSpace(s), "%"), 64)
+	if err != nil || !(v > 0 && v < 100) {
+		return 0, sweep.BadInput("noise", "%q is not a CV in percent between 0 and 100, e.g. 5%%", s)
+	}
+	return v / 100, nil
+}
