@@ -7,6 +7,7 @@ import (
 	"io"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/docker/docker/api/types/container"
 	"github.com/docker/docker/pkg/stdcopy"
@@ -15,7 +16,8 @@ import (
 )
 
 // ReadBack returns what the engine says the target runs with: its CPU
-// limit, the swept env vars (absent ones are left out) and its id.
+// limit, the swept env vars (absent ones are left out), its id and the
+// start time of its process.
 func (s *Stack) ReadBack(ctx context.Context) (results.Applied, error) {
 	id, err := s.target(ctx)
 	if err != nil {
@@ -26,6 +28,9 @@ func (s *Stack) ReadBack(ctx context.Context) (results.Applied, error) {
 		return results.Applied{}, fmt.Errorf("inspect %s: %w", s.opts.Service, err)
 	}
 	applied := results.Applied{ContainerID: c.ID, Env: map[string]string{}}
+	if c.State != nil {
+		applied.ContainerStartedAt, _ = time.Parse(time.RFC3339Nano, c.State.StartedAt)
+	}
 	if c.HostConfig != nil {
 		applied.CPUs = cpusOf(c.HostConfig.Resources)
 		applied.MemoryBytes = c.HostConfig.Memory

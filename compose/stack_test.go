@@ -59,6 +59,7 @@ func TestStackOnEngine(t *testing.T) {
 		}
 	}
 	checkInfo(t, s)
+	checkWatch(t, s, eng)
 }
 
 // applyCell applies cell, waits until ready and logs how long that took.

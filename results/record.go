@@ -52,6 +52,10 @@ type Record struct {
 	// Delivery proves that the measured load reached the target.
 	Delivery *Delivery `json:"delivery,omitempty"`
 	Warnings []string  `json:"warnings,omitempty"`
+	// Events lists the changes of the stack's containers seen during the
+	// warm-up and the measured phase (restarts, exits, pauses); a record
+	// with events is failed.
+	Events []StackEvent `json:"events,omitempty"`
 	// SafeLimit is set when the cell searched its safe limit instead of
 	// measuring one load (run --find-limit); the measurement above is then
 	// the one at the safe limit (at the lowest level when none held), and
@@ -107,8 +111,10 @@ type Applied struct {
 	MemoryBytes int64 `json:"memory_bytes,omitempty"`
 	// Env holds only the swept variables, name to value.
 	Env map[string]string `json:"env"`
-	// ContainerID is the target container the cell measured.
-	ContainerID string `json:"container_id,omitempty"`
+	// ContainerID is the target container the cell measured, and
+	// ContainerStartedAt when its process started: a restart keeps the id.
+	ContainerID        string    `json:"container_id,omitempty"`
+	ContainerStartedAt time.Time `json:"container_started_at,omitzero"`
 }
 
 // LoadInfo says which driver and load model produced a measurement.

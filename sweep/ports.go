@@ -95,8 +95,29 @@ type Stack interface {
 	ReadBack(ctx context.Context) (results.Applied, error)
 	// Logs returns the last n lines of the target's log.
 	Logs(ctx context.Context, n int) (string, error)
+	// Watch starts watching every container of the running stack (see
+	// StackWatch); the runner watches each cell's warm-up and measured
+	// phase.
+	Watch(ctx context.Context) (StackWatch, error)
 	// Down stops and removes everything the stack started.
 	Down(ctx context.Context) error
+}
+
+// StackWatch watches the containers of a running stack: a cell is ok only
+// when the stack it measured stayed the same from the start of its
+// warm-up to the end of its measured phase. A restart, exit or OOM kill of
+// the target mixes two processes in one figure; a pause of any service, or
+// a restart or exit of another one (the database, a pooler), means the
+// load met a different stack for part of the phase. Either way the figures
+// no longer describe one stack, so the cell fails.
+type StackWatch interface {
+	// Changed is closed when the first change is seen, so the load can
+	// stop early.
+	Changed() <-chan struct{}
+	// Stop ends the watch and returns every change seen, in order. An
+	// error means the watch could not see everything (its event stream
+	// broke); the stack may then have changed unseen.
+	Stop(ctx context.Context) ([]results.StackEvent, error)
 }
 
 // Monitor watches the stack while a cell's measured load runs (container

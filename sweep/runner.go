@@ -254,19 +254,23 @@ func (r *Runner) setup(ctx context.Context, job Job, dir string, rec *results.Re
 	return nil
 }
 
-// measure resets the database, runs the warm-up and the measured load,
-// and checks that the target did not restart meanwhile and that the load
-// reached it.
+// measure checks that the target is still the container read back,
+// resets the database, runs the warm-up and the measured load while the
+// stack is watched, and checks that the load reached the target.
 func (r *Runner) measure(ctx context.Context, job Job, dir string, rec *results.Record) error {
+	if err := r.stillSame(ctx, rec); err != nil {
+		return err
+	}
 	if r.Reset != nil {
 		if err := r.timed(job, rec, "reset", func() error { return r.Reset(ctx) }); err != nil {
 			return fmt.Errorf("db reset: %w", err)
 		}
 	}
-	if err := r.load(ctx, job, dir, rec); err != nil {
-		return err
-	}
-	if err := r.stillSame(ctx, r.current, rec); err != nil {
+	var starts phaseStarts
+	err := r.watched(ctx, rec, &starts, func(ctx context.Context) error {
+		return r.load(ctx, job, dir, rec, &starts)
+	})
+	if err != nil {
 		return err
 	}
 	if err := r.delivered(rec); err != nil {
@@ -290,25 +294,34 @@ func (r *Runner) delivered(rec *results.Record) error {
 	return notDelivered
 }
 
-// stillSame fails a cell whose target restarted or stopped while it was
-// measured: its figures would mix two processes.
-func (r *Runner) stillSame(ctx context.Context, stack Stack, rec *results.Record) error {
-	after, err := stack.ReadBack(ctx)
+// stillSame fails a cell whose target container is no longer the one
+// whose configuration was read back, or whose process restarted since (a
+// restart keeps the container's id): the record would describe another
+// process. From here on the watch covers it.
+func (r *Runner) stillSame(ctx context.Context, rec *results.Record) error {
+	now, err := r.current.ReadBack(ctx)
 	if err != nil {
-		return fmt.Errorf("target after the load: %w", err)
+		return fmt.Errorf("target before the load: %w", err)
 	}
-	if after.ContainerID != rec.Applied.ContainerID {
-		return fmt.Errorf("target container was replaced during the cell (%.12s → %.12s)",
-			rec.Applied.ContainerID, after.ContainerID)
+	was := rec.Applied
+	switch {
+	case now.ContainerID != was.ContainerID:
+		return fmt.Errorf("target container was replaced since it was read back (%.12s → %.12s)",
+			was.ContainerID, now.ContainerID)
+	case !now.ContainerStartedAt.Equal(was.ContainerStartedAt):
+		return fmt.Errorf("target restarted since it was read back (started %s, now %s)",
+			was.ContainerStartedAt.Format(time.RFC3339Nano), now.ContainerStartedAt.Format(time.RFC3339Nano))
 	}
 	return nil
 }
 
 // load runs the warm-up (discarded) and the measured phase, with the
 // monitor watching the latter.
-func (r *Runner) load(ctx context.Context, job Job, dir string, rec *results.Record) error {
+func (r *Runner) load(ctx context.Context, job Job, dir string, rec *results.Record, starts *phaseStarts) error {
 	req := LoadRequest{BaseURL: r.Spec.URL, Load: rec.Load, Dir: dir}
 	if w := r.Spec.Warmup.Std(); w > 0 {
+		starts.mark("warmup", r.now())
+		r.logf("%s r%d: warm-up for %s", job.Cell.ID, job.Rep, w)
 		warm := req
 		warm.Warmup, warm.Duration = true, w
 		if err := r.timed(job, rec, "warmup", func() error { _, err := r.Driver.Run(ctx, warm); return err }); err != nil {
@@ -323,6 +336,8 @@ func (r *Runner) load(ctx context.Context, job Job, dir string, rec *results.Rec
 			return fmt.Errorf("start samplers: %w", err)
 		}
 	}
+	starts.mark("measure", r.now())
+	r.logf("%s r%d: measured phase for %s", job.Cell.ID, job.Rep, req.Duration)
 	cpu0, wall0 := processCPU(), time.Now()
 	err := r.timed(job, rec, "measure", func() error {
 		m, err := r.Driver.Run(ctx, req)

@@ -18,6 +18,7 @@ type fakeStack struct {
 	last    TargetConfig
 	applied []string
 	skewFor string
+	watch   *fakeWatch // the current cell's
 }
 
 func (f *fakeStack) Apply(_ context.Context, cfg TargetConfig) error {
@@ -35,6 +36,10 @@ func (f *fakeStack) ReadBack(context.Context) (results.Applied, error) {
 }
 func (f *fakeStack) Logs(context.Context, int) (string, error) { return "boom\n", nil }
 func (f *fakeStack) Down(context.Context) error                { return nil }
+func (f *fakeStack) Watch(context.Context) (StackWatch, error) {
+	f.watch = &fakeWatch{changed: make(chan struct{})}
+	return f.watch, nil
+}
 
 type fakeDriver struct {
 	calls  int
@@ -179,17 +184,24 @@ func TestRunnerRetriesAndMaxFailures(t *testing.T) {
 	}
 }
 
-// restartingStack reports a new container after the load, as when the
-// target crashed and Docker restarted it.
+// restartingStack reports, on every second read back, a new container
+// (replaced) or the same one with a later start time (restarted in
+// place), as when the target crashed and Docker replaced or restarted it.
 type restartingStack struct {
 	fakeStack
-	reads int
+	inPlace bool
+	reads   int
 }
 
 func (s *restartingStack) ReadBack(ctx context.Context) (results.Applied, error) {
 	a, _ := s.fakeStack.ReadBack(ctx)
 	s.reads++
-	if s.reads%2 == 0 {
+	a.ContainerStartedAt = time.Date(2025, 1, 1, 3, 0, 0, 0, time.UTC)
+	switch {
+	case s.reads%2 == 1:
+	case s.inPlace:
+		a.ContainerStartedAt = a.ContainerStartedAt.Add(time.Second)
+	default:
 		a.ContainerID = "new"
 	}
 	return a, nil
@@ -200,12 +212,18 @@ func TestRunnerFailsCellWhoseTargetRestarted(t *testing.T) {
 	spec := testSpec()
 	spec.CPUs = []float64{1}
 	spec.WebMult = []float64{1}
-	sum, err := (&Runner{Spec: spec, Dir: t.TempDir(), Stack: &restartingStack{}, Driver: &fakeDriver{}}).Run(t.Context())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if rec := sum.Records[0]; rec.Status != results.StatusFailed || !strings.Contains(rec.Reason, "replaced") {
-		t.Errorf("status %s reason %q, want failed: replaced", rec.Status, rec.Reason)
+	for _, tc := range []struct {
+		inPlace bool
+		want    string
+	}{{false, "replaced since it was read back"}, {true, "restarted since it was read back"}} {
+		stack := &restartingStack{inPlace: tc.inPlace}
+		sum, err := (&Runner{Spec: spec, Dir: t.TempDir(), Stack: stack, Driver: &fakeDriver{}}).Run(t.Context())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rec := sum.Records[0]; rec.Status != results.StatusFailed || !strings.Contains(rec.Reason, tc.want) {
+			t.Errorf("status %s reason %q, want failed: %s", rec.Status, rec.Reason, tc.want)
+		}
 	}
 }
 

@@ -57,6 +57,15 @@ func (s *levelStack) ReadBack(context.Context) (results.Applied, error) {
 }
 func (s *levelStack) Logs(context.Context, int) (string, error) { return "", nil }
 func (s *levelStack) Down(context.Context) error                { return nil }
+func (s *levelStack) Watch(context.Context) (sweep.StackWatch, error) {
+	return quietWatch{}, nil
+}
+
+// quietWatch is a watch that sees no change.
+type quietWatch struct{}
+
+func (quietWatch) Changed() <-chan struct{}                           { return nil }
+func (quietWatch) Stop(context.Context) ([]results.StackEvent, error) { return nil, nil }
 
 // levelDriver answers with a p99 of one millisecond per VU; the cells
 // whose id contains crash fail every run, and the cancel-th measured run

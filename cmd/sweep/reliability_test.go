@@ -10,7 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/docker/docker/api/types/container"
 	"github.com/docker/docker/client"
 
 	"github.com/sweep-tool/sweep/results"
@@ -169,20 +168,21 @@ func TestRunIDsDiffer(t *testing.T) {
 	}
 }
 
-// waitMeasuring waits until the cell's target container is healthy and
-// then a moment more, so the cell is in its warm-up or measured load.
-func waitMeasuring(t *testing.T, p *proc, cli *client.Client, out, cellID string) {
+// waitMeasuring waits until sweep.log says the cell's measured phase
+// began, then a second more; it returns the target's container id.
+func waitMeasuring(t *testing.T, p *proc, cli *client.Client, out, cellID string) string {
 	t.Helper()
 	runID := waitMeta(t, p, out).RunID
-	waitFor(t, p, cellID+" healthy", func() bool {
-		for _, c := range containers(t, cli, sweep.LabelRun+"="+runID, sweep.LabelCell+"="+cellID) {
-			if c.State == container.StateRunning && strings.Contains(c.Status, "(healthy)") {
-				return true
-			}
-		}
-		return false
+	waitFor(t, p, cellID+"'s measured phase", func() bool {
+		log, _ := os.ReadFile(filepath.Join(out, results.LogFile))
+		return strings.Contains(string(log), cellID+" r1: measured phase")
 	})
-	time.Sleep(2 * time.Second)
+	time.Sleep(time.Second)
+	list := containers(t, cli, sweep.LabelRun+"="+runID, sweep.LabelCell+"="+cellID)
+	if len(list) != 1 {
+		t.Fatalf("%d target containers of %s", len(list), cellID)
+	}
+	return list[0].ID
 }
 
 // assertJSONParses fails on any .json file in dir that does not parse.

@@ -1,0 +1,121 @@
+package sweep
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/sweep-tool/sweep/results"
+)
+
+// errStackChanged cancels a cell's load once its watch saw a change: the
+// rest of the phase could not be recorded anyway.
+var errStackChanged = errors.New("the stack changed")
+
+// phaseStarts are the start times of a cell's load phases, in order, so
+// each event of the stack can be placed in its phase.
+type phaseStarts struct {
+	names []string
+	at    []time.Time
+}
+
+func (p *phaseStarts) mark(name string, at time.Time) {
+	p.names, p.at = append(p.names, name), append(p.at, at)
+}
+
+// place sets the phase of ev and its seconds into that phase. An event
+// before the first phase (a container found not running when the watch
+// began) counts as at its start.
+func (p *phaseStarts) place(ev *results.StackEvent) {
+	if len(p.at) == 0 {
+		return
+	}
+	i := 0
+	for j, at := range p.at {
+		if !ev.At.Before(at) {
+			i = j
+		}
+	}
+	ev.Phase = p.names[i]
+	ev.T = max(0, ev.At.Sub(p.at[i]).Round(time.Millisecond).Seconds())
+}
+
+// watched runs load (the warm-up and the measured phase) while the stack
+// is watched. A change seen stops the load early and fails the cell with
+// the changes in rec.Events; a watch that broke fails it too, since the
+// stack may have changed unseen.
+func (r *Runner) watched(ctx context.Context, rec *results.Record, starts *phaseStarts,
+	load func(ctx context.Context) error) error {
+	w, err := r.current.Watch(ctx)
+	if err != nil {
+		return fmt.Errorf("watch the stack: %w", err)
+	}
+	lctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	go func() {
+		select {
+		case <-w.Changed():
+			cancel(errStackChanged)
+		case <-lctx.Done():
+		}
+	}()
+	loadErr := load(lctx)
+	events, werr := w.Stop(context.WithoutCancel(ctx))
+	for i := range events {
+		starts.place(&events[i])
+	}
+	rec.Events = events
+	switch {
+	case len(events) > 0:
+		return errors.New(describeEvents(events))
+	case loadErr == nil && werr != nil:
+		return fmt.Errorf("watch the stack: %w", werr)
+	}
+	return loadErr
+}
+
+// describeEvents is the reason of a cell whose stack changed: the first
+// few changes, with the service, what happened and when.
+func describeEvents(events []results.StackEvent) string {
+	const shown = 3
+	parts := make([]string, 0, shown)
+	for _, ev := range events[:min(shown, len(events))] {
+		who := ev.Service
+		if ev.Target {
+			who += " (the target)"
+		}
+		what := ev.Action
+		if verb, ok := eventVerbs[ev.Action]; ok {
+			what = verb
+		}
+		if ev.Detail != "" {
+			what += " (" + ev.Detail + ")"
+		}
+		parts = append(parts, fmt.Sprintf("%s %s %.1f s into the %s", who, what, ev.T, phaseName(ev.Phase)))
+	}
+	if n := len(events) - shown; n > 0 {
+		parts = append(parts, fmt.Sprintf("%d more in events", n))
+	}
+	return "the stack changed during the load: " + strings.Join(parts, "; ")
+}
+
+// eventVerbs say the actions of results.StackEvent in a sentence.
+var eventVerbs = map[string]string{
+	"die": "exited", "oom": "was OOM-killed", "start": "started", "restart": "restarted",
+	"pause": "was paused", "unpause": "was unpaused", "destroy": "was removed",
+	"replaced": "was replaced", "gone": "is gone", "appeared": "appeared",
+	"not-running": "was not running", "paused": "was paused",
+}
+
+// phaseName is a load phase as a reason says it.
+func phaseName(phase string) string {
+	switch phase {
+	case "warmup":
+		return "warm-up"
+	case "measure":
+		return "measured phase"
+	}
+	return "load"
+}
