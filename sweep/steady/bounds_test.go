@@ -103,3 +103,27 @@ func TestPartialSeconds(t *testing.T) {
 		t.Errorf("half-second intervals of 500 requests: %+v, want 1000 RPS, steady", d)
 	}
 }
+
+func TestBatches(t *testing.T) {
+	t.Parallel()
+	// 12 seconds of 100, 200, 300, …: batches of 5 end at the newest
+	// second, so the first two seconds are left out.
+	var s []results.Interval
+	for i := 1; i <= 12; i++ {
+		s = append(s, results.Interval{T: float64(i), Requests: int64(100 * i), P99MS: float64(i)})
+	}
+	rps, p99 := Batches(s, 5)
+	if len(rps) != 2 || rps[0] != 500 || rps[1] != 1000 {
+		t.Errorf("RPS %v, want [500 1000]", rps)
+	}
+	// Request-weighted: (3·300 + 4·400 + … + 7·700) / (300 + … + 700).
+	if len(p99) != 2 || math.Abs(p99[0]-5.4) > 1e-9 {
+		t.Errorf("p99 %v, want 5.4 first", p99)
+	}
+	for i := 2; i <= 6; i++ { // every second of the first batch
+		s[i].P99MS = 0
+	}
+	if _, p99 := Batches(s, 5); p99 != nil {
+		t.Errorf("a batch without any p99 gave %v, want nil", p99)
+	}
+}

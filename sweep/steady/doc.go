@@ -57,4 +57,15 @@
 // measured phase; CheckWarmup(warm, cfg).Stop ends the warm-up. Offline
 // (replay, tests): Scan and ScanWarmup return the decision the online loop
 // would have taken on a whole recorded series.
+//
+// The runner's integration (to come) calls them from LoadRequest.Interval
+// (the warm-up needs it set too) and ends the phase through a stop that the
+// drivers must treat as a normal end with a partial measurement, not as
+// cancellation (today a cancelled context means interrupted). The record
+// then carries the last decision: steady_after_s (Decision.SteadyAfterS),
+// stopped_early (StoppedEarly), the precision reached (Precision, the RPS
+// half-width over the mean) and the warm-up used (WarmupDecision.UsedS).
+// Config comes from --precision (Precision; 0 keeps fixed durations),
+// --min-duration (MinDuration), --duration (MaxDuration) and --warmup
+// (WarmupMax).
 package steady
