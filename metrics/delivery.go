@@ -17,7 +17,10 @@ import (
 // just before the phase (Start) and just after it (Stop), so the two
 // readings bracket every byte the driver sent: the streamed samples of
 // Run arrive on the engine's own one-second clock and would miss up to a
-// second at either end. The counters are those of the container's network
+// second at either end. Engine 20.10 answers a one-shot request at its
+// next collection, so each reading takes up to a second (half on
+// average); Start returns only once its reading is taken, which is what
+// keeps the driver's first byte inside the bracket. The counters are those of the container's network
 // interfaces (rx bytes and packets, every interface summed), as the stats
 // stream's networks field has them; a target without interfaces of its
 // own (network_mode host, or another container's network) is proven by
