@@ -46,3 +46,15 @@ func TestSchedule(t *testing.T) {
 		}
 	})
 }
+
+// TestInterleaveUnequalLimits: when CPU limits have different numbers of
+// cells, the round robin goes on with the limits that still have cells.
+func TestInterleaveUnequalLimits(t *testing.T) {
+	t.Parallel()
+	// cpu 0.5 gives one cell (both web multipliers round to 1 thread);
+	// cpu 2 gives two.
+	cells := BuildPlan([]float64{0.5, 2}, []float64{1, 2}, []float64{2})
+	if got, want := jobIDs(Schedule(cells, 1, OrderInterleave, 0)), "0.51/1 22/1 24/1 "; got != want {
+		t.Errorf("got  %s\nwant %s", got, want)
+	}
+}
