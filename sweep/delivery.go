@@ -49,13 +49,21 @@ var ErrUnreachable = errors.New("target unreachable")
 var ErrNotDelivered = errors.New("load did not reach the target")
 
 // CheckReachable returns an error wrapping ErrUnreachable when more than
-// MaxConnectErrorShare of m's attempts failed to connect to url.
-func CheckReachable(url string, m results.Measurement) error {
+// MaxConnectErrorShare of m's attempts failed to connect to url. Fewer
+// such attempts leave the cell a result with a warning that counts them,
+// since they are in none of its request figures (the error rate
+// included).
+func CheckReachable(url string, m results.Measurement) (warning string, err error) {
 	attempts := m.Requests + m.ConnectErrors
-	if m.ConnectErrors == 0 || float64(m.ConnectErrors) <= MaxConnectErrorShare*float64(attempts) {
-		return nil
+	switch {
+	case m.ConnectErrors == 0:
+		return "", nil
+	case float64(m.ConnectErrors) <= MaxConnectErrorShare*float64(attempts):
+		return fmt.Sprintf("%d of %d attempts (%.1f%%) failed to connect to %s%s; they are not in the requests "+
+			"or the error rate", m.ConnectErrors, attempts, 100*float64(m.ConnectErrors)/float64(attempts), url,
+			kinds(m.ConnectErrorKinds)), nil
 	}
-	return fmt.Errorf("%w: %d of %d attempts to connect to %s failed%s",
+	return "", fmt.Errorf("%w: %d of %d attempts to connect to %s failed%s",
 		ErrUnreachable, m.ConnectErrors, attempts, url, kinds(m.ConnectErrorKinds))
 }
 

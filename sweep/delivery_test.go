@@ -15,24 +15,30 @@ const testURL = "http://127.0.0.1:18080"
 func TestCheckReachable(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
-		name string
-		m    results.Measurement
-		want string // "" for reachable
+		name    string
+		m       results.Measurement
+		want    string // "" for reachable
+		warning string
 	}{
-		{"no connect errors", results.Measurement{Requests: 1000}, ""},
-		{"a few refused", results.Measurement{Requests: 990, ConnectErrors: 10}, ""},
-		{"exactly half", results.Measurement{Requests: 50, ConnectErrors: 50}, ""},
+		{"no connect errors", results.Measurement{Requests: 1000}, "", ""},
+		{"a few refused", results.Measurement{Requests: 990, ConnectErrors: 10, ConnectErrorKinds: map[string]int64{"refused": 10}}, "",
+			"10 of 1000 attempts (1.0%) failed to connect to " + testURL + " (refused 10); they are not in the requests or the error rate"},
+		{"exactly half", results.Measurement{Requests: 50, ConnectErrors: 50}, "",
+			"50 of 100 attempts (50.0%) failed to connect to " + testURL + "; they are not in the requests or the error rate"},
 		{"just over half", results.Measurement{Requests: 49, ConnectErrors: 51, ConnectErrorKinds: map[string]int64{"refused": 51}},
-			"target unreachable: 51 of 100 attempts to connect to " + testURL + " failed (refused 51)"},
+			"target unreachable: 51 of 100 attempts to connect to " + testURL + " failed (refused 51)", ""},
 		{"dead", results.Measurement{ConnectErrors: 18, ConnectErrorKinds: map[string]int64{"reset": 3, "refused": 12, "dns": 3}},
-			"target unreachable: 18 of 18 attempts to connect to " + testURL + " failed (refused 12, dns 3, reset 3)"},
+			"target unreachable: 18 of 18 attempts to connect to " + testURL + " failed (refused 12, dns 3, reset 3)", ""},
 		{"k6 without kinds", results.Measurement{Requests: 2, ConnectErrors: 40},
-			"target unreachable: 40 of 42 attempts to connect to " + testURL + " failed"},
+			"target unreachable: 40 of 42 attempts to connect to " + testURL + " failed", ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			err := CheckReachable(testURL, tt.m)
+			warning, err := CheckReachable(testURL, tt.m)
+			if warning != tt.warning {
+				t.Errorf("warning %q\nwant    %q", warning, tt.warning)
+			}
 			switch {
 			case tt.want == "" && err != nil:
 				t.Errorf("err = %v, want reachable", err)

@@ -284,8 +284,12 @@ func (r *Runner) measure(ctx context.Context, job Job, dir string, rec *results.
 // driver sent (see CheckReachable and CheckDelivery).
 func (r *Runner) delivered(rec *results.Record) error {
 	warning, notDelivered := CheckDelivery(r.Spec.URL, r.Spec.Service, rec)
-	if err := CheckReachable(r.Spec.URL, rec.Measurement); err != nil {
+	some, err := CheckReachable(r.Spec.URL, rec.Measurement)
+	if err != nil {
 		return err
+	}
+	if some != "" {
+		rec.Warnings = append(rec.Warnings, some)
 	}
 	// Without a monitor nobody asked for the proof; the record says so.
 	if warning != "" && r.Monitor != nil {

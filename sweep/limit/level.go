@@ -93,10 +93,22 @@ type Signals struct {
 	Failed string `json:"failed,omitempty"`
 }
 
+// successRate is the share of a level's attempts that succeeded. An
+// attempt that failed to connect is no request (it is in none of m's
+// request figures) but it is a failure of the SLO's success, as the
+// study's k6 runs counted it.
+func successRate(m results.Measurement) float64 {
+	if m.ConnectErrors == 0 {
+		return 1 - m.ErrorRate
+	}
+	ok := float64(m.Requests) * (1 - m.ErrorRate)
+	return ok / float64(m.Requests+m.ConnectErrors)
+}
+
 // FromRecord reads a level from the record of its run; target and db are
 // the services whose containers are the target and the database.
 func FromRecord(rec results.Record, target, db string) Level {
-	l := Level{Requests: rec.Requests, SuccessRate: 1 - rec.ErrorRate, LatencyMS: rec.LatencyMS,
+	l := Level{Requests: rec.Requests, SuccessRate: successRate(rec.Measurement), LatencyMS: rec.LatencyMS,
 		ElapsedS: rec.DurationS}
 	if l.ElapsedS == 0 {
 		l.ElapsedS = rec.PhasesS["measure"]

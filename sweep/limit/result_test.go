@@ -3,6 +3,7 @@ package limit
 import (
 	"bytes"
 	"encoding/json"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -81,6 +82,12 @@ func TestFromRecord(t *testing.T) {
 		t.Errorf("database: %+v", l)
 	case l.Signals.DBActivePeak != 2 || l.Signals.DBPool != 4 || l.Signals.Dropped != 3 || l.Signals.Failed != "":
 		t.Errorf("signals: %+v", l.Signals)
+	}
+	refused := FromRecord(results.Record{Status: results.StatusOK, Measurement: results.Measurement{Requests: 1000,
+		ErrorRate: 0.02, ConnectErrors: 250}}, "app", "db")
+	if want := 980.0 / 1250; refused.Requests != 1000 || math.Abs(refused.SuccessRate-want) > 1e-12 {
+		t.Errorf("%d requests, success rate %v, want 1000 and %v (attempts that did not connect failed)",
+			refused.Requests, refused.SuccessRate, want)
 	}
 	bare := FromRecord(results.Record{Status: results.StatusFailed, Reason: "boom", PhasesS: map[string]float64{"measure": 1.5},
 		Resources: map[string]results.ResourceStats{"db": {Samples: 0}},
