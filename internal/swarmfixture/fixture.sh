@@ -20,7 +20,8 @@
 # load into every node; default: the demo's, from compose/demo/.env).
 # Needs root, iproute2, util-linux, mount and docker.io (dockerd).
 # Only one fixture runs per machine: names and addresses are fixed.
-set -euo pipefail
+set -Eeuo pipefail
+trap 'say "failed: line $LINENO: $BASH_COMMAND"' ERR
 
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 REPO="$(cd "$HERE/../.." && pwd)"

@@ -68,18 +68,20 @@ dockerd_pid() {
 	d="$(node_dir "$1")"
 	pid="$(cat "$d/dockerd.pid" 2>/dev/null)" || return 0
 	[[ "$pid" =~ ^[0-9]+$ ]] || return 0
-	tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | grep -qF -- "--config-file $d/daemon.json " && echo "$pid"
+	{ tr '\0' ' ' <"/proc/$pid/cmdline"; } 2>/dev/null | grep -qF -- "--config-file $d/daemon.json " && echo "$pid"
 	return 0
 }
 
 # start_dockerd I CPUS starts node I's dockerd in the background, in its
 # own session, unless it runs already. It refuses when the namespace holds
-# processes that are not this fixture's daemon (another state dir's).
+# processes outside the fixture's cgroups (another state dir's daemon);
+# what a crashed daemon of its own left (containerd shims) the new daemon
+# takes over.
 start_dockerd() {
 	local i="$1" cpus="$2" d ns track cg pids
 	d="$(node_dir "$i")" ns="$(node_ns "$i")"
 	[ -n "$(dockerd_pid "$i")" ] && return 0
-	pids="$(ip netns pids "$ns" | paste -sd' ')"
+	pids="$(ip netns pids "$ns" | { grep -vxF -f <(cgroup_pids; echo none) || true; } | paste -sd' ')"
 	[ -z "$pids" ] || die "namespace $ns holds processes $pids that this fixture ($d) did not start; a fixture with another SWEEP_SWARM_DIR? stop it with its swarm-down"
 	track="$(cg_track)" cg=""
 	if [ -n "$track" ]; then
