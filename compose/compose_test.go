@@ -141,7 +141,11 @@ func TestOverrideGolden(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			got, err := Override(base, "r1", "web", c.cfg)
+			run := RunLabels{ID: "r1"}
+			if c.name == "axes" {
+				run.Dir, run.Host = "/srv/runs/r1", "bench-1"
+			}
+			got, err := Override(base, run, "web", c.cfg)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -169,12 +173,12 @@ func TestOverrideRefuses(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
-			if _, err := Override(base, "r1", "web", c.cfg); !errors.Is(err, ErrBadEnv) {
+			if _, err := Override(base, RunLabels{ID: "r1"}, "web", c.cfg); !errors.Is(err, ErrBadEnv) {
 				t.Errorf("err = %v, want ErrBadEnv", err)
 			}
 		})
 	}
-	if _, err := Override(base, "r1", "nope", sweep.TargetConfig{}); err == nil {
+	if _, err := Override(base, RunLabels{ID: "r1"}, "nope", sweep.TargetConfig{}); err == nil {
 		t.Error("unknown service: want an error")
 	}
 }

@@ -32,6 +32,10 @@ type Options struct {
 	// RunID names the project (sweep<letters and digits of RunID>) and is
 	// the value of the sweep.run label.
 	RunID string
+	// RunDir is the run directory; its absolute path and this host's name
+	// label every container (sweep.dir, sweep.host), so that Leftovers can
+	// find the run's lock. Empty: no such labels.
+	RunDir string
 	// ReadyURL is polled for HTTP 200 when the target has no Docker
 	// healthcheck (full URL, e.g. http://127.0.0.1:8080/health). Empty:
 	// a running container without healthcheck counts as ready.
@@ -56,6 +60,7 @@ type Stack struct {
 	cli     CLI
 	eng     Engine
 	project string
+	labels  RunLabels
 	started bool // the whole stack was brought up once
 }
 
@@ -67,7 +72,11 @@ var _ sweep.Stack = (*Stack)(nil)
 // gives ErrEngine, a missing CLI ErrNoComposeCLI.
 func New(ctx context.Context, opts Options) (*Stack, error) {
 	s := &Stack{opts: opts, cli: opts.CLI, eng: opts.Engine, project: sweep.ProjectName(opts.RunID)}
+	var err error
 	if err := s.checkInput(); err != nil {
+		return nil, err
+	}
+	if s.labels, err = runLabels(opts); err != nil {
 		return nil, err
 	}
 	base, err := ReadBase(s.files)
@@ -88,6 +97,23 @@ func New(ctx context.Context, opts Options) (*Stack, error) {
 		}
 	}
 	return s, s.checkService(ctx)
+}
+
+// runLabels are the labels of the run opts names: its id and, with a
+// run directory, its absolute path and this host's name.
+func runLabels(opts Options) (RunLabels, error) {
+	l := RunLabels{ID: opts.RunID}
+	if opts.RunDir == "" {
+		return l, nil
+	}
+	var err error
+	if l.Dir, err = filepath.Abs(opts.RunDir); err != nil {
+		return l, fmt.Errorf("run directory: %w", err)
+	}
+	if l.Host, err = os.Hostname(); err != nil {
+		return l, fmt.Errorf("host name: %w", err)
+	}
+	return l, nil
 }
 
 // checkInput checks the run id and that every compose file exists.
@@ -149,7 +175,7 @@ func (s *Stack) Engine() Engine { return s.eng }
 // up: every service on the first successful call, then only the target
 // (--no-deps --force-recreate).
 func (s *Stack) Apply(ctx context.Context, cfg sweep.TargetConfig) error {
-	data, err := Override(s.base, s.opts.RunID, s.opts.Service, cfg)
+	data, err := Override(s.base, s.labels, s.opts.Service, cfg)
 	if err != nil {
 		return err
 	}

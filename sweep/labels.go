@@ -7,6 +7,12 @@ const (
 	LabelRun = "sweep.run"
 	// LabelCell carries the cell id on the target container.
 	LabelCell = "sweep.cell"
+	// LabelDir carries the absolute path of the run directory on every
+	// container, and LabelHost the name of the host that path is on: they
+	// lead `sweep clean` to the run's lock, which tells a live run from a
+	// dead one.
+	LabelDir  = "sweep.dir"
+	LabelHost = "sweep.host"
 )
 
 // ProjectName is the compose project of a run: "sweep" and the run id's

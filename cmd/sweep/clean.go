@@ -2,13 +2,11 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
-	"sort"
 	"strings"
 
-	"github.com/docker/docker/api/types/container"
-	"github.com/docker/docker/api/types/filters"
 	"github.com/spf13/cobra"
 
 	"github.com/sweep-tool/sweep/compose"
@@ -17,60 +15,71 @@ import (
 
 func newCleanCmd(stdout io.Writer) *cobra.Command {
 	var runID string
+	var force bool
 	cmd := &cobra.Command{
 		Use:   "clean",
-		Short: "Remove containers, networks and volumes left by sweep runs (found by the sweep.run label)",
-		Args:  cobra.NoArgs,
+		Short: "Remove containers, networks and volumes left by sweep runs that are no longer alive",
+		Long: "Remove what sweep runs left on the engine (found by the sweep.run label). A run is removed only when it\n" +
+			"is provably dead: its run directory (label sweep.dir, on this host) is gone, or its sweep.lock is not\n" +
+			"held by a live sweep process. Live runs, and runs whose state cannot be told, are skipped and listed.",
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if cmd.Flags().Changed("run") && runID == "" {
+				return sweep.BadInput("run", "is empty; give the id of the run to remove, or leave --run out to remove every run that is not alive")
+			}
 			eng, err := compose.NewEngine(cmd.Context())
 			if err != nil {
 				return sweep.BadInput("run", "%v", err)
 			}
 			defer eng.Close()
-			ids := []string{runID}
-			if runID == "" {
-				if ids, err = leftoverRuns(cmd.Context(), eng); err != nil {
-					return err
-				}
-			}
-			return cleanRuns(cmd.Context(), stdout, eng, ids)
+			return clean(cmd.Context(), stdout, eng, runID, force)
 		},
 	}
-	cmd.Flags().StringVar(&runID, "run", "", "only this run id (default: every run with leftovers)")
+	cmd.Flags().StringVar(&runID, "run", "", "only this run id (default: every run with leftovers that is not alive)")
+	cmd.Flags().BoolVar(&force, "force", false, "remove even a run that is alive or whose state cannot be told")
 	return cmd
 }
 
-// leftoverRuns lists the run ids on containers labelled sweep.run.
-func leftoverRuns(ctx context.Context, eng compose.Engine) ([]string, error) {
-	list, err := eng.ContainerList(ctx, container.ListOptions{All: true,
-		Filters: filters.NewArgs(filters.Arg("label", sweep.LabelRun))})
+// clean removes the leftovers of the run runID (every run when empty)
+// that are provably dead, or all of them with force. Without runID, runs
+// that are alive or cannot be told are listed as skipped; a named one is
+// refused as bad input.
+func clean(ctx context.Context, w io.Writer, eng compose.Engine, runID string, force bool) error {
+	runs, err := compose.Leftovers(ctx, eng)
 	if err != nil {
-		return nil, fmt.Errorf("list containers: %w", err)
+		return err
 	}
-	seen := map[string]bool{}
-	for _, c := range list {
-		seen[c.Labels[sweep.LabelRun]] = true
+	if runID != "" {
+		runs = pick(runs, runID)
 	}
-	ids := make([]string, 0, len(seen))
-	for id := range seen {
-		ids = append(ids, id)
-	}
-	sort.Strings(ids)
-	return ids, nil
-}
-
-func cleanRuns(ctx context.Context, w io.Writer, eng compose.Engine, ids []string) error {
-	if len(ids) == 0 {
+	if len(runs) == 0 {
 		fmt.Fprintln(w, "nothing to clean: no container carries the sweep.run label")
 		return nil
 	}
-	for _, id := range ids {
-		got, err := compose.Cleanup(ctx, eng, id)
-		if err != nil {
-			return fmt.Errorf("clean run %s: %w", id, err)
+	for _, l := range runs {
+		got, err := compose.CleanDead(ctx, eng, l, force)
+		switch {
+		case (errors.Is(err, compose.ErrRunAlive) || errors.Is(err, compose.ErrRunUnknown)) && runID != "":
+			return sweep.BadInput("run", "%v; pass --force to remove it anyway", err)
+		case errors.Is(err, compose.ErrRunAlive) || errors.Is(err, compose.ErrRunUnknown):
+			fmt.Fprintf(w, "run %s: skipped: %v\n", l.ID, errors.Unwrap(err))
+			continue
+		case err != nil:
+			return fmt.Errorf("clean run %s: %w", l.ID, err)
 		}
-		fmt.Fprintf(w, "run %s: removed %d containers (%s), %d networks, %d volumes\n", id,
+		fmt.Fprintf(w, "run %s: removed %d containers (%s), %d networks, %d volumes\n", l.ID,
 			len(got.Containers), strings.Join(got.Containers, ", "), len(got.Networks), len(got.Volumes))
 	}
 	return nil
+}
+
+// pick is the leftover of run id, or a bare one when it has no container
+// (its networks and volumes may still be there).
+func pick(runs []compose.Leftover, id string) []compose.Leftover {
+	for _, l := range runs {
+		if l.ID == id {
+			return []compose.Leftover{l}
+		}
+	}
+	return []compose.Leftover{{RunLabels: compose.RunLabels{ID: id}}}
 }

@@ -58,6 +58,7 @@ func TestBadInputExitsTwoAndNamesTheFlag(t *testing.T) {
 		{"run bad order", []string{"run", "--cpus", "1", "--service", "app", "--url", "http://x", "--order", "random"}, "--order"},
 		{"run missing compose file", []string{"run", "--cpus", "1", "--service", "app", "--url", "http://127.0.0.1:1",
 			"--driver", "builtin", "--compose", "/nonexistent/compose.yaml", "--out", "%TMP%"}, "--compose"},
+		{"clean with an empty run id", []string{"clean", "--run", ""}, "--run"},
 		{"k6 missing", []string{"run", "--cpus", "1", "--service", "app", "--url", "http://127.0.0.1:1",
 			"--driver", "k6", "--k6", "/nonexistent/k6", "--out", "%TMP%"}, "--k6"},
 		{"k6 is not k6", []string{"run", "--cpus", "1", "--service", "app", "--url", "http://127.0.0.1:1",

@@ -90,7 +90,9 @@ func moveAside(dir, aside string) error {
 		_ = lock.Release()
 		return err
 	}
-	return os.Remove(filepath.Join(aside, results.LockFile))
+	// the lock file moved with the run: remove it there, then drop the
+	// flock (Release finds nothing left at dir)
+	return errors.Join(os.Remove(filepath.Join(aside, results.LockFile)), lock.Release())
 }
 
 func newMeta(runID string, spec sweep.Spec) results.Meta {

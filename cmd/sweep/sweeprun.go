@@ -30,6 +30,7 @@ type runEnv struct {
 	k6Path         string
 	opts           runOpts
 	runID          string
+	dir            string // the run directory, once open has it
 	log            io.Writer
 	hostCPUs       int
 	service        string
@@ -94,6 +95,7 @@ func (e *runEnv) open(ctx context.Context, spec sweep.Spec, dir string) (_ *sess
 		}
 	}()
 	e.log = io.MultiWriter(s.logf, e.plainLog())
+	e.dir = dir
 	if s.stack, err = e.stack(ctx, spec); err != nil {
 		return nil, err
 	}
@@ -279,7 +281,7 @@ func (e *runEnv) allStacks(main *compose.Stack) []*compose.Stack {
 }
 
 func (e *runEnv) newStack(ctx context.Context, spec sweep.Spec, flag string, files []string) (*compose.Stack, error) {
-	st, err := compose.New(ctx, compose.Options{Files: files, Service: spec.Service, RunID: e.runID,
+	st, err := compose.New(ctx, compose.Options{Files: files, Service: spec.Service, RunID: e.runID, RunDir: e.dir,
 		ReadyURL: strings.TrimRight(spec.URL, "/") + spec.ReadyPath, SweptEnv: spec.SweptEnv(),
 		Stdout: e.log, Stderr: e.log})
 	if errors.Is(err, compose.ErrEngine) || errors.Is(err, compose.ErrNoComposeCLI) {
