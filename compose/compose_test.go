@@ -133,14 +133,7 @@ func TestOverrideGolden(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
-			var paths []string
-			for _, b := range c.bases {
-				paths = append(paths, filepath.Join("testdata", "override", b+".base.yaml"))
-			}
-			base, err := ReadBase(paths)
-			if err != nil {
-				t.Fatal(err)
-			}
+			base := testBase(t, c.bases...)
 			run := RunLabels{ID: "r1"}
 			if c.name == "axes" {
 				run.Dir, run.Host = "/srv/runs/r1", "bench-1"
@@ -152,6 +145,54 @@ func TestOverrideGolden(t *testing.T) {
 			testenv.Golden(t, filepath.Join("testdata", "override", c.name+".golden.yaml"), got)
 		})
 	}
+}
+
+// TestSettingsGolden pins the export's override: the CPU limit where each
+// base keeps it (service cpus, deploy limits, both, or the version's
+// default), the env, no labels on any service.
+func TestSettingsGolden(t *testing.T) {
+	t.Parallel()
+	env := map[string]string{"WEB_THREADS": "22", "DB_POOL": "44"}
+	header := "# settings of run r1\n"
+	for _, c := range []struct {
+		name  string
+		bases []string
+	}{
+		{"v24-cpus", []string{"v24-cpus"}},
+		{"deploy", []string{"deploy"}},
+		{"v3-none", []string{"v3-none"}},
+		{"split", []string{"split-a", "split-b"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			got, err := Settings(testBase(t, c.bases...), "web", 9, env, header)
+			if err != nil {
+				t.Fatal(err)
+			}
+			testenv.Golden(t, filepath.Join("testdata", "override", c.name+".settings.golden.yaml"), got)
+		})
+	}
+	base := testBase(t, "deploy")
+	if _, err := Settings(base, "nope", 1, env, header); err == nil {
+		t.Error("unknown service: want an error")
+	}
+	if _, err := Settings(base, "web", 1, map[string]string{"A": "1\n2"}, header); !errors.Is(err, ErrBadEnv) {
+		t.Errorf("newline in a value: err = %v, want ErrBadEnv", err)
+	}
+}
+
+// testBase reads testdata/override/<name>.base.yaml for each name, in order.
+func testBase(t *testing.T, names ...string) Base {
+	t.Helper()
+	var paths []string
+	for _, n := range names {
+		paths = append(paths, filepath.Join("testdata", "override", n+".base.yaml"))
+	}
+	base, err := ReadBase(paths)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return base
 }
 
 func TestOverrideRefuses(t *testing.T) {
