@@ -77,6 +77,18 @@ allowed_cpus() {
 	done
 }
 
+# check_count N fails when the fixture is up, or was partly made, with
+# another number of nodes: CPUs are shared out for a given count, so the
+# count changes only through swarm-down.
+check_count() {
+	local ns up
+	up="$(sed -n 's/^SWEEP_SWARM_NODES=//p' "$DIR/swarm.env" 2>/dev/null)" || true
+	[ -z "$up" ] || [ "$up" -eq "$1" ] || die "the fixture is up with $up nodes, not SWARM_NODES=$1: run make swarm-down first to change the count"
+	for ns in $(ip netns list | awk '{print $1}' | grep -E "^$PREFIX-node[0-9]+$" || true); do
+		[ "${ns#"$PREFIX"-node}" -le "$1" ] || die "the fixture has $ns but SWARM_NODES=$1: run make swarm-down first to change the count"
+	done
+}
+
 # check_lists N fails unless SWARM_CPUS and SWARM_ROLES, when set, have
 # one word per node.
 check_lists() {
@@ -121,9 +133,7 @@ node_role() {
 cmd_up() {
 	local n="${SWARM_NODES:-3}" i ns img_pid
 	if ! [[ "$n" =~ ^[1-9][0-9]?$ ]] || [ "$n" -gt 32 ]; then die "SWARM_NODES must be 1..32, not $n"; fi
-	for ns in $(ip netns list | awk '{print $1}' | grep -E "^$PREFIX-node[0-9]+$" || true); do
-		[ "${ns#"$PREFIX"-node}" -le "$n" ] || die "the fixture has $ns but SWARM_NODES=$n: run make swarm-down first to change the node count"
-	done
+	check_count "$n"
 	check_lists "$n"
 	check_ranges "$n"
 	mkdir -p "$DIR"
