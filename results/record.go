@@ -176,6 +176,9 @@ type Measurement struct {
 	// (k6's vus_max), the load that actually ran; 0 when the driver does
 	// not report it.
 	VUsMax int `json:"vus_max,omitempty"`
+	// IterationMS is how long iterations took; nil when the driver does
+	// not report it.
+	IterationMS *Latency `json:"iteration_ms,omitempty"`
 	// Breakdown splits LatencyMS into connect, TLS, sending, waiting and
 	// receiving; nil when the driver did not measure it.
 	Breakdown *Breakdown `json:"breakdown_ms,omitempty"`

@@ -2,6 +2,7 @@ package sweep
 
 import (
 	"encoding/json"
+	"math"
 	"strconv"
 	"strings"
 
@@ -55,14 +56,22 @@ func (l LoadSpec) String() string {
 	}
 }
 
+// maxPreAllocated bounds the VUs the open model starts with; past it the
+// driver adds VUs (up to --max-vus) while it runs.
+const maxPreAllocated = 100
+
 // Info is the recorded form of the model (VUs of vus-per-web still open).
+// The open model pre-allocates one second of iterations (⌈rate⌉ VUs, at
+// most 100 and --max-vus), so iterations of up to a second never wait for
+// a VU to be added: k6 drops the iterations due while it adds one.
 func (l LoadSpec) Info() results.LoadInfo {
 	if l.Rate > 0 {
 		maxVUs := l.MaxVUs
 		if maxVUs == 0 {
 			maxVUs = max(100, int(l.Rate))
 		}
-		return results.LoadInfo{Model: "open", Rate: l.Rate, VUs: min(maxVUs, max(1, int(l.Rate/10))), MaxVUs: maxVUs}
+		pre := min(maxVUs, maxPreAllocated, max(1, int(math.Ceil(l.Rate))))
+		return results.LoadInfo{Model: "open", Rate: l.Rate, VUs: pre, MaxVUs: maxVUs}
 	}
 	return results.LoadInfo{Model: "closed", VUs: l.VUs, VUsPerWeb: l.VUsPerWeb}
 }

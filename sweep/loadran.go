@@ -3,6 +3,7 @@ package sweep
 import (
 	"errors"
 	"fmt"
+	"math"
 	"strings"
 	"time"
 
@@ -40,4 +41,37 @@ func checkLoadRan(want results.LoadInfo, asked time.Duration, m results.Measurem
 		return nil
 	}
 	return fmt.Errorf("%w: %s", ErrLoadDiffers, strings.Join(diffs, "; "))
+}
+
+// saturatedSlowdown is how many times the fastest iteration the median
+// one must take for a saturated target to be named as the cause of
+// dropped iterations: the iterations queued there, not for a VU.
+const saturatedSlowdown = 8
+
+// droppedWarning names why the open model dropped iterations, from what
+// the driver reports: the VUs it had (pre-allocated, grown to, bound) and
+// how long iterations took (Little's law: VUs needed ≈ rate × iteration
+// time). "" when none were dropped.
+func droppedWarning(load results.LoadInfo, m results.Measurement) string {
+	if m.DroppedIterations <= 0 {
+		return ""
+	}
+	head := fmt.Sprintf("%d iterations were dropped: the open model's rate was not offered in full", m.DroppedIterations)
+	bound, it := max(load.VUs, load.MaxVUs), m.IterationMS
+	if m.VUsMax == 0 || it == nil {
+		return head + " (raise --max-vus, or the target is saturated)"
+	}
+	head += ": "
+	need := fmt.Sprintf("%s/s × %.1f ms per iteration needs about %.0f VUs",
+		FormatNumber(load.Rate), it.Avg, math.Ceil(load.Rate*it.Avg/1000))
+	switch {
+	case it.Min > 0 && it.P50 >= saturatedSlowdown*it.Min:
+		return head + fmt.Sprintf("the target is saturated: iterations took %.1f ms (median), %.0f× the fastest (%.1f ms), "+
+			"so the %d VUs it had (of its bound %d) were busy waiting on it; more VUs would only queue more",
+			it.P50, it.P50/it.Min, it.Min, m.VUsMax, bound)
+	case m.VUsMax < bound:
+		return head + fmt.Sprintf("too few pre-allocated VUs: it started with %d and added VUs up to %d of its bound %d "+
+			"while the phase ran, and the iterations due meanwhile had no VU; %s", load.VUs, m.VUsMax, bound, need)
+	}
+	return head + fmt.Sprintf("the VU bound max-vus (%d) was reached: %s", bound, need)
 }

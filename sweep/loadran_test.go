@@ -3,6 +3,7 @@ package sweep
 import (
 	"context"
 	"errors"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -78,5 +79,52 @@ func TestRunnerFailsALoadThatDiffers(t *testing.T) {
 	if rec.Status != results.StatusFailed || !strings.Contains(rec.Reason, "1 VUs ran, the record states 3") ||
 		rec.VUsMax != 1 || rec.Load.VUs != 3 {
 		t.Errorf("status %s (%s), vus_max %d, load %+v; want failed naming 1 of 3 VUs", rec.Status, rec.Reason, rec.VUsMax, rec.Load)
+	}
+}
+
+// TestDroppedWarningNamesTheCause: from the VUs the driver had and how
+// long iterations took, the warning says whether the pre-allocated VUs,
+// the VU bound or the target ran out.
+func TestDroppedWarningNamesTheCause(t *testing.T) {
+	t.Parallel()
+	load := results.LoadInfo{Model: "open", Rate: 20, VUs: 2, MaxVUs: 100}
+	fast := &results.Latency{Avg: 180, Min: 120, P50: 170}
+	for _, tc := range []struct {
+		name string
+		load results.LoadInfo
+		m    results.Measurement
+		want string // after "N iterations were dropped: the open model's rate was not offered in full"
+	}{
+		{"none", load, results.Measurement{VUsMax: 2, IterationMS: fast}, ""},
+		{"pre-allocated too few", load, results.Measurement{DroppedIterations: 3, VUsMax: 5, IterationMS: fast},
+			": too few pre-allocated VUs: it started with 2 and added VUs up to 5 of its bound 100 while the phase ran, " +
+				"and the iterations due meanwhile had no VU; 20/s × 180.0 ms per iteration needs about 4 VUs"},
+		// e2 of the k6 fixtures: 5000/s with at most 2 VUs, iterations of about 1 ms
+		{"bound reached", results.LoadInfo{Model: "open", Rate: 5000, VUs: 2, MaxVUs: 2},
+			results.Measurement{DroppedIterations: 36584, VUsMax: 2, IterationMS: &results.Latency{Avg: 1.22, Min: 0.35, P50: 1.07}},
+			": the VU bound max-vus (2) was reached: 5000/s × 1.2 ms per iteration needs about 7 VUs"},
+		{"target saturated", load, results.Measurement{DroppedIterations: 40, VUsMax: 100,
+			IterationMS: &results.Latency{Avg: 4900, Min: 150, P50: 5000}},
+			": the target is saturated: iterations took 5000.0 ms (median), 33× the fastest (150.0 ms), so the 100 VUs it had " +
+				"(of its bound 100) were busy waiting on it; more VUs would only queue more"},
+		// a real demo cell (1 CPU, 2 web threads) at 20/s: k6 grew to 28 VUs while iterations queued at the target
+		{"saturated before the bound", load, results.Measurement{DroppedIterations: 9, VUsMax: 28,
+			IterationMS: &results.Latency{Avg: 979.6, Min: 52.4, P50: 1018.2}},
+			": the target is saturated: iterations took 1018.2 ms (median), 19× the fastest (52.4 ms), so the 28 VUs it had " +
+				"(of its bound 100) were busy waiting on it; more VUs would only queue more"},
+		{"driver does not say", load, results.Measurement{DroppedIterations: 7},
+			" (raise --max-vus, or the target is saturated)"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			got := droppedWarning(tc.load, tc.m)
+			want := ""
+			if tc.want != "" {
+				want = fmt.Sprintf("%d iterations were dropped: the open model's rate was not offered in full", tc.m.DroppedIterations) + tc.want
+			}
+			if got != want {
+				t.Errorf("warning\n%q\nwant\n%q", got, want)
+			}
+		})
 	}
 }

@@ -57,8 +57,10 @@ func TestLoadInfo(t *testing.T) {
 	}{
 		{"closed", LoadSpec{VUs: 8}, results.LoadInfo{Model: "closed", VUs: 8}},
 		{"vus per web", LoadSpec{VUsPerWeb: 2}, results.LoadInfo{Model: "closed", VUsPerWeb: 2}},
-		{"open, slow", LoadSpec{Rate: 5}, results.LoadInfo{Model: "open", Rate: 5, VUs: 1, MaxVUs: 100}},
-		{"open", LoadSpec{Rate: 250}, results.LoadInfo{Model: "open", Rate: 250, VUs: 25, MaxVUs: 250}},
+		{"open, slow", LoadSpec{Rate: 5}, results.LoadInfo{Model: "open", Rate: 5, VUs: 5, MaxVUs: 100}},
+		{"open, light", LoadSpec{Rate: 20}, results.LoadInfo{Model: "open", Rate: 20, VUs: 20, MaxVUs: 100}},
+		{"open, fractional", LoadSpec{Rate: 0.5}, results.LoadInfo{Model: "open", Rate: 0.5, VUs: 1, MaxVUs: 100}},
+		{"open", LoadSpec{Rate: 250}, results.LoadInfo{Model: "open", Rate: 250, VUs: 100, MaxVUs: 250}},
 		{"open, max vus given", LoadSpec{Rate: 250, MaxVUs: 10}, results.LoadInfo{Model: "open", Rate: 250, VUs: 10, MaxVUs: 10}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -349,9 +349,8 @@ func (r *Runner) load(ctx context.Context, job Job, dir string, rec *results.Rec
 		return err
 	})
 	r.driverUse(rec, processCPU()-cpu0, time.Since(wall0))
-	if n := rec.DroppedIterations; n > 0 {
-		rec.Warnings = append(rec.Warnings, fmt.Sprintf("%d iterations were dropped: the open model's rate was not "+
-			"offered in full (raise --max-vus, or the target is saturated)", n))
+	if w := droppedWarning(rec.Load, rec.Measurement); w != "" {
+		rec.Warnings = append(rec.Warnings, w)
 	}
 	if r.Monitor != nil {
 		merr := r.Monitor.Stop(context.WithoutCancel(ctx), rec, dir, intervals)

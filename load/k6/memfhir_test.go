@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"sync"
+	"time"
 )
 
 // memFHIR is a tiny in-memory CRUD server with the demo app's routes, for
@@ -12,6 +13,8 @@ import (
 type memFHIR struct {
 	// failCreate makes every POST a 500, so no other operation runs.
 	failCreate bool
+	// delay is added to every answer, as a target's work would be.
+	delay time.Duration
 
 	mu   sync.Mutex
 	docs map[string]map[string]any
@@ -46,7 +49,13 @@ func (s *memFHIR) handler() http.Handler {
 		s.mu.Unlock()
 		w.WriteHeader(http.StatusNoContent)
 	})
-	return mux
+	if s.delay == 0 {
+		return mux
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		time.Sleep(s.delay)
+		mux.ServeHTTP(w, r)
+	})
 }
 
 // put stores the request's document under id and answers with it.

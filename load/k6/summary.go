@@ -62,6 +62,9 @@ func ParseSummary(data []byte) (results.Measurement, error) {
 	m.ConnectErrorKinds = connectKinds(metrics)
 	m.BytesSent = int64(metrics["data_sent"].values["count"])
 	m.VUsMax = int(metrics["vus_max"].values["max"])
+	if it, err := latency(metrics, "iteration_duration"); err == nil {
+		m.IterationMS = &it
+	}
 	if checks, ok := metrics["checks"]; ok {
 		rate := checks.values["value"]
 		m.ChecksPassRate = &rate

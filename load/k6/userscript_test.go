@@ -114,3 +114,26 @@ func checkClosedRan(vus int) func(*testing.T, results.Measurement) {
 		}
 	}
 }
+
+// TestRealK6LightRate runs the bundled crud.js at 20 iterations/s with
+// the VUs sweep's open model gives that rate, against a target that
+// takes 5 ms per answer (iterations of about 200 ms, so 4 or more VUs
+// are busy at once): nothing is dropped. Before, 2 VUs were
+// pre-allocated and k6 dropped the iterations due while it added VUs.
+func TestRealK6LightRate(t *testing.T) {
+	bin := testenv.K6(t)
+	srv := httptest.NewServer((&memFHIR{delay: 5 * time.Millisecond}).handler())
+	defer srv.Close()
+	load := sweep.LoadSpec{Rate: 20}.Info()
+	load.Driver = "k6"
+	req := sweep.LoadRequest{BaseURL: srv.URL, Load: load, Duration: 3 * time.Second, Dir: t.TempDir()}
+	m, err := New(Options{Binary: bin}).Run(t.Context(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%d pre-allocated VUs, vus_max %d: %d iterations, %d dropped, iterations %.0f ms (median)",
+		load.VUs, m.VUsMax, m.Iterations, m.DroppedIterations, m.IterationMS.P50)
+	if m.DroppedIterations != 0 || m.Iterations < 58 {
+		t.Errorf("%d iterations, %d dropped; want about 60, none dropped", m.Iterations, m.DroppedIterations)
+	}
+}
