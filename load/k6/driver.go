@@ -9,9 +9,15 @@
 // other code fails the cell with the tail of k6's stderr. While k6 runs,
 // its REST API is polled once a second for the per-second figures of
 // samples.csv; what k6 did after the last poll (the iterations
-// gracefulStop let finish) is taken from the summary. k6 runs in its own process group so that a terminal Ctrl-C
-// reaches sweep only and k6 receives exactly one SIGINT, from sweep (see
-// command).
+// gracefulStop let finish) is taken from the summary. k6 runs in its own
+// process group so that a terminal Ctrl-C reaches sweep only and k6
+// receives exactly one SIGINT, from sweep (see command).
+//
+// A user's script is loaded with `k6 inspect` before it runs (CheckLoad);
+// its own options decide how sweep's load reaches it (see control), and a
+// script whose options would replace sweep's load is refused. The summary
+// also says what load ran (vus_max, iterations, duration), which the
+// runner holds against the record.
 package k6
 
 import (
