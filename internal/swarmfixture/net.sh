@@ -122,10 +122,10 @@ check_ranges() {
 # namespace named $PREFIX-*; the links inside a namespace go with it.
 net_down() {
 	local l ns
-	for l in $(ip -o link show | awk -F': ' '{print $2}' | cut -d@ -f1 | grep -E "^$PREFIX-r[0-9]+$"); do
+	for l in $(ip -o link show | awk -F': ' '{print $2}' | cut -d@ -f1 | grep -E "^$PREFIX-r[0-9]+$" || true); do
 		ip link del "$l" && say "removed link $l"
 	done
-	for ns in $(ip netns list | awk '{print $1}' | grep -E "^$PREFIX-"); do
+	for ns in $(ip netns list | awk '{print $1}' | grep -E "^$PREFIX-" || true); do
 		ip netns del "$ns" && say "removed namespace $ns"
 	done
 	local made

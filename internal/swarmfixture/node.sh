@@ -172,7 +172,7 @@ stop_nodes() {
 # netns bind mounts behind), deepest first.
 unmount_leftovers() {
 	local m
-	for m in $(findmnt -rn -o TARGET | grep -F "$DIR/" | awk '{print length, $0}' | sort -rn | cut -d' ' -f2-); do
+	for m in $(findmnt -rn -o TARGET | { grep -F "$DIR/" || true; } | awk '{print length, $0}' | sort -rn | cut -d' ' -f2-); do
 		umount "$m" 2>/dev/null || umount -l "$m"
 		say "unmounted $m"
 	done
