@@ -35,6 +35,12 @@ type Run struct {
 	CPUs    []float64
 	WebMult []float64
 	DBMult  []float64
+	// Compose lists the run's base compose files as the spec saved them
+	// (relative paths are relative to where sweep ran).
+	Compose []string
+	// HostCPUs is the engine host's CPU count from sweep.json's host
+	// facts; 0 when the run did not record it.
+	HostCPUs int
 	// Cells lists the planned cells in plan order, each with its finished
 	// repetitions (none when the cell has not finished).
 	Cells []RunCell
@@ -69,8 +75,10 @@ type sweepFile struct {
 		Service string    `json:"service"`
 		WebEnv  string    `json:"web_env"`
 		PoolEnv string    `json:"pool_env"`
+		Compose []string  `json:"compose"`
 	} `json:"spec"`
 	Cells []CellInfo `json:"cells"`
+	Host  HostFacts  `json:"host"`
 }
 
 // LoadRun reads the run directory dir: sweep.json and every
@@ -88,6 +96,7 @@ func LoadRun(dir string) (*Run, error) {
 		Dir: dir, RunID: sf.RunID, Service: sf.Spec.Service,
 		WebEnv: sf.Spec.WebEnv, PoolEnv: sf.Spec.PoolEnv,
 		CPUs: sf.Spec.CPUs, WebMult: sf.Spec.WebMult, DBMult: sf.Spec.DBMult,
+		Compose: sf.Spec.Compose, HostCPUs: sf.Host.CPUCount,
 	}
 	finished := 0
 	for _, info := range sf.Cells {

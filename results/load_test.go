@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -47,8 +48,10 @@ func partialRun(t *testing.T) string {
 	dir := t.TempDir()
 	writeJSON(t, filepath.Join(dir, "sweep.json"), map[string]any{
 		"schema_version": 1, "run_id": "r1",
-		"spec":  map[string]any{"cpus": []float64{2}, "web_env": "W", "pool_env": "P", "service": "app"},
+		"spec": map[string]any{"cpus": []float64{2}, "web_env": "W", "pool_env": "P", "service": "app",
+			"compose": []string{"a.yaml", "b.yaml"}},
 		"cells": loadCells,
+		"host":  map[string]any{"cpu_count": 2},
 	})
 	c0 := filepath.Join(dir, "cells", loadCells[0].ID)
 	writeJSON(t, filepath.Join(c0, "r2", "result.json"), map[string]any{
@@ -71,7 +74,8 @@ func TestLoadRunPartial(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if run.RunID != "r1" || run.WebEnv != "W" || run.PoolEnv != "P" || run.Service != "app" {
+	if run.RunID != "r1" || run.WebEnv != "W" || run.PoolEnv != "P" || run.Service != "app" ||
+		!slices.Equal(run.Compose, []string{"a.yaml", "b.yaml"}) || run.HostCPUs != 2 {
 		t.Errorf("spec fields = %+v", run)
 	}
 	reps := run.Cells[0].Reps

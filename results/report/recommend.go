@@ -3,6 +3,8 @@ package report
 import (
 	"math"
 	"slices"
+
+	"github.com/sweep-tool/sweep/sweep"
 )
 
 // Profile is a recommendation across CPU limits, as multipliers a person
@@ -24,6 +26,26 @@ type Profile struct {
 	// Equivalent lists the pairs the data cannot separate from this one.
 	Equivalent [][2]float64
 	Note       string
+}
+
+// CellAt is the cell the profile's multipliers give at a CPU limit, by
+// the grid's own rule (sweep.BuildPlan: rounded half to even, never below
+// 1), whether or not the run measured that limit. Meaningful only when
+// the profile was Found.
+func (p Profile) CellAt(cpus float64) ProfileCell {
+	c := sweep.BuildPlan([]float64{cpus}, []float64{p.WebMult}, []float64{p.DBMult})[0]
+	return ProfileCell{Profile: p.Key, Cell: c.ID, WebThreads: c.WebThreads, DBPool: c.DBPool}
+}
+
+// Profile returns the recommendation's profile with key (latency,
+// balanced or throughput); false for an unknown key.
+func (r *Report) Profile(key string) (Profile, bool) {
+	for _, p := range r.Profiles {
+		if p.Key == key {
+			return p, true
+		}
+	}
+	return Profile{}, false
 }
 
 type profileRule struct {

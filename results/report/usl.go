@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"math"
 	"slices"
-
-	"github.com/sweep-tool/sweep/sweep"
 )
 
 // MinUSLPoints is the fewest CPU limits a USL fit needs: three
@@ -168,8 +166,7 @@ func (u *USL) predict(sol uslSolution, band uslBand, banded bool, n float64, ns 
 		if !pr.Found {
 			continue
 		}
-		c := sweep.BuildPlan([]float64{n}, []float64{pr.WebMult}, []float64{pr.DBMult})[0]
-		p.Settings = append(p.Settings, ProfileCell{Profile: pr.Key, Cell: c.ID, WebThreads: c.WebThreads, DBPool: c.DBPool})
+		p.Settings = append(p.Settings, pr.CellAt(n))
 	}
 	if n > u.PeakCPUs {
 		p.Warnings = append(p.Warnings, fmt.Sprintf("past the predicted peak at %.1f CPUs: "+
