@@ -144,8 +144,8 @@ func newSettings(rep *report.Report, p report.Profile, cpus float64, service str
 // predict adds the out-of-range warning with the report's USL prediction
 // at s.CPUs, or the report's reason when it has no fit.
 func (s *Settings) predict(rep *report.Report) {
-	w := fmt.Sprintf("%s CPUs is outside the measured CPU limits (%s): the multipliers were chosen there",
-		sweep.FormatNumber(s.CPUs), limitsText(s.MeasuredCPUs))
+	w := fmt.Sprintf("%s is outside the measured CPU limits (%s): the multipliers were chosen there",
+		cpusText(s.CPUs), limitsText(s.MeasuredCPUs))
 	doc := rep.Recommendation().USL
 	if doc == nil {
 		s.Warnings = append(s.Warnings, w+"; "+rep.USLNote)
@@ -154,8 +154,7 @@ func (s *Settings) predict(rep *report.Report) {
 	p := doc.Predictions[0]
 	p.Settings = nil // the export is one profile's cell, already above
 	s.Prediction = &p
-	w += fmt.Sprintf("; the USL fit of the best RPS per CPU limit predicts %.0f RPS at %s CPUs", *p.RPS,
-		sweep.FormatNumber(s.CPUs))
+	w += fmt.Sprintf("; the USL fit of the best RPS per CPU limit predicts %.0f RPS at %s", *p.RPS, cpusText(s.CPUs))
 	if p.Lo != nil && p.Hi != nil {
 		w += fmt.Sprintf(" (95 %% interval %.0f–%.0f)", *p.Lo, *p.Hi)
 	} else {
@@ -166,6 +165,14 @@ func (s *Settings) predict(rep *report.Report) {
 		w += "; " + pw
 	}
 	s.Warnings = append(s.Warnings, w)
+}
+
+// cpusText is "1 CPU" or "2.5 CPUs".
+func cpusText(n float64) string {
+	if n == 1 {
+		return "1 CPU"
+	}
+	return sweep.FormatNumber(n) + " CPUs"
 }
 
 // limitsText lists CPU limits as "1, 2, 4".

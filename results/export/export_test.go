@@ -111,7 +111,8 @@ func TestOutOfRange(t *testing.T) {
 		t.Errorf("warning %q should carry the report's far-out warning", s.Warnings[0])
 	}
 	low, err := Export(run, options("latency", 1, FormatEnv))
-	if err != nil || low.InRange || len(low.Warnings) != 1 || low.Prediction == nil {
+	if err != nil || low.InRange || len(low.Warnings) != 1 || low.Prediction == nil ||
+		!strings.HasPrefix(low.Warnings[0], "1 CPU is outside the measured CPU limits (2, 4, 6, 8)") {
 		t.Errorf("1 CPU: %v, %+v; want an out-of-range warning with a prediction", err, low)
 	}
 	for _, cpus := range []float64{2, 5, 8} {

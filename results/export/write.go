@@ -60,8 +60,8 @@ func Write(w io.Writer, s *Settings, f Format) error {
 // describe is the comment line that opens the env and compose files.
 func describe(s *Settings) string {
 	return fmt.Sprintf("# sweep export: run %s, profile %s (web threads = %s × CPUs, pool = %s × web threads, "+
-		"rounded half to even) at %s CPUs: cell %s\n", s.RunID, s.Profile, sweep.FormatNumber(s.WebMult),
-		sweep.FormatNumber(s.DBMult), sweep.FormatNumber(s.CPUs), s.Cell)
+		"rounded half to even) at %s: cell %s\n", s.RunID, s.Profile, sweep.FormatNumber(s.WebMult),
+		sweep.FormatNumber(s.DBMult), cpusText(s.CPUs), s.Cell)
 }
 
 // writeEnv writes an env file: the web threads, then the pool.
