@@ -23,8 +23,10 @@ func (e *runEnv) driver(ctx context.Context, spec sweep.Spec) (sweep.Driver, str
 	switch {
 	case err != nil && e.k6Path != "":
 		return nil, "", sweep.BadInput("k6", "%v", err)
-	case err != nil && (spec.Driver == "k6" || spec.Script != nil):
+	case err != nil && spec.Driver == "k6":
 		return nil, "", sweep.BadInput("driver", "%v", err)
+	case err != nil && spec.Script != nil:
+		return nil, "", sweep.BadInput("script", "a k6 script runs only with k6: %v", err)
 	case err != nil:
 		fmt.Fprintln(e.stderr, "sweep: k6 not found on PATH; using the built-in driver (--driver builtin)")
 		return builtin.New(builtin.Options{}), "", nil

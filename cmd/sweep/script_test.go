@@ -47,3 +47,14 @@ func TestScriptRefusedBeforeAnything(t *testing.T) {
 		})
 	}
 }
+
+// TestScriptNeedsK6: with --driver auto and no k6 on PATH, a --script is
+// bad input naming --script, not silently replaced by the built-in driver.
+func TestScriptNeedsK6(t *testing.T) {
+	t.Setenv("PATH", t.TempDir())
+	code, _, stderr := runCLI(t, "run", "--cpus", "1", "--service", "app", "--url", "http://127.0.0.1:1",
+		"--compose", "/nonexistent/compose.yaml", "--script", "../../k6scripts/crud.js", "--out", filepath.Join(t.TempDir(), "run"))
+	if code != exitBadInput || !strings.Contains(stderr, "--script: a k6 script runs only with k6") {
+		t.Errorf("exit %d, want 2 naming --script: %s", code, stderr)
+	}
+}
