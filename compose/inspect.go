@@ -73,7 +73,8 @@ func pickEnv(env, names []string) map[string]string {
 }
 
 // Logs returns the last n lines (all when n <= 0) of the target's stdout
-// and stderr, interleaved as the engine stored them.
+// and stderr, interleaved as the engine stored them, followed by the full
+// output of its last healthchecks when it has a healthcheck.
 func (s *Stack) Logs(ctx context.Context, n int) (string, error) {
 	id, err := s.target(ctx)
 	if err != nil {
@@ -101,5 +102,5 @@ func (s *Stack) Logs(ctx context.Context, n int) (string, error) {
 	if err != nil {
 		return buf.String(), fmt.Errorf("read logs of %s: %w", s.opts.Service, err)
 	}
-	return buf.String(), nil
+	return buf.String() + healthLog(c.State), nil
 }

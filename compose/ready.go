@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/docker/docker/api/types/container"
+
+	"github.com/sweep-tool/sweep/sweep"
 )
 
 // pollEvery is how often WaitReady looks at the target.
@@ -118,10 +120,31 @@ func describe(st *container.State) string {
 	if h := st.Health; h != nil {
 		parts = append(parts, "health "+string(h.Status))
 		if n := len(h.Log); n > 0 && h.Log[n-1] != nil {
-			parts = append(parts, fmt.Sprintf("last check exit %d: %q", h.Log[n-1].ExitCode, strings.TrimSpace(h.Log[n-1].Output)))
+			out := strings.TrimSpace(h.Log[n-1].Output)
+			line := sweep.OneLine(out)
+			if line != out {
+				line += " (full output in target.log)"
+			}
+			parts = append(parts, fmt.Sprintf("last check exit %d: %q", h.Log[n-1].ExitCode, line))
 		}
 	}
 	return strings.Join(parts, ", ")
+}
+
+// healthLog renders the engine's last healthcheck results in full, for
+// target.log: the status line carries only their first line.
+func healthLog(st *container.State) string {
+	if st == nil || st.Health == nil || len(st.Health.Log) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString("--- last healthcheck results (Docker Engine) ---\n")
+	for _, r := range st.Health.Log {
+		if r != nil {
+			fmt.Fprintf(&b, "%s exit %d:\n%s\n", r.End.UTC().Format(time.RFC3339), r.ExitCode, strings.TrimRight(r.Output, "\n"))
+		}
+	}
+	return b.String()
 }
 
 // target returns the id of the newest container of the target service in

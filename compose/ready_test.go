@@ -121,3 +121,21 @@ func TestPickEnv(t *testing.T) {
 		t.Errorf("pickEnv = %v", got)
 	}
 }
+
+// TestNotReadyIsOneLine: a healthcheck whose output has many lines gives
+// a one-line reason (its first line) and its full text for target.log.
+func TestNotReadyIsOneLine(t *testing.T) {
+	t.Parallel()
+	out := "curl: (7) Failed to connect\n<html>\n<body>503 Service Unavailable</body>\n</html>\n"
+	st := &container.State{Status: container.StateRunning, Running: true, Health: &container.Health{
+		Status: container.Unhealthy, Log: []*container.HealthcheckResult{{ExitCode: 7, Output: out}}}}
+	s := &Stack{eng: &fakeEngine{states: []*container.State{st}}, project: "sweepx", opts: Options{Service: "web"}}
+	err := s.WaitReady(t.Context(), 300*time.Millisecond)
+	if msg := err.Error(); !errors.Is(err, ErrNotReady) || strings.Contains(msg, "\n") || strings.Contains(msg, `\n`) ||
+		strings.Contains(msg, "html") || !strings.Contains(msg, "Failed to connect") || !strings.Contains(msg, "target.log") {
+		t.Errorf("WaitReady = %q, want one line with the check's first line and a pointer to target.log", msg)
+	}
+	if full := healthLog(st); !strings.Contains(full, out) {
+		t.Errorf("healthLog lacks the full output:\n%s", full)
+	}
+}

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // Names of the files in a run directory.
@@ -115,6 +117,43 @@ func WriteFileAtomic(path string, data []byte) error {
 		return writeError(path, err)
 	}
 	return nil
+}
+
+// CheckRunDir checks, before a run starts, that run can hold it: where the
+// run keeps a directory (run itself, cells/, cells/<id>/ and their r<N>/
+// for each cell id and repetition) there is a directory or nothing, and
+// the nearest existing one can be written.
+func CheckRunDir(run string, cellIDs []string, reps int) error {
+	dirs := []string{run, filepath.Join(run, CellsDir)}
+	for _, id := range cellIDs {
+		dirs = append(dirs, filepath.Join(run, CellsDir, id))
+		for rep := 1; rep <= reps; rep++ {
+			dirs = append(dirs, CellDir(run, id, rep))
+		}
+	}
+	for _, d := range dirs {
+		if st, err := os.Stat(d); err == nil && !st.IsDir() {
+			return fmt.Errorf("%s is a file where the run keeps a directory", d)
+		}
+	}
+	return writable(run)
+}
+
+// writable checks that dir, or its nearest existing parent, can be written
+// without creating anything.
+func writable(dir string) error {
+	for d := dir; ; d = filepath.Dir(d) {
+		st, err := os.Stat(d)
+		if err == nil {
+			if !st.IsDir() {
+				return fmt.Errorf("%s is not a directory", d)
+			}
+			return unix.Access(d, unix.W_OK|unix.X_OK)
+		}
+		if !errors.Is(err, os.ErrNotExist) || d == filepath.Dir(d) {
+			return err
+		}
+	}
 }
 
 // WriteJSONAtomic writes v as indented JSON with WriteFileAtomic.

@@ -2,11 +2,58 @@ package sweep
 
 import (
 	"fmt"
+	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
 	"github.com/sweep-tool/sweep/results"
 )
+
+// MinCPUs is the smallest CPU limit the Docker Engine accepts.
+const MinCPUs = 0.01
+
+// CheckEngineCPUs checks the CPU limits and --cpuset against the engine's
+// CPU count before anything starts: a limit above it, or a CPU the engine
+// lacks (CPUs are numbered from 0), is bad input.
+func (s Spec) CheckEngineCPUs(ncpu int) error {
+	for _, c := range s.CPUs {
+		if c > float64(ncpu) {
+			return BadInput("cpus", "%s is above the Docker Engine's %d CPUs; give limits up to %d", FormatNumber(c), ncpu, ncpu)
+		}
+	}
+	top, err := cpusetTop(s.CPUSet)
+	switch {
+	case err != nil:
+		return err
+	case top >= ncpu:
+		return BadInput("cpuset", "%q names CPU %d, but the Docker Engine has %d CPUs, numbered 0 to %d",
+			s.CPUSet, top, ncpu, ncpu-1)
+	}
+	return nil
+}
+
+// cpusetTop is the highest CPU a CPU list like "0-1,3" names (-1 for an
+// empty list); a range that runs backwards is bad input.
+func cpusetTop(list string) (int, error) {
+	top := -1
+	for _, part := range strings.Split(list, ",") {
+		if part == "" {
+			continue
+		}
+		lo, hi, isRange := strings.Cut(part, "-")
+		first, err1 := strconv.Atoi(lo)
+		last, err2 := first, error(nil)
+		if isRange {
+			last, err2 = strconv.Atoi(hi)
+		}
+		if err1 != nil || err2 != nil || last < first {
+			return 0, BadInput("cpuset", "%q is not a CPU list like 1 or 0-1 or 1,3", list)
+		}
+		top = max(top, last)
+	}
+	return top, nil
+}
 
 // processCPU is the CPU time of this process and its waited-for children
 // (k6 runs as a child and is waited for before the measured phase ends).

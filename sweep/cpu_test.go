@@ -1,8 +1,11 @@
 package sweep
 
 import (
+	"errors"
+	"fmt"
 	"os/exec"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -71,5 +74,40 @@ func TestDriverUse(t *testing.T) {
 				t.Errorf("warnings %q, want %q", rec.Warnings, want)
 			}
 		})
+	}
+}
+
+// TestCheckEngineCPUs: limits above the engine, CPUs it lacks and CPU
+// limits below the engine's minimum are bad input naming the flag.
+func TestCheckEngineCPUs(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		cpus   []float64
+		cpuset string
+		flag   string // "": accepted
+	}{
+		{[]float64{1, 2}, "", ""},
+		{[]float64{1}, "0-1", ""},
+		{[]float64{1}, "1,0", ""},
+		{[]float64{3}, "", "cpus"},
+		{[]float64{1}, "2", "cpuset"},
+		{[]float64{1}, "0-7", "cpuset"},
+		{[]float64{1}, "1-0", "cpuset"},
+	} {
+		s := Spec{CPUs: tc.cpus, CPUSet: tc.cpuset}
+		err := s.CheckEngineCPUs(2)
+		var bad *BadInputError
+		got := ""
+		if errors.As(err, &bad) {
+			got = bad.Flag
+		}
+		if got != tc.flag || (err != nil && got == "") {
+			t.Errorf("cpus %v cpuset %q on 2 CPUs: %v, want bad input naming %q", tc.cpus, tc.cpuset, err, tc.flag)
+		}
+	}
+	s := testSpec()
+	s.CPUs = []float64{0.005}
+	if err := s.Validate(); !strings.Contains(fmt.Sprint(err), "--cpus") {
+		t.Errorf("cpus 0.005: Validate = %v, want bad input naming --cpus (the engine's minimum is 0.01)", err)
 	}
 }

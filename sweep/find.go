@@ -42,6 +42,16 @@ func NextRep(run, cellID string) int {
 	return next
 }
 
+// FindSavedCell finds cell id in the run meta describes, before anything
+// else about the run (its database, script or engine) is asked for.
+func FindSavedCell(meta results.Meta, id string) (Cell, error) {
+	var s Spec
+	if err := json.Unmarshal(meta.Spec, &s); err != nil {
+		return Cell{}, fmt.Errorf("spec in sweep.json: %w", err)
+	}
+	return s.FindCell(id)
+}
+
 // SpecOf reads the spec an earlier run saved in its sweep.json. The DSN
 // is not saved: dsn fills it and must hash to what the run used. The k6
 // script's hash is taken again from its file, so a script edited since

@@ -155,14 +155,6 @@ func (r *Runner) logf(format string, args ...any) {
 	fmt.Fprintf(r.Log, "%s %s\n", r.now().Format("15:04:05"), fmt.Sprintf(format, args...))
 }
 
-// brief is a one-line result for the log.
-func brief(rec results.Record) string {
-	if rec.Status != results.StatusOK {
-		return rec.Reason
-	}
-	return fmt.Sprintf("rps=%.1f p99=%.2fms errors=%.2f%%", rec.RPS, rec.LatencyMS.P99, rec.ErrorRate*100)
-}
-
 // overhead is the median orchestration time per ok cell (the median
 // keeps the first cell, which brings the whole stack up, from skewing it).
 func overhead(recs []results.Record) float64 {

@@ -155,7 +155,7 @@ func (r *Runner) runJob(ctx context.Context, job Job) results.Record {
 		r.logf("%s r%d: start", job.Cell.ID, job.Rep)
 		rec = r.runCell(ctx, job, dir)
 		rec.Attempts = attempt + 1
-		r.logf("%s r%d: %s %s", job.Cell.ID, job.Rep, rec.Status, brief(rec))
+		r.logf("%s r%d: %s %s", job.Cell.ID, job.Rep, rec.Status, Brief(rec))
 		if rec.Status != results.StatusFailed || ctx.Err() != nil || r.abort != nil || r.lost != nil {
 			break
 		}

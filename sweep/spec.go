@@ -188,6 +188,11 @@ func (s Spec) Validate() error {
 			return BadInput(c.flag, "%s", c.msg)
 		}
 	}
+	for _, c := range s.CPUs {
+		if c < MinCPUs {
+			return BadInput("cpus", "%s is below %s, the smallest CPU limit the Docker Engine takes", FormatNumber(c), FormatNumber(MinCPUs))
+		}
+	}
 	if !cpusetRe.MatchString(s.CPUSet) {
 		return BadInput("cpuset", "%q is not a CPU list like 1 or 0-1 or 1,3", s.CPUSet)
 	}

@@ -61,6 +61,11 @@ func newRerunCmd(stdout, stderr io.Writer) *cobra.Command {
 		Short: "Run one cell again as a new repetition and print it beside the earlier ones",
 		Args:  cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if meta, err := results.ReadMeta(args[0]); err == nil {
+				if _, err := sweep.FindSavedCell(meta, args[1]); err != nil {
+					return err // an unknown cell is said before the DSN or script is asked for
+				}
+			}
 			spec, err := savedSpec(args[0], dsn)
 			if err != nil {
 				return err

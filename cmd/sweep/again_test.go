@@ -39,3 +39,22 @@ func TestCompareRepsShowsSpread(t *testing.T) {
 		}
 	}
 }
+
+// TestRerunUnknownCellFirst: rerun of a cell the run does not have says
+// so before it asks for the run's database DSN (or an engine).
+func TestRerunUnknownCellFirst(t *testing.T) {
+	t.Setenv("SWEEP_DB_DSN", "")
+	spec, err := resolveSpec(t, "--cpus", "1", "--web-mult", "1", "--db-mult", "2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec.Service, spec.Repeat, spec.Order, spec.Driver = "app", 1, "grid", "builtin"
+	spec.DBDSN = "postgres://u:secret@127.0.0.1:1/db"
+	dir := filepath.Join(t.TempDir(), "run")
+	writeRun(t, dir, spec)
+	code, _, stderr := runCLI(t, "rerun", dir, "cpu_9__web_9__db_9")
+	if code != exitBadInput || !strings.Contains(stderr, "--cell") || !strings.Contains(stderr, "cpu_9__web_9__db_9") ||
+		strings.Contains(stderr, "--db-dsn") {
+		t.Errorf("exit %d, want 2 saying the cell is unknown (not asking for --db-dsn):\n%s", code, stderr)
+	}
+}

@@ -35,6 +35,17 @@ func TestPlanStudyGrid(t *testing.T) {
 	}
 }
 
+// TestPlanOneShortCell: the estimate of one short cell is its real
+// duration (load, per-cell overhead, starting and stopping the stack), not
+// rounded to zero minutes.
+func TestPlanOneShortCell(t *testing.T) {
+	t.Parallel()
+	code, out, _ := runCLI(t, "plan", "--cpus", "1", "--web-mult", "1", "--db-mult", "2", "--warmup", "1s", "--duration", "3s")
+	if code != 0 || !strings.Contains(out, "≈ 42s") {
+		t.Errorf("exit %d, want an estimate of 42s:\n%s", code, out)
+	}
+}
+
 func TestBadInputExitsTwoAndNamesTheFlag(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
@@ -59,6 +70,12 @@ func TestBadInputExitsTwoAndNamesTheFlag(t *testing.T) {
 		{"run missing compose file", []string{"run", "--cpus", "1", "--service", "app", "--url", "http://127.0.0.1:1",
 			"--driver", "builtin", "--compose", "/nonexistent/compose.yaml", "--out", "%TMP%"}, "--compose"},
 		{"clean with an empty run id", []string{"clean", "--run", ""}, "--run"},
+		{"cpus below the engine's minimum", []string{"run", "--cpus", "0.005", "--service", "app", "--url", "http://127.0.0.1:1",
+			"--driver", "builtin", "--compose", "/nonexistent/compose.yaml", "--out", "%TMP%"}, "--cpus"},
+		{"empty out", []string{"run", "--cpus", "1", "--service", "app", "--url", "http://127.0.0.1:1",
+			"--driver", "builtin", "--compose", "/nonexistent/compose.yaml", "--out", ""}, "--out"},
+		{"out holding a file for cells/", []string{"run", "--cpus", "1", "--service", "app", "--url", "http://127.0.0.1:1",
+			"--driver", "builtin", "--compose", "/nonexistent/compose.yaml", "--out", "%CELLSFILE%"}, "--out"},
 		{"k6 missing", []string{"run", "--cpus", "1", "--service", "app", "--url", "http://127.0.0.1:1",
 			"--driver", "k6", "--k6", "/nonexistent/k6", "--out", "%TMP%"}, "--k6"},
 		{"k6 is not k6", []string{"run", "--cpus", "1", "--service", "app", "--url", "http://127.0.0.1:1",
@@ -72,8 +89,14 @@ func TestBadInputExitsTwoAndNamesTheFlag(t *testing.T) {
 			t.Parallel()
 			args := append([]string(nil), tc.args...)
 			for i, a := range args {
-				if a == "%TMP%" {
+				switch a {
+				case "%TMP%":
 					args[i] = filepath.Join(t.TempDir(), "run")
+				case "%CELLSFILE%": // a run directory whose cells/ is a file
+					args[i] = t.TempDir()
+					if err := os.WriteFile(filepath.Join(args[i], "cells"), nil, 0o644); err != nil {
+						t.Fatal(err)
+					}
 				}
 			}
 			code, _, stderr := runCLI(t, args...)

@@ -77,19 +77,6 @@ func (f *findLimitFlags) apply(fs *pflag.FlagSet, spec *sweep.Spec) error {
 	return nil
 }
 
-// searchLevels is the most levels a cell of spec loads: one without
-// --find-limit, for the run's time estimate.
-func searchLevels(spec sweep.Spec) int {
-	f := spec.FindLimit
-	switch {
-	case f == nil:
-		return 1
-	case len(f.Levels) > 0:
-		return len(f.Levels)
-	}
-	return f.MaxSteps
-}
-
 // cellSearch is run --find-limit's Runner.Measure: on the cell the runner
 // has just applied it searches the safe limit level by level (each level
 // in levels/<model>-<level>/), writes limit.json beside result.json and

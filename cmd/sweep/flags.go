@@ -207,6 +207,9 @@ func (f *specFlags) resolve(cmd *cobra.Command) (sweep.Spec, error) {
 			f.spec.PoolerDSN = env
 		}
 	}
+	if cmd.Flags().Changed("out") && f.spec.Out == "" {
+		return sweep.Spec{}, sweep.BadInput("out", "is empty; give a directory, or leave --out out for runs/<run id>")
+	}
 	load, err := sweep.ParseLoad(f.load)
 	if err != nil {
 		return sweep.Spec{}, err

@@ -55,6 +55,7 @@ func TestSweepRunEndToEnd(t *testing.T) {
 		}
 	}
 	assertNoSecret(t, out, pr.stdout.String()+pr.stderr.String())
+	assertOneVoice(t, pr.stderr.String(), out, len(meta.Cells))
 	assertNoContainers(t, cli, meta.RunID)
 }
 
@@ -185,6 +186,7 @@ func TestRunBadInputNeedingEngine(t *testing.T) {
 	}{
 		{"cpus above the engine", []string{"--cpus", "64"}, []string{"--cpus", fmt.Sprintf("%d CPUs", info.NCPU)}},
 		{"unknown service", []string{"--service", "nosuch"}, []string{"--service", "nosuch", "app", "db"}},
+		{"cpuset beyond the engine", []string{"--cpuset", "0,64"}, []string{"--cpuset", "CPU 64", fmt.Sprintf("%d CPUs", info.NCPU)}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			p, out := freePorts(t), filepath.Join(t.TempDir(), "run")

@@ -204,7 +204,7 @@ func (e *runEnv) limit(ctx context.Context, job limitJob) error {
 	if hasFile(filepath.Join(dir, limitFile)) {
 		return sweep.BadInput("out", "%s already holds a %s; choose another --out", dir, limitFile)
 	}
-	if err := writable(dir); err != nil {
+	if err := results.CheckRunDir(dir, nil, 0); err != nil {
 		return sweep.BadInput("out", "%v; choose another --out", err)
 	}
 	ses, err := e.open(ctx, job.spec, dir)
@@ -291,7 +291,7 @@ func (l *levels) measure(ctx context.Context, level int) (limit.Level, error) {
 // levelBrief is a level's one-line summary for the progress lines.
 func levelBrief(rec results.Record) string {
 	if rec.Status != results.StatusOK {
-		return rec.Reason
+		return sweep.OneLine(rec.Reason)
 	}
 	return fmt.Sprintf("%d requests, %.2f%% ok, p99 %.2f ms", rec.Requests, (1-rec.ErrorRate)*100, rec.LatencyMS.P99)
 }

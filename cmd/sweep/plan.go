@@ -5,7 +5,6 @@ import (
 	"io"
 	"runtime"
 	"strings"
-	"time"
 
 	"github.com/olekukonko/tablewriter"
 	"github.com/olekukonko/tablewriter/tw"
@@ -13,10 +12,6 @@ import (
 
 	"github.com/sweep-tool/sweep/sweep"
 )
-
-// cellOverhead is the orchestration time assumed per cell in estimates
-// (recreate, ready, write), above warm-up and measurement.
-const cellOverhead = 5 * time.Second
 
 func newPlanCmd(stdout, stderr io.Writer) *cobra.Command {
 	cmd := &cobra.Command{
@@ -64,14 +59,13 @@ func writePlan(w io.Writer, spec sweep.Spec) error {
 	if err := t.Render(); err != nil {
 		return err
 	}
-	levels := searchLevels(spec)
-	per := time.Duration(levels)*(spec.Warmup.Std()+spec.Duration.Std()) + cellOverhead
-	total := time.Duration(len(cells)*max(spec.Repeat, 1)) * per
+	est := spec.Estimate()
 	search := ""
-	if levels > 1 {
-		search = fmt.Sprintf(" × up to %d search levels", levels)
+	if est.Levels > 1 {
+		search = fmt.Sprintf(" × up to %d search levels", est.Levels)
 	}
-	_, err := fmt.Fprintf(w, "%d cells × %d repetitions × (warm-up %s + measure %s%s + ~%s overhead) ≈ %s\n",
-		len(cells), max(spec.Repeat, 1), spec.Warmup.Std(), spec.Duration.Std(), search, cellOverhead, total.Round(time.Minute))
+	_, err := fmt.Fprintf(w, "%d cells × %d repetitions × (warm-up %s + measure %s%s + ~%s per cell) + ~%s to start and stop the stack ≈ %s\n",
+		len(cells), max(spec.Repeat, 1), spec.Warmup.Std(), spec.Duration.Std(), search, sweep.CellOverhead,
+		sweep.StackOverhead, sweep.Round(est.Total))
 	return err
 }

@@ -13,9 +13,10 @@ import (
 	"github.com/sweep-tool/sweep/sweep"
 )
 
-// progress shows cells done / total, the current cell and phase, and an
-// ETA from the measured cell times: a bar on a terminal, timestamped lines
-// otherwise.
+// progress is sweep's voice on stderr while a grid runs: one line per
+// finished cell with an ETA from the measured cell times, and on a
+// terminal a bar with the current cell and phase. Everything else (the
+// runner's log, the compose CLI's output) goes to sweep.log only.
 type progress struct {
 	w         io.Writer
 	bar       *progressbar.ProgressBar // nil when not a terminal
@@ -32,15 +33,6 @@ func newProgress(w io.Writer) *progress { return &progress{w: w} }
 func isTerminal(w io.Writer) bool {
 	f, ok := w.(*os.File)
 	return ok && isatty.IsTerminal(f.Fd())
-}
-
-// plainLog is where runner log lines go besides sweep.log: stderr when it
-// is not a terminal (on a terminal the bar shows progress instead).
-func (e *runEnv) plainLog() io.Writer {
-	if isTerminal(e.stderr) {
-		return io.Discard
-	}
-	return e.stderr
 }
 
 func (p *progress) Begin(total, done int) {
@@ -62,16 +54,22 @@ func (p *progress) Phase(job sweep.Job, phase string) {
 	}
 }
 
+// Done prints the job's one line: a timestamp, cells done / total, the
+// cell, its status with its figures or the first line of its reason, and
+// the ETA; on a terminal above the bar.
 func (p *progress) Done(job sweep.Job, rec results.Record) {
 	p.done++
 	p.ran++
 	p.spent += time.Since(p.cellStart)
+	line := fmt.Sprintf("%s [%d/%d] %s r%d %s %s, ETA %s", time.Now().Format("15:04:05"),
+		p.done, p.total, job.Cell.ID, job.Rep, rec.Status, sweep.Brief(rec), p.eta())
 	if p.bar != nil {
+		_ = p.bar.Clear()
+		fmt.Fprintln(p.w, line)
 		_ = p.bar.Add(1)
 		return
 	}
-	fmt.Fprintf(p.w, "%s [%d/%d] %s r%d %s, ETA %s\n", time.Now().Format("15:04:05"),
-		p.done, p.total, job.Cell.ID, job.Rep, rec.Status, p.eta())
+	fmt.Fprintln(p.w, line)
 }
 
 // eta is the mean time of the cells run so far times the cells left.

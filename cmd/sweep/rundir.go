@@ -11,8 +11,6 @@ import (
 	"strings"
 	"time"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/sweep-tool/sweep/results"
 	"github.com/sweep-tool/sweep/sweep"
 )
@@ -44,7 +42,11 @@ func (e *runEnv) prepareDir(spec sweep.Spec) (string, results.Meta, error) {
 	default:
 		return "", meta, sweep.BadInput("out", "%s has an unreadable sweep.json (%v); choose another --out", dir, err)
 	}
-	if err := writable(dir); err != nil {
+	var ids []string
+	for _, c := range spec.Cells() {
+		ids = append(ids, c.ID)
+	}
+	if err := results.CheckRunDir(dir, ids, spec.Repeat); err != nil {
 		return "", meta, sweep.BadInput("out", "%v; choose another --out", err)
 	}
 	if meta.RunID == "" {
@@ -119,23 +121,6 @@ func (e *runEnv) lock(dir string) (*results.Lock, error) {
 	return lock, nil
 }
 
-// writable checks that dir, or its nearest existing parent, can be written
-// without creating anything.
-func writable(dir string) error {
-	for d := dir; ; d = filepath.Dir(d) {
-		st, err := os.Stat(d)
-		if err == nil {
-			if !st.IsDir() {
-				return fmt.Errorf("%s is not a directory", d)
-			}
-			return unix.Access(d, unix.W_OK|unix.X_OK)
-		}
-		if !errors.Is(err, os.ErrNotExist) || d == filepath.Dir(d) {
-			return err
-		}
-	}
-}
-
 // appendFile is a log file opened on the first write, so that checks
 // which fail before the run starts leave no run directory behind.
 type appendFile struct {
@@ -149,7 +134,7 @@ func (a *appendFile) Write(p []byte) (int, error) {
 		a.f, a.err = os.OpenFile(a.path, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
 	}
 	if a.err != nil {
-		return len(p), nil // the log is best effort; stderr has the same lines
+		return len(p), nil // the log is best effort: a run file that matters fails on its own
 	}
 	return a.f.Write(p)
 }

@@ -45,9 +45,9 @@ func peakSessions(r results.Record) string {
 func note(r results.Record) string {
 	switch {
 	case r.Status != results.StatusOK:
-		return r.Reason
+		return sweep.OneLine(r.Reason)
 	case len(r.Warnings) > 0:
-		return r.Warnings[0]
+		return sweep.OneLine(r.Warnings[0])
 	}
 	return ""
 }

@@ -94,7 +94,7 @@ func (e *runEnv) open(ctx context.Context, spec sweep.Spec, dir string) (_ *sess
 			s.close()
 		}
 	}()
-	e.log = io.MultiWriter(s.logf, e.plainLog())
+	e.log = s.logf // sweep.log only: stderr carries the progress lines
 	e.dir = dir
 	if s.stack, err = e.stack(ctx, spec); err != nil {
 		return nil, err
@@ -238,10 +238,9 @@ func (e *runEnv) validate(spec sweep.Spec) error {
 	if e.findLimit, err = newCellSearch(spec); err != nil {
 		return err
 	}
-	n := len(spec.Cells()) * spec.Repeat
-	per := time.Duration(searchLevels(spec))*(spec.Warmup.Std()+spec.Duration.Std()) + cellOverhead
-	if hours := (time.Duration(n) * per).Hours(); !e.opts.yes && (n > maxCellsWithoutYes || hours > maxHoursWithoutYes) {
-		return sweep.BadInput("yes", "the grid has %d cell runs (≈%.0f h); narrow it or pass --yes", n, hours)
+	est := spec.Estimate()
+	if hours := est.Total.Hours(); !e.opts.yes && (est.Jobs > maxCellsWithoutYes || hours > maxHoursWithoutYes) {
+		return sweep.BadInput("yes", "the grid has %d cell runs (≈%.0f h); narrow it or pass --yes", est.Jobs, hours)
 	}
 	return nil
 }
@@ -299,17 +298,11 @@ func (e *runEnv) newStack(ctx context.Context, spec sweep.Spec, flag string, fil
 	return st, nil
 }
 
-// checkCPUs refuses CPU limits above the engine's CPU count.
+// checkCPUs refuses CPU limits and --cpuset CPUs the engine lacks.
 func (e *runEnv) checkCPUs(ctx context.Context, stack *compose.Stack, spec sweep.Spec) (int, error) {
 	n, err := stack.NCPU(ctx)
 	if err != nil {
 		return 0, err
 	}
-	for _, c := range spec.CPUs {
-		if c > float64(n) {
-			return 0, sweep.BadInput("cpus", "%s is above the Docker Engine's %d CPUs; give limits up to %d",
-				sweep.FormatNumber(c), n, n)
-		}
-	}
-	return n, nil
+	return n, spec.CheckEngineCPUs(n)
 }

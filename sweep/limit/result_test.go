@@ -153,27 +153,3 @@ func TestResultJSONKeys(t *testing.T) {
 		t.Errorf("limit.json reads back as %+v", back)
 	}
 }
-
-// TestEvidenceWithoutReadings: evidence names only what was measured.
-func TestEvidenceWithoutReadings(t *testing.T) {
-	t.Parallel()
-	const none = "no measured resource at its limit: the tail grew with queueing inside the target, e.g. for its web threads"
-	for _, tc := range []struct {
-		name  string
-		level Level
-		want  Bottleneck
-	}{
-		{"nothing measured", Level{SuccessRate: 1}, Bottleneck{Name: BottleneckNone, Evidence: none}},
-		{"sessions without a pool size", Level{SuccessRate: 1, DBSessionsPeak: ptr(3), Signals: Signals{DBActivePeak: 3}},
-			Bottleneck{Name: BottleneckNone, Evidence: none}},
-		{"errors without classes", Level{SuccessRate: 0.5},
-			Bottleneck{Name: BottleneckErrors, Evidence: "50.00% of requests failed"}},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
-			if got := Classify(tc.level); got != tc.want {
-				t.Errorf("Classify = %+v, want %+v", got, tc.want)
-			}
-		})
-	}
-}

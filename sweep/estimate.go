@@ -1,0 +1,53 @@
+package sweep
+
+import (
+	"strings"
+	"time"
+)
+
+// The orchestration time an estimate adds to the loads, measured on the
+// demo stack (Docker Engine 20.10, compose v1, 2 CPUs, a busy host):
+// recreating the target, waiting until it is ready, the database reset
+// and the samplers took 6.5–10 s per cell; the checks before the first
+// cell (9 s), the first start of the whole stack (12 s more than a
+// recreate) and the teardown (9 s) about 30 s once per run.
+const (
+	CellOverhead  = 8 * time.Second
+	StackOverhead = 30 * time.Second
+)
+
+// Estimate is how long a run of a spec is expected to take.
+type Estimate struct {
+	// Jobs is the number of cell runs (cells × repetitions); Levels the
+	// loads each measures (1, or the most a --find-limit search takes).
+	Jobs, Levels int
+	// PerJob is one cell run: warm-up and measured load at each level
+	// and CellOverhead.
+	PerJob time.Duration
+	// Total is Jobs × PerJob plus StackOverhead.
+	Total time.Duration
+}
+
+// Estimate is the expected duration of a run of s, for `sweep plan` and
+// the guard against grids too large to run without --yes.
+func (s Spec) Estimate() Estimate {
+	e := Estimate{Jobs: len(s.Cells()) * max(s.Repeat, 1), Levels: 1}
+	if f := s.FindLimit; f != nil {
+		e.Levels = f.MaxSteps
+		if len(f.Levels) > 0 {
+			e.Levels = len(f.Levels)
+		}
+	}
+	e.PerJob = time.Duration(e.Levels)*(s.Warmup.Std()+s.Duration.Std()) + CellOverhead
+	e.Total = time.Duration(e.Jobs)*e.PerJob + StackOverhead
+	return e
+}
+
+// Round renders d as a person reads an estimate: to the second under an
+// hour, to the minute above.
+func Round(d time.Duration) string {
+	if d < time.Hour {
+		return d.Round(time.Second).String()
+	}
+	return strings.TrimSuffix(d.Round(time.Minute).String(), "0s")
+}

@@ -1,0 +1,29 @@
+package sweep
+
+import (
+	"testing"
+	"time"
+)
+
+// TestEstimate: one short cell is its load plus the per-cell and the
+// once-per-run overhead, never rounded away; a search multiplies the
+// loads by its levels.
+func TestEstimate(t *testing.T) {
+	t.Parallel()
+	s := Spec{CPUs: []float64{1}, WebMult: []float64{1}, DBMult: []float64{2}, Repeat: 1,
+		Warmup: Duration(time.Second), Duration: Duration(3 * time.Second)}
+	if e := s.Estimate(); e.Jobs != 1 || e.Total != 4*time.Second+CellOverhead+StackOverhead || Round(e.Total) != "42s" {
+		t.Errorf("one 1s+3s cell: %+v (%s), want 42s", e, Round(e.Total))
+	}
+	s.CPUs, s.Repeat = []float64{1, 2}, 3
+	s.FindLimit = &FindLimit{MaxSteps: 6}
+	if e := s.Estimate(); e.Jobs != 6 || e.Levels != 6 || e.PerJob != 6*4*time.Second+CellOverhead {
+		t.Errorf("two cells × 3 repetitions searching up to 6 levels: %+v", e)
+	}
+	for d, want := range map[time.Duration]string{42 * time.Second: "42s", 90*time.Minute + 20*time.Second: "1h30m",
+		12*time.Minute + 499*time.Millisecond: "12m0s"} {
+		if got := Round(d); got != want {
+			t.Errorf("Round(%s) = %s, want %s", d, got, want)
+		}
+	}
+}
