@@ -1,6 +1,7 @@
 package sweep
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -14,6 +15,21 @@ import (
 // the cell's record states: the measurement would be filed under another
 // load than the one that produced it.
 var ErrLoadDiffers = errors.New("the load that ran is not the one recorded")
+
+// CheckLoad asks d, when it is a LoadChecker, whether it can run the
+// measured load of the first job (jobs nil: the spec's first cell).
+func (s Spec) CheckLoad(ctx context.Context, d Driver, jobs []Job) (string, error) {
+	checker, ok := d.(LoadChecker)
+	cells := s.Cells()
+	if !ok || len(cells) == 0 {
+		return "", nil
+	}
+	cell := cells[0]
+	if len(jobs) > 0 {
+		cell = jobs[0].Cell
+	}
+	return checker.CheckLoad(ctx, LoadRequest{BaseURL: s.URL, Load: s.LoadFor(cell, d.Name()), Duration: s.Duration.Std()})
+}
 
 // minRanShare is how much of the asked measured phase must have run; k6
 // and the built-in driver both run at least the whole phase unless they

@@ -27,21 +27,6 @@ type LoadChecker interface {
 	CheckLoad(ctx context.Context, req LoadRequest) (notice string, err error)
 }
 
-// CheckLoad asks d, when it is a LoadChecker, whether it can run the
-// measured load of the first job (jobs nil: the spec's first cell).
-func (s Spec) CheckLoad(ctx context.Context, d Driver, jobs []Job) (string, error) {
-	checker, ok := d.(LoadChecker)
-	cells := s.Cells()
-	if !ok || len(cells) == 0 {
-		return "", nil
-	}
-	cell := cells[0]
-	if len(jobs) > 0 {
-		cell = jobs[0].Cell
-	}
-	return checker.CheckLoad(ctx, LoadRequest{BaseURL: s.URL, Load: s.LoadFor(cell, d.Name()), Duration: s.Duration.Std()})
-}
-
 // LoadRequest is one phase of load for one cell.
 type LoadRequest struct {
 	// BaseURL is the target's base URL; requests go to
