@@ -1,6 +1,7 @@
 package compose
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"slices"
@@ -21,94 +22,115 @@ const (
 	PlaceDeploy                    // `deploy.resources.limits.cpus:`
 )
 
-// Base is what the override needs to know about the base compose files.
+// Base is what sweep needs to know about the base compose files, read as
+// the compose CLI reads them.
 type Base struct {
 	// Version is the base's `version:` key, "" when absent.
 	Version string
-	// Services lists the services of all base files, sorted.
+	// Services lists the services compose starts (those of the active
+	// profiles), sorted.
 	Services []string
 	// CPUAt says where the base files set each service's CPU limit; a
 	// service without one is absent.
 	CPUAt map[string]Place
+	// Images maps each service to the image the files name for it, ""
+	// when compose builds it without naming one.
+	Images map[string]string
+	// secrets are the values interpolation took from the environment.
+	secrets *secrets
 }
 
-// baseFile is the part of a compose file that Base reads.
-type baseFile struct {
-	Version  yaml.Node               `yaml:"version"`
-	Services map[string]*baseService `yaml:"services"`
-}
-
-// baseService is the part of a base service that Base reads.
-type baseService struct {
-	CPUs   any `yaml:"cpus"`
-	Deploy struct {
-		Resources struct {
-			Limits struct {
-				CPUs any `yaml:"cpus"`
-			} `yaml:"limits"`
-		} `yaml:"resources"`
-	} `yaml:"deploy"`
-}
-
-// ReadBase reads and merges the base compose files, in order.
-func ReadBase(paths []string) (Base, error) {
-	docs := make([][]byte, 0, len(paths))
-	for _, p := range paths {
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return Base{}, sweep.BadInput("compose", "read %s: %v", p, err)
-		}
-		docs = append(docs, b)
+// ReadBase reads the base compose files of project the way the compose
+// CLI reads them when sweep runs it with `-p project -f paths...`
+// (project "": as compose names it without -p): compose v2's loader
+// interpolates variables from the environment and the .env next to the
+// first file, applies extends, include and the profiles of
+// COMPOSE_PROFILES, and merges the files in order. It reads local files
+// only (no remote include), so it takes no context. An error is bad
+// input naming the compose files; it holds no interpolated value.
+func ReadBase(paths []string, project string) (Base, error) {
+	bad := func(err error) error {
+		return sweep.BadInput("compose", "%s: %v", strings.Join(paths, ", "), err)
 	}
-	base, err := ParseBase(docs...)
+	l, err := load(context.Background(), paths, project)
 	if err != nil {
-		return Base{}, sweep.BadInput("compose", "%s: %v", strings.Join(paths, ", "), err)
+		return Base{}, bad(err)
 	}
-	return base, nil
-}
-
-// ParseBase merges compose documents the way compose does for what Base
-// holds: services are the union, CPU limit places add up (a later file
-// cannot remove a key), and the first `version:` wins.
-func ParseBase(docs ...[]byte) (Base, error) {
-	b := Base{CPUAt: map[string]Place{}}
-	seen := map[string]bool{}
-	for i, doc := range docs {
-		var f baseFile
-		if err := yaml.Unmarshal(doc, &f); err != nil {
-			return Base{}, fmt.Errorf("file %d: %w", i+1, err)
-		}
-		if b.Version == "" {
-			b.Version = f.Version.Value
-		}
-		for name, svc := range f.Services {
-			if !seen[name] {
-				seen[name] = true
-				b.Services = append(b.Services, name)
-			}
-			if p := cpuPlace(svc); p != 0 {
-				b.CPUAt[name] |= p
-			}
+	b := Base{CPUAt: map[string]Place{}, Images: map[string]string{}, secrets: l.secrets}
+	if b.Version, err = version(paths); err != nil {
+		return Base{}, bad(err)
+	}
+	services, _ := l.model["services"].(map[string]any)
+	for name, svc := range l.project.Services {
+		b.Services = append(b.Services, name)
+		b.Images[name] = svc.Image
+		if p := cpuPlace(services[name]); p != 0 {
+			b.CPUAt[name] = p
 		}
 	}
-	if len(b.Services) == 0 {
-		return Base{}, fmt.Errorf("no services: key (compose file format v1 is not supported)")
+	switch {
+	case len(b.Services) == 0 && len(l.project.DisabledServices) > 0:
+		return Base{}, bad(fmt.Errorf("every service is in a profile that COMPOSE_PROFILES does not activate"))
+	case len(b.Services) == 0:
+		return Base{}, bad(fmt.Errorf("no services: key (compose file format v1 is not supported)"))
 	}
 	slices.Sort(b.Services)
 	return b, nil
 }
 
-// cpuPlace says where svc sets its CPU limit (0: nowhere).
-func cpuPlace(svc *baseService) Place {
-	var p Place
-	if svc == nil {
-		return 0
+// redact takes the values interpolated into the base files out of msg
+// (an error of the compose CLI, which read the same files).
+func (b Base) redact(msg string) string {
+	if b.secrets == nil {
+		return msg
 	}
-	if svc.CPUs != nil {
+	return b.secrets.redact(msg)
+}
+
+// version is the first `version:` the files write. The loader drops the
+// key, but compose v1 needs the override to repeat it.
+func version(paths []string) (string, error) {
+	for _, p := range paths {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return "", err
+		}
+		var f struct {
+			Version yaml.Node `yaml:"version"`
+		}
+		if err := yaml.Unmarshal(data, &f); err != nil {
+			return "", fmt.Errorf("%s: %w", p, err)
+		}
+		if f.Version.Value != "" {
+			return f.Version.Value, nil
+		}
+	}
+	return "", nil
+}
+
+// cpuPlace says where a service of the merged model sets its CPU limit
+// (0: nowhere). A key counts wherever it is written, even as 0.
+func cpuPlace(svc any) Place {
+	var p Place
+	if has(svc, "cpus") {
 		p |= PlaceService
 	}
-	if svc.Deploy.Resources.Limits.CPUs != nil {
+	if has(svc, "deploy", "resources", "limits", "cpus") {
 		p |= PlaceDeploy
 	}
 	return p
+}
+
+// has reports whether the yaml model m holds the key path.
+func has(m any, path ...string) bool {
+	for _, k := range path {
+		mm, ok := m.(map[string]any)
+		if !ok {
+			return false
+		}
+		if m, ok = mm[k]; !ok {
+			return false
+		}
+	}
+	return true
 }

@@ -2,6 +2,7 @@ package compose
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -188,7 +189,7 @@ func testBase(t *testing.T, names ...string) Base {
 	for _, n := range names {
 		paths = append(paths, filepath.Join("testdata", "override", n+".base.yaml"))
 	}
-	base, err := ReadBase(paths)
+	base, err := ReadBase(paths, "sweepr1")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -197,10 +198,7 @@ func testBase(t *testing.T, names ...string) Base {
 
 func TestOverrideRefuses(t *testing.T) {
 	t.Parallel()
-	base, err := ParseBase([]byte("services:\n  web:\n    image: x\n"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	base := Base{Services: []string{"web"}}
 	cases := []struct {
 		name string
 		cfg  sweep.TargetConfig
@@ -224,7 +222,7 @@ func TestOverrideRefuses(t *testing.T) {
 	}
 }
 
-func TestParseBase(t *testing.T) {
+func TestReadBase(t *testing.T) {
 	t.Parallel()
 	cases := []struct {
 		name    string
@@ -233,26 +231,46 @@ func TestParseBase(t *testing.T) {
 		place   Place
 		wantErr bool
 	}{
-		{"unquoted version", []string{"version: 2.4\nservices:\n  web: {cpus: 1}\n"}, "2.4", PlaceService, false},
-		{"deploy", []string{"services:\n  web:\n    deploy: {resources: {limits: {cpus: '1'}}}\n"}, "", PlaceDeploy, false},
-		{"later file adds", []string{"services:\n  web: {cpus: 1}\n", "services:\n  web:\n    deploy: {resources: {limits: {cpus: '1'}}}\n"},
-			"", PlaceService | PlaceDeploy, false},
-		{"null service", []string{"services:\n  web:\n"}, "", 0, false},
+		{"version", []string{"version: '2.4'\nservices:\n  web: {image: x, cpus: 1}\n"}, "2.4", PlaceService, false},
+		// Both compose CLIs refuse a version that is not a string.
+		{"unquoted version", []string{"version: 2.4\nservices:\n  web: {image: x, cpus: 1}\n"}, "", 0, true},
+		{"deploy", []string{"services:\n  web:\n    image: x\n    deploy: {resources: {limits: {cpus: '1'}}}\n"},
+			"", PlaceDeploy, false},
+		{"later file adds", []string{"services:\n  web: {image: x, cpus: 1}\n",
+			"services:\n  web:\n    deploy: {resources: {limits: {cpus: '1'}}}\n"}, "", PlaceService | PlaceDeploy, false},
+		{"limit of 0 still places", []string{"services:\n  web:\n    image: x\n    deploy: {resources: {limits: {cpus: 0}}}\n"},
+			"", PlaceDeploy, false},
+		{"reset removes", []string{"services:\n  web: {image: x, cpus: 1}\n", "services:\n  web:\n    cpus: !reset null\n"},
+			"", 0, false},
+		// compose itself refuses a service with neither image nor build.
+		{"null service", []string{"services:\n  web:\n"}, "", 0, true},
 		{"v1 format", []string{"web:\n  image: x\n"}, "", 0, true},
 		{"not yaml", []string{"services: [\n"}, "", 0, true},
+		{"no services", []string{"volumes: {data: {}}\n"}, "", 0, true},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
-			var docs [][]byte
-			for _, d := range c.docs {
-				docs = append(docs, []byte(d))
+			dir := t.TempDir()
+			var paths []string
+			for i, d := range c.docs {
+				paths = append(paths, filepath.Join(dir, fmt.Sprintf("f%d.yml", i)))
+				if err := os.WriteFile(paths[i], []byte(d), 0o644); err != nil {
+					t.Fatal(err)
+				}
 			}
-			b, err := ParseBase(docs...)
+			b, err := ReadBase(paths, "sweepr1")
 			if (err != nil) != c.wantErr {
 				t.Fatalf("err = %v, wantErr %v", err, c.wantErr)
 			}
-			if err == nil && (b.Version != c.version || b.CPUAt["web"] != c.place) {
+			if err != nil {
+				var bad *sweep.BadInputError
+				if !errors.As(err, &bad) || bad.Flag != "compose" {
+					t.Errorf("err = %#v, want a bad input of the compose field", err)
+				}
+				return
+			}
+			if b.Version != c.version || b.CPUAt["web"] != c.place {
 				t.Errorf("got version %q place %v, want %q %v", b.Version, b.CPUAt["web"], c.version, c.place)
 			}
 		})

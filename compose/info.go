@@ -10,7 +10,6 @@ import (
 	"strings"
 
 	"golang.org/x/sync/errgroup"
-	"gopkg.in/yaml.v3"
 )
 
 // Facts describe the engine, the CLI and the stack for sweep.json.
@@ -71,26 +70,18 @@ func (s *Stack) Info(ctx context.Context) (Facts, error) {
 	f.ComposeVersion = strings.TrimSpace(string(version))
 	sum := sha256.Sum256(config)
 	f.ConfigSHA256 = hex.EncodeToString(sum[:])
-	f.Images, err = s.images(ctx, config)
+	f.Images, err = s.images(ctx)
 	return f, err
 }
 
-// images maps each service of the merged config to the ID of its image:
-// ImageInspect of the config's image name, or the running container's
-// image when the service is built without a name.
-func (s *Stack) images(ctx context.Context, config []byte) (map[string]string, error) {
-	var merged struct {
-		Services map[string]struct {
-			Image string `yaml:"image"`
-		} `yaml:"services"`
-	}
-	if err := yaml.Unmarshal(config, &merged); err != nil {
-		return nil, fmt.Errorf("parse compose config: %w", err)
-	}
+// images maps each service to the ID of its image: ImageInspect of the
+// image the files name, or the running container's image when the
+// service is built without a name.
+func (s *Stack) images(ctx context.Context) (map[string]string, error) {
 	ids := map[string]string{}
-	for name, svc := range merged.Services {
-		if svc.Image != "" {
-			if img, err := s.eng.ImageInspect(ctx, svc.Image); err == nil {
+	for _, name := range s.base.Services {
+		if ref := s.base.Images[name]; ref != "" {
+			if img, err := s.eng.ImageInspect(ctx, ref); err == nil {
 				ids[name] = img.ID
 				continue
 			}

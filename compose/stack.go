@@ -1,5 +1,7 @@
 // Package compose runs the system under test as a Docker Compose project:
-// it writes each cell's override file, drives the compose CLI (the v2
+// it reads the base files with compose v2's own loader (compose-go), so
+// interpolation, extends, include, profiles and merging are compose's,
+// writes each cell's override file, drives the compose CLI (the v2
 // plugin, or docker-compose v1) with argv built by pure functions, and
 // talks to the Docker Engine API for what the CLI cannot say reliably:
 // readiness, the configuration actually applied, logs, facts and cleanup.
@@ -79,7 +81,7 @@ func New(ctx context.Context, opts Options) (*Stack, error) {
 	if s.labels, err = runLabels(opts); err != nil {
 		return nil, err
 	}
-	base, err := ReadBase(s.files)
+	base, err := ReadBase(s.files, s.project)
 	if err != nil {
 		return nil, err
 	}
@@ -142,7 +144,7 @@ func (s *Stack) checkInput() error {
 func (s *Stack) checkService(ctx context.Context) error {
 	out, err := run(ctx, s.cli.Argv(s.baseInvocation(), ConfigServices()...), nil)
 	if err != nil {
-		return sweep.BadInput("compose", "compose rejects the files: %v", err)
+		return sweep.BadInput("compose", "compose rejects the files: %s", s.base.redact(err.Error()))
 	}
 	services := strings.Fields(string(out))
 	slices.Sort(services)
@@ -164,7 +166,7 @@ func (s *Stack) Project() string { return s.project }
 // CLI is the compose CLI the stack runs.
 func (s *Stack) CLI() CLI { return s.cli }
 
-// Services lists the services of the base files.
+// Services lists the services of the base files that compose starts.
 func (s *Stack) Services() []string { return slices.Clone(s.base.Services) }
 
 // Engine is the Docker Engine the stack talks to (for samplers and

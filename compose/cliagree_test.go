@@ -1,0 +1,68 @@
+package compose
+
+import (
+	"maps"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/sweep-tool/sweep/internal/testenv"
+)
+
+// TestReadBaseAgreesWithCLI reads each testdata/load case with ReadBase
+// and with the compose CLI under test (`config`, as sweep runs it: -p and
+// absolute -f files, the same environment): the services and where each
+// keeps its CPU limit must agree. docker-compose v1 has no include and
+// lists services of inactive profiles too.
+func TestReadBaseAgreesWithCLI(t *testing.T) {
+	testenv.SkipShort(t)
+	t.Parallel()
+	cli := composeCLI(t)
+	for _, c := range loadCases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			if cli.Kind == V1 && c.name == "include" {
+				t.Skip("docker-compose v1 has no include")
+			}
+			var files []string
+			for _, p := range c.paths() {
+				abs, err := filepath.Abs(p)
+				if err != nil {
+					t.Fatal(err)
+				}
+				files = append(files, abs)
+			}
+			base := readBase(t, files...)
+			out, err := run(t.Context(), cli.Argv(Invocation{Project: "sweepr1", Files: files}, Config()...), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var merged struct {
+				Services map[string]any `yaml:"services"`
+			}
+			if err := yaml.Unmarshal(out, &merged); err != nil {
+				t.Fatal(err)
+			}
+			services := slices.Sorted(maps.Keys(merged.Services))
+			if cli.Kind == V2 && !slices.Equal(services, base.Services) || !subset(base.Services, services) {
+				t.Errorf("%s lists %v, ReadBase %v", cli, services, base.Services)
+			}
+			for _, name := range base.Services {
+				if got := cpuPlace(merged.Services[name]); got != base.CPUAt[name] {
+					t.Errorf("%s: %s puts the CPU limit at %v, ReadBase at %v", name, cli, got, base.CPUAt[name])
+				}
+			}
+		})
+	}
+}
+
+func subset(a, b []string) bool {
+	for _, s := range a {
+		if !slices.Contains(b, s) {
+			return false
+		}
+	}
+	return true
+}
