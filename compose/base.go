@@ -33,6 +33,9 @@ type Base struct {
 	// CPUAt says where the base files set each service's CPU limit; a
 	// service without one is absent.
 	CPUAt map[string]Place
+	// DeployLimits holds the services whose base files write
+	// deploy.resources.limits (of any resource).
+	DeployLimits map[string]bool
 	// Images maps each service to the image the files name for it, ""
 	// when compose builds it without naming one.
 	Images map[string]string
@@ -56,7 +59,7 @@ func ReadBase(paths []string, project string) (Base, error) {
 	if err != nil {
 		return Base{}, bad(err)
 	}
-	b := Base{CPUAt: map[string]Place{}, Images: map[string]string{}, secrets: l.secrets}
+	b := Base{CPUAt: map[string]Place{}, DeployLimits: map[string]bool{}, Images: map[string]string{}, secrets: l.secrets}
 	if b.Version, err = version(paths); err != nil {
 		return Base{}, bad(err)
 	}
@@ -66,6 +69,9 @@ func ReadBase(paths []string, project string) (Base, error) {
 		b.Images[name] = svc.Image
 		if p := cpuPlace(services[name]); p != 0 {
 			b.CPUAt[name] = p
+		}
+		if has(services[name], "deploy", "resources", "limits") {
+			b.DeployLimits[name] = true
 		}
 	}
 	switch {

@@ -27,6 +27,7 @@ var loadCases = []loadCase{
 	{"merge", []string{"merge/a.yaml", "merge/b.yaml"}},
 	{"include", []string{"include/compose.yaml"}},
 	{"profiles", []string{"profiles/compose.yaml"}},
+	{"deploymem", []string{"deploymem/compose.yaml"}},
 }
 
 func (c loadCase) paths() []string {

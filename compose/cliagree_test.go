@@ -1,7 +1,9 @@
 package compose
 
 import (
+	"fmt"
 	"maps"
+	"os"
 	"path/filepath"
 	"slices"
 	"testing"
@@ -9,6 +11,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/sweep-tool/sweep/internal/testenv"
+	"github.com/sweep-tool/sweep/sweep"
 )
 
 // TestReadBaseAgreesWithCLI reads each testdata/load case with ReadBase
@@ -54,7 +57,47 @@ func TestReadBaseAgreesWithCLI(t *testing.T) {
 					t.Errorf("%s: %s puts the CPU limit at %v, ReadBase at %v", name, cli, got, base.CPUAt[name])
 				}
 			}
+			checkOverrideApplies(t, cli, base, files)
 		})
+	}
+}
+
+// checkOverrideApplies merges a cell's override after files, as Apply
+// does, and checks that the CLI takes its CPU limit.
+func checkOverrideApplies(t *testing.T, cli CLI, base Base, files []string) {
+	t.Helper()
+	data, err := Override(base, RunLabels{ID: "r1"}, "web", sweep.TargetConfig{CPUs: 0.5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	override := filepath.Join(t.TempDir(), "override.yaml")
+	if err := os.WriteFile(override, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	inv := Invocation{Project: "sweepr1", Files: append(slices.Clip(files), override), Compat: base.NeedsCompat("web")}
+	out, err := run(t.Context(), cli.Argv(inv, Config()...), nil)
+	if err != nil {
+		t.Fatalf("%s refuses the override: %v", cli, err)
+	}
+	var merged struct {
+		Services map[string]struct {
+			CPUs   any `yaml:"cpus"`
+			Deploy struct {
+				Resources struct {
+					Limits struct {
+						CPUs any `yaml:"cpus"`
+					} `yaml:"limits"`
+				} `yaml:"resources"`
+			} `yaml:"deploy"`
+		} `yaml:"services"`
+	}
+	if err := yaml.Unmarshal(out, &merged); err != nil {
+		t.Fatal(err)
+	}
+	web := merged.Services["web"]
+	got := []string{fmt.Sprint(web.CPUs), fmt.Sprint(web.Deploy.Resources.Limits.CPUs)}
+	if !slices.Contains(got, "0.5") || slices.ContainsFunc(got, func(v string) bool { return v != "0.5" && v != "<nil>" }) {
+		t.Errorf("%s applies web's CPU limit as cpus %s, deploy cpus %s; want 0.5", cli, got[0], got[1])
 	}
 }
 

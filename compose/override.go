@@ -13,14 +13,15 @@ import (
 )
 
 // TargetPlace says where the override puts the target's CPU limit: where
-// the base keeps it; when the base has none, service-level `cpus` (or
-// deploy limits for a `version: "3.x"` file, whose schema has no
-// service-level cpus).
+// the base keeps it; when the base has none, under deploy limits when the
+// base has them (compose v2 refuses a service-level cpus beside deploy
+// limits without one) or the file is `version: "3.x"` (whose schema has
+// no service-level cpus), else service-level `cpus`.
 func (b Base) TargetPlace(service string) Place {
 	if p := b.CPUAt[service]; p != 0 {
 		return p
 	}
-	if strings.HasPrefix(b.Version, "3") {
+	if b.DeployLimits[service] || strings.HasPrefix(b.Version, "3") {
 		return PlaceDeploy
 	}
 	return PlaceService
