@@ -18,8 +18,11 @@ import (
 	"github.com/docker/docker/client"
 )
 
-// Engine is the part of the Docker Engine API this package calls.
-// *client.Client satisfies it; tests use small fakes.
+// Engine is the part of the Docker Engine API that the stack and the
+// callers of Stack.Engine use: this package's calls, and the container
+// stats the samplers read (metrics.Engine, which the consumer owns, is a
+// subset, so an Engine is one without a type assertion). *client.Client
+// satisfies it; tests use small fakes.
 type Engine interface {
 	Ping(ctx context.Context) (types.Ping, error)
 	Info(ctx context.Context) (system.Info, error)
@@ -33,7 +36,12 @@ type Engine interface {
 	VolumeRemove(ctx context.Context, id string, force bool) error
 	ImageInspect(ctx context.Context, ref string, opts ...client.ImageInspectOption) (image.InspectResponse, error)
 	Events(ctx context.Context, options events.ListOptions) (<-chan events.Message, <-chan error)
+	ContainerStats(ctx context.Context, id string, stream bool) (container.StatsResponseReader, error)
+	ContainerStatsOneShot(ctx context.Context, id string) (container.StatsResponseReader, error)
 }
+
+// The real client is an Engine: a method missing from it fails the build.
+var _ Engine = (*client.Client)(nil)
 
 // The labels compose puts on what it creates.
 const (

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/docker/docker/api/types/container"
+	"github.com/docker/docker/client"
 
 	"github.com/sweep-tool/sweep/results"
 )
@@ -29,6 +30,9 @@ type Engine interface {
 	ContainerStatsOneShot(ctx context.Context, id string) (container.StatsResponseReader, error)
 	ContainerInspect(ctx context.Context, id string) (container.InspectResponse, error)
 }
+
+// The real client is an Engine: a method missing from it fails the build.
+var _ Engine = (*client.Client)(nil)
 
 // Target is one container to sample.
 type Target struct {

@@ -116,15 +116,15 @@ func (x *dbExtras) resetFunc() func(context.Context) error {
 	}
 }
 
+// The stack's engine serves the samplers as it is: compose.Engine holds
+// every call metrics.Engine makes.
+var _ metrics.Engine = compose.Engine(nil)
+
 // monitor is the runner's Monitor: containers of the stack, what the
 // target receives of the load at spec's URL and, with a DSN, the
 // database.
 func (x *dbExtras) monitor(stacks []*compose.Stack, spec sweep.Spec) sweep.Monitor {
-	eng, ok := stacks[0].Engine().(metrics.Engine)
-	if !ok {
-		return nil
-	}
-	return &metrics.Monitor{Engine: eng, Containers: running(stacks), Target: spec.Service, URL: spec.URL,
+	return &metrics.Monitor{Engine: stacks[0].Engine(), Containers: running(stacks), Target: spec.Service, URL: spec.URL,
 		DB: func() *metrics.DB { return x.db }, Pooler: func() *metrics.PgBouncer { return x.pooler }}
 }
 
