@@ -6,11 +6,12 @@ import (
 )
 
 // The orchestration time an estimate adds to the loads, measured on the
-// demo stack (Docker Engine 20.10, compose v1, 2 CPUs, a busy host):
-// recreating the target, waiting until it is ready, the database reset
-// and the samplers took 6.5–10 s per cell; the checks before the first
-// cell (9 s), the first start of the whole stack (12 s more than a
-// recreate) and the teardown (9 s) about 30 s once per run.
+// demo stack (Docker Engine 20.10, compose v1, 2 CPUs): recreating the
+// target, waiting until it is ready, the database reset and the samplers
+// took 5-6 s per cell on a quiet host and 6.5-10 s on a busy one; the
+// checks before the first cell, the first start of the whole stack and the
+// teardown 12-35 s once per run. The estimate takes the busy figures: a
+// night planned a little long is better than one that overruns.
 const (
 	CellOverhead  = 8 * time.Second
 	StackOverhead = 30 * time.Second
