@@ -109,3 +109,12 @@ func writeLock(t *testing.T, dir string, pid int) {
 		t.Fatal(err)
 	}
 }
+
+// TestReleaseNil: releasing a lock that was never taken does nothing.
+func TestReleaseNil(t *testing.T) {
+	t.Parallel()
+	var l *Lock
+	if err := l.Release(); err != nil {
+		t.Errorf("Release of no lock = %v, want nil", err)
+	}
+}

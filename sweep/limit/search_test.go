@@ -55,12 +55,16 @@ func TestSearch(t *testing.T) {
 			[]int{1, 2, 4, 8, 16, 32, 64, 48, 40, 36, 38, 37}, 37, 38, "bracketed"},
 		{"within 5 percent", config(100, 10000, 2, 20), upTo(370),
 			[]int{100, 200, 400, 300, 350, 375, 362}, 362, 375, "bracketed"},
+		// 42 is exactly 5 % above 40 (40 × 1.05 = 42 in floating point too).
+		{"exactly 5 percent", config(10, 1000, 2, 20), upTo(41),
+			[]int{10, 20, 40, 80, 60, 50, 45, 42}, 40, 42, "bracketed"},
 		{"max steps while ramping", config(1, 1000, 2, 4), upTo(37), []int{1, 2, 4, 8}, 8, 0, "while ramping"},
 		{"max steps while bisecting", config(1, 1000, 2, 8), upTo(37),
 			[]int{1, 2, 4, 8, 16, 32, 64, 48}, 32, 48, "while bisecting"},
 		{"max level holds", config(1, 100, 2, 20), upTo(1000), []int{1, 2, 4, 8, 16, 32, 64, 100}, 100, 0, "max-level"},
 		{"first level fails", config(10, 100, 2, 8), upTo(5), []int{10}, 0, 10, "first level"},
 		{"factor 1.5 rounds up", config(1, 6, 1.5, 20), upTo(100), []int{1, 2, 3, 5, 6}, 6, 0, "max-level"},
+		{"a factor barely above 1 still steps up", config(1, 3, 1+1e-10, 20), upTo(100), []int{1, 2, 3}, 3, 0, "max-level"},
 		{"noise below the limit", config(1, 1000, 2, 20), func(l int) bool { return l <= 30 && l != 16 },
 			[]int{1, 2, 4, 8, 16, 12, 14, 15}, 15, 16, "bracketed"},
 		{"lucky level above the limit", config(1, 1000, 2, 20), func(l int) bool { return l <= 20 || l == 24 },
@@ -85,6 +89,22 @@ func TestSearch(t *testing.T) {
 				t.Errorf("stopped %q, want it to mention %q", r.Stopped, tc.stopped)
 			}
 		})
+	}
+}
+
+// TestSearchNumbersSteps: each level records the step that measured it,
+// in the order measured, while the levels are listed by level.
+func TestSearchNumbersSteps(t *testing.T) {
+	t.Parallel()
+	f := &fake{pass: upTo(37)}
+	r, err := Search(t.Context(), config(1, 1000, 2, 20), f.measure)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range r.Levels {
+		if want := slices.Index(f.measured, l.Level) + 1; l.Step != want {
+			t.Errorf("level %d: step %d, want %d (measured %v)", l.Level, l.Step, want, f.measured)
+		}
 	}
 }
 

@@ -20,6 +20,7 @@ func TestParseSLO(t *testing.T) {
 		{"every latency", "avg<=1ms,p50<=2ms,p90<=3ms,p95<=4ms,p99<=5ms", SLO{{"avg", 1}, {"p50", 2}, {"p90", 3}, {"p95", 4}, {"p99", 5}}},
 		{"fractions", "success>=99.9%,p99<=0.25ms", SLO{{"success", 99.9}, {"p99", 0.25}}},
 		{"zero percent", "success>=0%", SLO{{"success", 0}}},
+		{"every request", "success>=100%,error<=100%", SLO{{"success", 100}, {"error", 100}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -41,6 +42,7 @@ func TestParseSLORejects(t *testing.T) {
 		{"empty term", "p99<=5ms,,success>=99%", "empty term"},
 		{"unknown metric", "p42<=5ms", "unknown metric"},
 		{"no comparison", "p99 5ms", "no comparison"},
+		{"no metric", "<=5ms", `unknown metric ""`},
 		{"wrong way success", "success<=99%", "success takes >="},
 		{"wrong way error", "error>=1%", "error takes <="},
 		{"wrong way latency", "p99>=5ms", "p99 takes <="},
