@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/sweep-tool/sweep/internal/testenv"
@@ -78,5 +79,38 @@ func TestWriteSamplesIsAtomic(t *testing.T) {
 	}
 	if !bytes.Equal(got, want.Bytes()) {
 		t.Errorf("file = %q, want %q", got, want.Bytes())
+	}
+}
+
+// TestSamplesRate pins the rps column: an interval's requests over its
+// own length (the time since the previous interval), and an interval of
+// no length gives its count rather than +Inf.
+func TestSamplesRate(t *testing.T) {
+	t.Parallel()
+	var buf bytes.Buffer
+	err := WriteSamplesCSV(&buf, Series{Intervals: []Interval{
+		{T: 1, Requests: 100},
+		{T: 1.5, Requests: 60},
+		{T: 2.5, Requests: 90},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := strings.Split(strings.TrimSpace(buf.String()), "\n")
+	var got []string
+	for _, r := range rows[1:] {
+		got = append(got, strings.Split(r, ",")[1])
+	}
+	// Seconds 1, 2, 3 hold the intervals ending at 1 (100 in 1 s), 1.5 (60
+	// in 0.5 s) and 2.5 (90 in 1 s).
+	if want := []string{"100.0", "120.0", "90.0"}; strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Errorf("rps column %v, want %v", got, want)
+	}
+	buf.Reset()
+	if err := WriteSamplesCSV(&buf, Series{Intervals: []Interval{{T: 0, Requests: 7}}}); err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Split(strings.Split(buf.String(), "\n")[1], ",")[1]; got != "7.0" {
+		t.Errorf("a zero-length interval's rps = %q, want 7.0", got)
 	}
 }
