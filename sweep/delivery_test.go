@@ -81,6 +81,7 @@ func TestCheckDelivery(t *testing.T) {
 		{"monitor could not see", 1000, 2, &results.Delivery{Method: results.DeliveryNone, Note: "the engine is remote"},
 			0, "none", "", "delivery to the target not proven: the engine is remote"},
 		{"host: target's socket, CPU used", 50_000, 1000, host(true, 0.25, "pid 812 demoapp (target)"), 0, "host-socket", "", ""},
+		{"host: exactly 1µs of CPU a request", 50_000, 1000, host(true, 0.001, "pid 812 demoapp (target)"), 0, "host-socket", "", ""},
 		{"host: another process holds the port", 50_000, 1000, host(false, 0.25, "pid 99 nginx"), 0, "host-socket",
 			"load did not reach the target: " + testURL + ": its port is held by pid 99 nginx, not by app (is --url the target's address?)", ""},
 		{"host: nobody listens", 50_000, 1000, host(false, 0.25), 0, "host-socket",

@@ -22,7 +22,7 @@ func TestRunLog(t *testing.T) {
 	spec.Retries = 1
 	var log bytes.Buffer
 	at := time.Date(2024, 1, 2, 3, 4, 5, 0, time.UTC)
-	d := fixedDriver{results.Measurement{Requests: 100, RPS: 12.34, ErrorRate: 0.0125,
+	d := measuredDriver{results.Measurement{Requests: 100, RPS: 12.34, ErrorRate: 0.0125,
 		LatencyMS: results.Latency{P99: 5.678}}}
 	r := &Runner{Spec: spec, Dir: t.TempDir(), Stack: &fakeStack{skewFor: "cpu_2__web_2__db_4"}, Driver: d,
 		Log: &log, Now: func() time.Time { return at }}

@@ -32,6 +32,7 @@ func TestCheckLoadRan(t *testing.T) {
 		{"more VUs", closed, results.Measurement{VUsMax: 30, DurationS: 10}, "30 VUs ran, the record states 20"},
 		{"open grew within its bound", open, results.Measurement{VUsMax: 64, DurationS: 10}, ""},
 		{"open above its bound", open, results.Measurement{VUsMax: 101, DurationS: 10}, "101 VUs ran, above the open model's bound of 100"},
+		{"exactly 90 %", closed, results.Measurement{VUsMax: 20, DurationS: 9}, ""},
 		{"far shorter", open, results.Measurement{VUsMax: 20, DurationS: 8.9}, "the phase ran 8.90 s of the 10s asked"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

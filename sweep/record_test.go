@@ -1,7 +1,6 @@
 package sweep
 
 import (
-	"context"
 	"path/filepath"
 	"reflect"
 	"testing"
@@ -50,17 +49,6 @@ func TestCheckApplied(t *testing.T) {
 	}
 }
 
-// fixedDriver reports the same measurement for every measured phase.
-type fixedDriver struct{ m results.Measurement }
-
-func (fixedDriver) Name() string { return "fixed" }
-func (d fixedDriver) Run(_ context.Context, req LoadRequest) (results.Measurement, error) {
-	if req.Warmup {
-		return results.Measurement{}, nil
-	}
-	return d.m, nil
-}
-
 func TestDroppedIterationsWarning(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
@@ -78,7 +66,7 @@ func TestDroppedIterationsWarning(t *testing.T) {
 			t.Parallel()
 			spec := testSpec()
 			spec.CPUs, spec.WebMult = []float64{1}, []float64{1}
-			d := fixedDriver{results.Measurement{Requests: 10, RPS: 5, DroppedIterations: tc.dropped}}
+			d := measuredDriver{results.Measurement{Requests: 10, RPS: 5, DroppedIterations: tc.dropped}}
 			sum, err := (&Runner{Spec: spec, Dir: t.TempDir(), Stack: &fakeStack{}, Driver: d}).Run(t.Context())
 			if err != nil {
 				t.Fatal(err)
