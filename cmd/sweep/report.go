@@ -28,10 +28,16 @@ func (f *reportFlags) bind(cmd *cobra.Command) {
 	cmd.Flags().StringSliceVar(&f.metrics, "metric", []string{"rps", "p99"},
 		"matrices to print: rps, p99, errors, cpu (target CPU % of limit), sessions (peak DB sessions), limit (safe limit, run --find-limit)")
 	cmd.Flags().BoolVar(&f.json, "json", false, "print only the recommendation as one JSON document")
-	cmd.Flags().Float64Var(&f.opts.ErrorBound, "error-bound", f.opts.ErrorBound, "cells with a higher error rate (0..1) never win")
-	cmd.Flags().Float64Var(&f.opts.NoiseBand, "noise", f.opts.NoiseBand, "assumed relative noise (0..1) of a cell measured once")
+	bindAnalysis(cmd, &f.opts)
 	cmd.Flags().Var(numberList{"predict-cpus", &f.opts.PredictCPUs}, "predict-cpus",
 		"CPU limits to predict best RPS at from the Universal Scalability Law fit (needs 3+ measured CPU limits), e.g. 12,16")
+}
+
+// bindAnalysis binds the options that decide the winners (report, run,
+// export), starting from opts' values.
+func bindAnalysis(cmd *cobra.Command, opts *report.Options) {
+	cmd.Flags().Float64Var(&opts.ErrorBound, "error-bound", opts.ErrorBound, "cells with a higher error rate (0..1) never win")
+	cmd.Flags().Float64Var(&opts.NoiseBand, "noise", opts.NoiseBand, "assumed relative noise (0..1) of a cell measured once")
 }
 
 func newReportCmd(stdout, stderr io.Writer) *cobra.Command {

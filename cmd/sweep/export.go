@@ -1,0 +1,66 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+
+	"github.com/spf13/cobra"
+
+	"github.com/sweep-tool/sweep/results"
+	"github.com/sweep-tool/sweep/results/export"
+	"github.com/sweep-tool/sweep/results/report"
+)
+
+func newExportCmd(stdout, stderr io.Writer) *cobra.Command {
+	opts := export.Options{Report: report.DefaultOptions()}
+	var format, out string
+	cmd := &cobra.Command{
+		Use:   "export RUN_DIR --cpus N",
+		Short: "Write a profile's web threads and pool at a CPU budget as an env file, a compose override or JSON",
+		Long: "Takes the multipliers the report of RUN_DIR recommends for --profile and derives the values at --cpus by the\n" +
+			"grid's rule (rounded half to even). --format env writes WEB_ENV=…/POOL_ENV=… lines with the run's variable\n" +
+			"names; compose an override of the run's target service with its CPU limit where the stack's compose files\n" +
+			"keep it (service cpus or deploy.resources.limits.cpus) and the env, to list after those files; json the\n" +
+			"values and where they come from. A budget outside the measured CPU limits is said on stderr, with the USL\n" +
+			"fit's predicted RPS when the run has one. A profile with no qualifying pair exits 1.",
+		Args: cobra.ExactArgs(1),
+		RunE: func(_ *cobra.Command, args []string) error {
+			opts.Format = export.Format(format)
+			return exportRun(args[0], opts, out, stdout, stderr)
+		},
+	}
+	cmd.Flags().StringVar(&opts.Profile, "profile", "balanced", "the recommendation to export: latency, balanced or throughput")
+	cmd.Flags().Float64Var(&opts.CPUs, "cpus", 0, "the CPU budget to export the values for, e.g. 4")
+	cmd.Flags().StringVar(&format, "format", string(export.FormatEnv), "env, compose or json")
+	cmd.Flags().StringVarP(&out, "output", "o", "", "write to this file instead of stdout")
+	cmd.Flags().StringArrayVar(&opts.Compose, "compose", nil,
+		"the stack's compose files for --format compose (repeatable; default: the files the run used)")
+	bindAnalysis(cmd, &opts.Report)
+	return cmd
+}
+
+// exportRun exports from the run in dir and writes the result to file
+// (atomically) or stdout; warnings go to stderr.
+func exportRun(dir string, opts export.Options, file string, stdout, stderr io.Writer) error {
+	run, err := results.LoadRun(dir)
+	if err != nil {
+		return reportInput(err)
+	}
+	s, err := export.Export(run, opts)
+	if err != nil {
+		return reportInput(err)
+	}
+	for _, w := range s.Warnings {
+		fmt.Fprintf(stderr, "export: %s\n", w)
+	}
+	var buf bytes.Buffer
+	if err := export.Write(&buf, s, opts.Format); err != nil {
+		return err
+	}
+	if file != "" {
+		return results.WriteFileAtomic(file, buf.Bytes())
+	}
+	_, err = stdout.Write(buf.Bytes())
+	return err
+}
