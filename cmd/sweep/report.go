@@ -53,6 +53,8 @@ func newReportCmd(stdout, stderr io.Writer) *cobra.Command {
 		},
 	}
 	f.bind(cmd)
+	cmd.Flags().StringVar(&f.opts.DBService, "db-service", f.opts.DBService,
+		"the database's compose service, whose CPU limit the pool-size rule of thumb reads from the records")
 	return cmd
 }
 

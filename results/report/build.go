@@ -22,6 +22,9 @@ type Report struct {
 	Profiles   []Profile
 	Scaling    Scaling
 	PoolEffect PoolEffect
+	// PoolRules hold the pool-sizing rule of thumb beside the measured
+	// best pools, per CPU limit whose database cores are known.
+	PoolRules []PoolRule
 	// USL is the Universal Scalability Law fitted to the best RPS per CPU
 	// limit, LimitUSL to the best safe limits; nil without a fit, and
 	// USLNote then says why.
@@ -74,6 +77,7 @@ func Build(run *results.Run, opts Options) (*Report, error) {
 	rep.Scaling = scaling(rep.PerCPU)
 	rep.USL, rep.LimitUSL, rep.USLNote = fitScaling(rep.PerCPU, rep.Profiles, opts.PredictCPUs)
 	rep.PoolEffect = poolEffect(rep.PerCPU, opts.NoiseBand)
+	rep.PoolRules = poolRules(rep.PerCPU, opts.DBService, run.HostCPUs)
 	return rep, nil
 }
 

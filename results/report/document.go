@@ -31,6 +31,7 @@ func document(rep *Report, charts []Chart) []section {
 	secs := []section{
 		{Heading: "Recommendation", Paras: recommendationParas(rep), Tables: []table{profileTable(rep)}},
 		{Heading: "Winners per CPU limit", Tables: []table{perCPUTable(rep)}},
+		poolRuleSection(rep),
 		{Heading: "Scaling", Paras: uslParas(rep), Tables: append([]table{scalingTable(rep)}, uslTables(rep)...),
 			Charts: []Chart{byFile["scaling.svg"]}},
 		{Heading: "Pareto frontier", Tables: front, Charts: []Chart{byFile["pareto.svg"]}},
@@ -44,6 +45,16 @@ func document(rep *Report, charts []Chart) []section {
 		secs = append(secs, section{Heading: "Bottlenecks", Tables: append(bt, legendTable())})
 	}
 	return append(secs, section{Heading: "Pool multiplier", Tables: []table{poolTable(rep)}})
+}
+
+// poolRuleSection is the rule of thumb beside the measured best pools,
+// or why it is missing.
+func poolRuleSection(rep *Report) section {
+	sec := section{Heading: "Pool size: rule of thumb", Paras: poolRuleParas(rep)}
+	if t, ok := poolRuleTable(rep); ok {
+		sec.Tables = []table{t}
+	}
+	return sec
 }
 
 // introParas say what the report rests on.

@@ -29,6 +29,9 @@ type CPUDoc struct {
 	// only), with its level.
 	BestLimit *LimitDoc           `json:"best_limit,omitempty"`
 	Ties      map[string][]string `json:"ties"`
+	// PoolRule is the pool-sizing rule of thumb beside the best pools,
+	// when the database's cores are known.
+	PoolRule *PoolRule `json:"pool_rule,omitempty"`
 }
 
 // LimitDoc is the cell with the highest safe limit: the mean level over
@@ -96,6 +99,11 @@ func (r *Report) Recommendation() Recommendation {
 			d.BestLimit = &LimitDoc{CellDoc: cellDoc(c), Model: l.Model, Level: l.Level.Mean, Low: l.Low,
 				FailsAt: l.FailsAt, Bottleneck: l.Bottleneck}
 			d.Ties["best_limit"] = ids(cr.BestLimit.Ties)
+		}
+		for i := range r.PoolRules {
+			if r.PoolRules[i].CPUs == cr.CPUs {
+				d.PoolRule = &r.PoolRules[i]
+			}
 		}
 		doc.PerCPU = append(doc.PerCPU, d)
 	}

@@ -31,7 +31,7 @@ func usage(appPct, dbPct float64, activePeak int) func(*results.Rep) {
 	return func(r *results.Rep) {
 		r.Resources = map[string]results.ResourceStats{
 			"app": {CPUPctOfLimitMean: appPct, CPUCoresMean: appPct / 100},
-			"db":  {CPUPctOfLimitMean: dbPct},
+			"db":  {CPUPctOfLimitMean: dbPct, CPULimitCores: 2},
 		}
 		r.DB = &results.DBStats{Sessions: results.DBSessions{TotalPeak: activePeak + 1, ActivePeak: activePeak}, TPSMean: 100}
 	}

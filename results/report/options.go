@@ -22,11 +22,14 @@ type Options struct {
 	NoiseBand float64 `json:"noise_band"`
 	// PredictCPUs are CPU limits at which the USL fit predicts (each > 0).
 	PredictCPUs []float64 `json:"predict_cpus,omitempty"`
+	// DBService is the database's compose service, whose CPU limit the
+	// pool-sizing rule of thumb reads from the records.
+	DBService string `json:"db_service"`
 }
 
 // DefaultOptions returns the documented defaults: error bound 1 %, noise
-// band 5 %.
-func DefaultOptions() Options { return Options{ErrorBound: 0.01, NoiseBand: 0.05} }
+// band 5 %, database service db.
+func DefaultOptions() Options { return Options{ErrorBound: 0.01, NoiseBand: 0.05, DBService: "db"} }
 
 func (o Options) validate() error {
 	if o.ErrorBound < 0 || o.ErrorBound > 1 {

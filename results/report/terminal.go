@@ -32,9 +32,14 @@ func WriteTerminalMatrices(w io.Writer, rep *Report, m Metric) error {
 }
 
 // WriteTerminalSummary prints the per-CPU winners, the recommendation
-// across CPU limits, the USL fit with its predictions and the noise note.
+// across CPU limits, the pool-sizing rule of thumb beside the best pools,
+// the USL fit with its predictions and the noise note.
 func WriteTerminalSummary(w io.Writer, rep *Report) error {
-	for _, t := range append([]table{perCPUTable(rep), profileTable(rep)}, uslTables(rep)...) {
+	tables := []table{perCPUTable(rep), profileTable(rep)}
+	if t, ok := poolRuleTable(rep); ok {
+		tables = append(tables, t)
+	}
+	for _, t := range append(tables, uslTables(rep)...) {
 		if err := terminalTable(w, t); err != nil {
 			return err
 		}
