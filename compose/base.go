@@ -3,6 +3,7 @@ package compose
 import (
 	"context"
 	"fmt"
+	"maps"
 	"os"
 	"slices"
 	"strings"
@@ -39,6 +40,10 @@ type Base struct {
 	// Images maps each service to the image the files name for it, ""
 	// when compose builds it without naming one.
 	Images map[string]string
+	// DependsOn lists the services each service depends on (depends_on in
+	// the list or the map form, and what the loader adds for links and
+	// the like), sorted.
+	DependsOn map[string][]string
 	// secrets are the values interpolation took from the environment.
 	secrets *secrets
 }
@@ -59,7 +64,8 @@ func ReadBase(paths []string, project string) (Base, error) {
 	if err != nil {
 		return Base{}, bad(err)
 	}
-	b := Base{CPUAt: map[string]Place{}, DeployLimits: map[string]bool{}, Images: map[string]string{}, secrets: l.secrets}
+	b := Base{CPUAt: map[string]Place{}, DeployLimits: map[string]bool{}, Images: map[string]string{},
+		DependsOn: map[string][]string{}, secrets: l.secrets}
 	if b.Version, err = version(paths); err != nil {
 		return Base{}, bad(err)
 	}
@@ -67,6 +73,7 @@ func ReadBase(paths []string, project string) (Base, error) {
 	for name, svc := range l.project.Services {
 		b.Services = append(b.Services, name)
 		b.Images[name] = svc.Image
+		b.DependsOn[name] = slices.Sorted(maps.Keys(svc.DependsOn))
 		if p := cpuPlace(services[name]); p != 0 {
 			b.CPUAt[name] = p
 		}

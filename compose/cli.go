@@ -108,6 +108,10 @@ func (c CLI) Argv(inv Invocation, sub ...string) []string {
 // UpAll starts every service of the stack (the first cell).
 func UpAll() []string { return []string{"up", "-d"} }
 
+// UpServices starts the given services (and what they depend on) before
+// the target's first start.
+func UpServices(services ...string) []string { return append([]string{"up", "-d"}, services...) }
+
 // UpTarget recreates only the target service (later cells), and the
 // services whose env an axis sets.
 func UpTarget(service string, others ...string) []string {

@@ -28,6 +28,10 @@ var ErrNotReady = errors.New("target not ready")
 // ready; the message carries its state and exit code.
 var ErrTargetExited = errors.New("target container exited")
 
+// ErrDependencyExited is returned by StartDeps when a service the target
+// needs exited with an error (or died) instead of becoming ready.
+var ErrDependencyExited = errors.New("dependency exited")
+
 // ErrNoContainer means no container of the target service exists in the
 // stack's project (Apply has not run, or compose removed it).
 var ErrNoContainer = errors.New("no target container")

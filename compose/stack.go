@@ -174,38 +174,54 @@ func (s *Stack) Services() []string { return slices.Clone(s.base.Services) }
 func (s *Stack) Engine() Engine { return s.eng }
 
 // Apply writes cfg's override to cfg.Dir/override.yaml and runs compose
-// up: every service on the first successful call, then only the target
-// (--no-deps --force-recreate).
+// up: every service on the first successful call (those StartDeps started
+// are up to date by then), then only the target (--no-deps
+// --force-recreate) and the services whose env cfg sets.
 func (s *Stack) Apply(ctx context.Context, cfg sweep.TargetConfig) error {
-	data, err := Override(s.base, s.labels, s.opts.Service, cfg)
+	inv, err := s.writeOverride(cfg)
 	if err != nil {
 		return err
 	}
-	override, err := filepath.Abs(filepath.Join(cfg.Dir, results.OverrideFile))
-	if err != nil {
-		return fmt.Errorf("override: %w", err)
-	}
-	if err := results.MakeDir(cfg.Dir); err != nil {
-		return err
-	}
-	if err := results.WriteFileAtomic(override, data); err != nil {
-		return err
-	}
-	inv := s.baseInvocation()
-	inv.Files = append(slices.Clip(inv.Files), override)
 	sub := UpTarget(s.opts.Service, slices.Sorted(maps.Keys(cfg.ServiceEnv))...)
 	if !s.started {
 		sub = UpAll()
 	}
-	out, err := run(ctx, s.cli.Argv(inv, sub...), s.opts.Stderr)
-	if s.opts.Stdout != nil {
-		_, _ = s.opts.Stdout.Write(out)
-	}
-	if err != nil {
+	if err := s.compose(ctx, inv, sub); err != nil {
 		return fmt.Errorf("compose up %s: %w", s.opts.Service, err)
 	}
 	s.started = true
 	return nil
+}
+
+// writeOverride writes cfg's override to cfg.Dir/override.yaml and
+// returns the invocation with it.
+func (s *Stack) writeOverride(cfg sweep.TargetConfig) (Invocation, error) {
+	data, err := Override(s.base, s.labels, s.opts.Service, cfg)
+	if err != nil {
+		return Invocation{}, err
+	}
+	override, err := filepath.Abs(filepath.Join(cfg.Dir, results.OverrideFile))
+	if err != nil {
+		return Invocation{}, fmt.Errorf("override: %w", err)
+	}
+	if err := results.MakeDir(cfg.Dir); err != nil {
+		return Invocation{}, err
+	}
+	if err := results.WriteFileAtomic(override, data); err != nil {
+		return Invocation{}, err
+	}
+	inv := s.baseInvocation()
+	inv.Files = append(slices.Clip(inv.Files), override)
+	return inv, nil
+}
+
+// compose runs one compose subcommand, its output to the stack's Stdout.
+func (s *Stack) compose(ctx context.Context, inv Invocation, sub []string) error {
+	out, err := run(ctx, s.cli.Argv(inv, sub...), s.opts.Stderr)
+	if s.opts.Stdout != nil {
+		_, _ = s.opts.Stdout.Write(out)
+	}
+	return err
 }
 
 // Down runs compose down (volumes and orphans too), then removes by label

@@ -44,6 +44,9 @@ func TestStackOnEngine(t *testing.T) {
 			Env:    map[string]string{"WEB_THREADS": string(rune('1' + i)), "DB_POOL": string(rune('4' + i))},
 			Labels: map[string]string{sweep.LabelCell: "c" + string(rune('1'+i))},
 		}
+		if i == 0 {
+			checkStartDeps(t, s, cell)
+		}
 		applyCell(t, s, cell)
 		id := checkReadBack(t, s, cell)
 		checkLabels(t, eng, id, map[string]string{sweep.LabelRun: runID, sweep.LabelCell: cell.Labels[sweep.LabelCell]})
@@ -60,6 +63,19 @@ func TestStackOnEngine(t *testing.T) {
 	}
 	checkInfo(t, s)
 	checkWatch(t, s, eng)
+}
+
+// checkStartDeps starts the services the target needs and checks that
+// they run, labelled, while the target has no container yet.
+func checkStartDeps(t *testing.T, s *Stack, cell sweep.TargetConfig) {
+	t.Helper()
+	if err := s.StartDeps(t.Context(), cell, 20*time.Second); err != nil {
+		t.Fatal(err)
+	}
+	ids, err := s.Containers(t.Context())
+	if err != nil || ids["side"] == "" || ids["web"] != "" {
+		t.Errorf("after StartDeps: containers %v (%v), want side running and no web yet", ids, err)
+	}
 }
 
 // applyCell applies cell, waits until ready and logs how long that took.

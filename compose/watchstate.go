@@ -17,6 +17,7 @@ type cstate struct {
 	service               string
 	running, paused       bool
 	status                container.ContainerState
+	health                container.HealthStatus // "" without a healthcheck
 	exitCode              int
 	oom                   bool
 	restarts              int
@@ -47,6 +48,9 @@ func (s *Stack) look(ctx context.Context) (states, error) {
 		if b := in.ContainerJSONBase; b != nil && b.State != nil {
 			st.running, st.paused, st.status = b.State.Running, b.State.Paused, b.State.Status
 			st.exitCode, st.oom = b.State.ExitCode, b.State.OOMKilled
+			if h := b.State.Health; h != nil {
+				st.health = h.Status
+			}
 			st.startedAt, _ = time.Parse(time.RFC3339Nano, b.State.StartedAt)
 			st.finishedAt, _ = time.Parse(time.RFC3339Nano, b.State.FinishedAt)
 		}

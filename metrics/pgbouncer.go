@@ -65,22 +65,21 @@ type Traffic struct {
 // adminDatabase is the name of PgBouncer's admin console.
 const adminDatabase = "pgbouncer"
 
-// OpenPgBouncer connects to the admin console of the PgBouncer at dsn; the
+// OpenPgBouncer connects to the admin console of the PgBouncer at dsn,
+// trying again while it does not answer for as long as wait says; the
 // DSN's database is replaced by "pgbouncer", so the application's DSN
-// pointed at the pooler works as is. Errors show the DSN with its password
-// redacted.
-func OpenPgBouncer(ctx context.Context, dsn string) (*PgBouncer, error) {
+// pointed at the pooler works as is. Errors (a *ConnectError once the DSN
+// parses) show the DSN with its password redacted.
+func OpenPgBouncer(ctx context.Context, dsn string, wait Wait) (*PgBouncer, error) {
 	b := &PgBouncer{}
 	if err := b.parse("pgbouncer", dsn); err != nil {
 		return nil, err
 	}
 	b.cfg.Database = adminDatabase
 	b.cfg.DefaultQueryExecMode = pgx.QueryExecModeSimpleProtocol
-	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-	defer cancel()
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if _, err := b.connectLocked(ctx); err != nil {
+	if _, err := b.dialWaiting(ctx, wait); err != nil {
 		return nil, err
 	}
 	return b, nil

@@ -168,24 +168,16 @@ func startPgBouncer(t *testing.T, cli *client.Client, image, dbURL string, env .
 	return u.String()
 }
 
-// openPgBouncer opens the admin console at dsn, retrying while PgBouncer
+// openPgBouncer opens the admin console at dsn, waiting while PgBouncer
 // starts, and closes it when the test ends.
 func openPgBouncer(t *testing.T, dsn string) *PgBouncer {
 	t.Helper()
-	deadline := time.Now().Add(15 * time.Second)
-	for {
-		ctx, cancel := context.WithTimeout(t.Context(), time.Second)
-		b, err := OpenPgBouncer(ctx, dsn)
-		cancel()
-		if err == nil {
-			t.Cleanup(func() { _ = b.Close(context.Background()) })
-			return b
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("pgbouncer not up in 15s: %v", err)
-		}
-		time.Sleep(100 * time.Millisecond)
+	b, err := OpenPgBouncer(t.Context(), dsn, Wait{For: 15 * time.Second})
+	if err != nil {
+		t.Fatalf("pgbouncer not up in 15s: %v", err)
 	}
+	t.Cleanup(func() { _ = b.Close(context.Background()) })
+	return b
 }
 
 func TestParsePgBouncerShow(t *testing.T) {

@@ -25,23 +25,24 @@ type DB struct {
 // connectTimeout bounds one connection attempt, so a tick never stalls.
 const connectTimeout = 900 * time.Millisecond
 
-// Open connects once and reads the database name and max_connections. A
-// wrong or unreachable DSN is an error whose text shows the DSN with its
-// password redacted.
-func Open(ctx context.Context, dsn string) (*DB, error) {
+// Open connects, trying again while the server does not answer for as
+// long as wait says, and reads the database name and max_connections. A
+// wrong or unreachable DSN is a *ConnectError whose text shows the host
+// and the DSN with its password redacted.
+func Open(ctx context.Context, dsn string, wait Wait) (*DB, error) {
 	d := &DB{}
 	if err := d.parse("db", dsn); err != nil {
 		return nil, err
 	}
 	d.cfg.RuntimeParams["application_name"] = "sweep-sampler"
-	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-	defer cancel()
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	conn, err := d.connectLocked(ctx)
+	conn, err := d.dialWaiting(ctx, wait)
 	if err != nil {
 		return nil, err
 	}
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
 	const q = `SELECT current_database(), current_setting('max_connections')::int`
 	if err := conn.QueryRow(ctx, q).Scan(&d.Database, &d.MaxConnections); err != nil {
 		_ = conn.Close(ctx)

@@ -32,9 +32,9 @@ func TestOpenErrorsHidePassword(t *testing.T) {
 // checkErrorHidesPassword opens dsn with open, which must fail, and checks
 // that the error does not show pgPassword.
 func checkErrorHidesPassword[T interface{ Close(context.Context) error }](t *testing.T,
-	open func(context.Context, string) (T, error), dsn string) {
+	open func(context.Context, string, Wait) (T, error), dsn string) {
 	t.Helper()
-	c, err := open(t.Context(), dsn)
+	c, err := open(t.Context(), dsn, Wait{})
 	if err == nil {
 		_ = c.Close(t.Context())
 		t.Fatal("open succeeded, want an error")
@@ -187,7 +187,7 @@ func TestReset(t *testing.T) {
 
 func openDB(t testing.TB, dsn string) *DB {
 	t.Helper()
-	db, err := Open(context.Background(), dsn)
+	db, err := Open(context.Background(), dsn, Wait{})
 	if err != nil {
 		t.Fatal(err)
 	}

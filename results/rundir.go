@@ -34,7 +34,11 @@ type Meta struct {
 	ToolVersion   string    `json:"tool_version"`
 	// Spec is the resolved spec (the sweep package's Spec, DSN removed).
 	Spec json.RawMessage `json:"spec"`
-	// DSNHash identifies the database without revealing the DSN.
+	// DBSampled says the run sampled a database (--db-dsn). The DSN itself
+	// is not a spec: a resume may give another host or password.
+	DBSampled bool `json:"db_sampled,omitempty"`
+	// DSNHash is what runs before db_sampled wrote instead; only whether
+	// it is set is read (see SampledDB).
 	DSNHash string     `json:"db_dsn_hash,omitempty"`
 	Cells   []CellInfo `json:"cells"`
 	Host    HostFacts  `json:"host"`
@@ -43,6 +47,9 @@ type Meta struct {
 	// ComposeConfigHash is the sha256 of the merged compose configuration.
 	ComposeConfigHash string `json:"compose_config_hash,omitempty"`
 }
+
+// SampledDB reports whether the run sampled a database.
+func (m Meta) SampledDB() bool { return m.DBSampled || m.DSNHash != "" }
 
 // HostFacts describe the machine a run measured on.
 type HostFacts struct {

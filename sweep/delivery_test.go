@@ -143,9 +143,9 @@ func TestRunnerFailsUndeliveredLoad(t *testing.T) {
 	}{
 		{"delivered", results.Measurement{Requests: 100, BytesSent: 20_000}, 31_000, results.StatusOK, "", ""},
 		{"elsewhere", results.Measurement{Requests: 100, BytesSent: 20_000}, 1_200, results.StatusFailed,
-			"load did not reach the target: app received 1200 bytes while the driver sent 20000 to http://127.0.0.1:1 (6.0%, under 50%; is --url the target's address?)", ""},
+			"load did not reach the target: app received 1200 bytes while the driver sent 20000 to " + answering.URL + " (6.0%, under 50%; is --url the target's address?)", ""},
 		{"unreachable", results.Measurement{Requests: 1, ConnectErrors: 9, BytesSent: 90, ConnectErrorKinds: map[string]int64{"refused": 9}}, 0,
-			results.StatusFailed, "target unreachable: 9 of 10 attempts to connect to http://127.0.0.1:1 failed (refused 9)", ""},
+			results.StatusFailed, "target unreachable: 9 of 10 attempts to connect to " + answering.URL + " failed (refused 9)", ""},
 		{"driver without a byte count", results.Measurement{Requests: 100}, 31_000, results.StatusOK, "",
 			"delivery to the target not proven: the driver did not report the bytes it sent"},
 	}

@@ -18,12 +18,20 @@ var ErrInterrupted = errors.New("interrupted")
 type BadInputError struct {
 	Flag string // without dashes, e.g. "cpus"
 	Msg  string
+	// Err, when set, is the cause as data (e.g. a *ProbeError), for
+	// errors.As.
+	Err error
 }
 
 func (e *BadInputError) Error() string { return fmt.Sprintf("--%s: %s", e.Flag, e.Msg) }
 
-// Unwrap makes errors.Is(err, ErrBadInput) true.
-func (e *BadInputError) Unwrap() error { return ErrBadInput }
+// Unwrap makes errors.Is(err, ErrBadInput) true, and reaches the cause.
+func (e *BadInputError) Unwrap() []error {
+	if e.Err == nil {
+		return []error{ErrBadInput}
+	}
+	return []error{ErrBadInput, e.Err}
+}
 
 // BadInput builds a BadInputError for flag with a formatted message.
 func BadInput(flag, format string, args ...any) error {

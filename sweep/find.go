@@ -53,7 +53,8 @@ func FindSavedCell(meta results.Meta, id string) (Cell, error) {
 }
 
 // SpecOf reads the spec an earlier run saved in its sweep.json. The DSN
-// is not saved: dsn fills it and must hash to what the run used. The k6
+// is not saved: dsn fills it, and is needed exactly when the run sampled
+// a database (any DSN: a changed host or password is no other spec). The k6
 // script's hash is taken again from its file, so a script edited since
 // the run differs from the saved spec (see DiffSpecs).
 func SpecOf(meta results.Meta, dsn string) (Spec, error) {
@@ -66,11 +67,11 @@ func SpecOf(meta results.Meta, dsn string) (Spec, error) {
 	if s.Script, err = s.Script.rehash(); err != nil {
 		return s, err
 	}
-	if s.DSNHash() != meta.DSNHash {
-		if meta.DSNHash == "" {
-			return s, BadInput("db-dsn", "the run used no database; drop --db-dsn and SWEEP_DB_DSN")
-		}
-		return s, BadInput("db-dsn", "the run used a database DSN; give the same one with --db-dsn or SWEEP_DB_DSN")
+	switch sampled := meta.SampledDB(); {
+	case sampled && dsn == "":
+		return s, BadInput("db-dsn", "the run sampled a database; give its DSN with --db-dsn or SWEEP_DB_DSN")
+	case !sampled && dsn != "":
+		return s, BadInput("db-dsn", "the run used no database; drop --db-dsn and SWEEP_DB_DSN")
 	}
 	return s, nil
 }

@@ -70,6 +70,11 @@ type TargetConfig struct {
 
 // Stack is the running system under test, as the runner needs it.
 type Stack interface {
+	// StartDeps brings up, with cfg's override, the services the target
+	// does not come before, and waits until those with a healthcheck are
+	// healthy and the others running. The runner calls it once before the
+	// first Apply of each start of the stack.
+	StartDeps(ctx context.Context, cfg TargetConfig, timeout time.Duration) error
 	// Apply writes the override for cfg and (re)creates the target with it;
 	// the first call brings up the rest of the stack too.
 	Apply(ctx context.Context, cfg TargetConfig) error

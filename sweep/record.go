@@ -80,8 +80,6 @@ func (r *Runner) finish(ctx context.Context, rec *results.Record, dir string, er
 		rec.Status, rec.Reason = results.StatusInterrupted, "run stopped: "+lost.Error()
 	case ctx.Err() != nil:
 		rec.Status, rec.Reason = results.StatusInterrupted, "interrupted: "+ctx.Err().Error()
-	case r.abort != nil:
-		rec.Status, rec.Reason = results.StatusInterrupted, "run aborted: "+err.Error()
 	default:
 		rec.Status, rec.Reason = results.StatusFailed, err.Error()
 		r.keep(r.saveTargetLog(dir))

@@ -15,9 +15,11 @@ var operational = map[string]bool{
 }
 
 // DiffSpecs lists the keys (spec JSON names) in which spec differs from the
-// spec saved in an earlier run's sweep.json, ignoring operational keys. The
-// DSN is compared by its hash.
-func DiffSpecs(saved json.RawMessage, savedDSNHash string, spec Spec) ([]string, error) {
+// spec saved in an earlier run's sweep.json, ignoring operational keys.
+// Of the DSN only its presence counts (savedDB: the run sampled a
+// database): another host or password reaches the same database, or the
+// run could not go on.
+func DiffSpecs(saved json.RawMessage, savedDB bool, spec Spec) ([]string, error) {
 	var old, cur map[string]any
 	if err := json.Unmarshal(saved, &old); err != nil {
 		return nil, fmt.Errorf("saved spec: %w", err)
@@ -39,11 +41,18 @@ func DiffSpecs(saved json.RawMessage, savedDSNHash string, spec Spec) ([]string,
 			diff = append(diff, fmt.Sprintf("%s (was %s, now %s)", k, show(old[k]), show(cur[k])))
 		}
 	}
-	if savedDSNHash != spec.DSNHash() {
-		diff = append(diff, "db_dsn (a different DSN)")
+	if now := spec.DBDSN != ""; now != savedDB {
+		diff = append(diff, fmt.Sprintf("db_dsn (was %s, now %s)", setOrNot(savedDB), setOrNot(now)))
 	}
 	sort.Strings(diff)
 	return diff, nil
+}
+
+func setOrNot(set bool) string {
+	if set {
+		return "set"
+	}
+	return "unset"
 }
 
 func merge(a, b map[string]any) map[string]bool {

@@ -25,12 +25,13 @@ func TestDiffSpecs(t *testing.T) {
 		{"same", func(*Spec) {}, ""},
 		{"operational keys may change", func(s *Spec) { s.Retries, s.Keep, s.Repeat = 3, true, 2 }, ""},
 		{"cpus", func(s *Spec) { s.CPUs = []float64{1} }, "cpus (was [1,2], now [1])"},
-		{"dsn by hash", func(s *Spec) { s.DBDSN = "postgres://u:other@h/db" }, "db_dsn (a different DSN)"},
+		{"another password or host is the same spec", func(s *Spec) { s.DBDSN = "postgres://u:other@h2/db" }, ""},
+		{"no database now", func(s *Spec) { s.DBDSN = "" }, "db_dsn (was set, now unset)"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s := base
 			tc.change(&s)
-			diff, err := DiffSpecs(saved, base.DSNHash(), s)
+			diff, err := DiffSpecs(saved, true, s)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -28,12 +28,15 @@ type Runner struct {
 	Variants map[string]Stack
 	current  Stack
 	Driver   Driver
-	// Prepare, when set, runs once after the first cell's target is ready
-	// (the whole stack is up then), e.g. to connect to a database that is
-	// part of the stack. Its error aborts the run.
+	// Prepare, when set, runs once, before the first cell's target
+	// starts and after the services it needs are up (see start.go), e.g.
+	// to check the DSNs against a database that is part of the stack. Its
+	// error aborts the run with nothing recorded for that cell.
 	Prepare  func(ctx context.Context) error
 	prepared bool
-	abort    error               // Prepare's error: the run stops
+	up       map[Stack]bool      // stacks whose dependencies were started
+	probed   map[Stack]bool      // stacks whose URL answered once
+	abort    error               // Prepare's or the URL probe's error: the run stops
 	lost     *results.WriteError // a run file could not be written: the run stops
 	// Reset, when set, runs before each cell's warm-up (--db-reset-sql).
 	Reset func(ctx context.Context) error
@@ -122,6 +125,10 @@ func (r *Runner) runJobs(ctx context.Context, todo []Job, sum *Summary) error {
 			r.sleep(ctx, r.Spec.Cooldown.Std())
 		}
 		rec := r.runJob(ctx, job)
+		if r.abort != nil {
+			r.logf("stopping before %s r%d: %v", job.Cell.ID, job.Rep, r.abort)
+			return r.abort
+		}
 		sum.Records = append(sum.Records, rec)
 		if r.Progress != nil {
 			r.Progress.Done(job, rec)
@@ -129,9 +136,6 @@ func (r *Runner) runJobs(ctx context.Context, todo []Job, sum *Summary) error {
 		if r.lost != nil {
 			r.logf("stopping: %v", r.lost)
 			return r.lost
-		}
-		if r.abort != nil {
-			return r.abort
 		}
 		if rec.Status == results.StatusInterrupted || ctx.Err() != nil {
 			return ErrInterrupted
@@ -154,9 +158,12 @@ func (r *Runner) runJob(ctx context.Context, job Job) results.Record {
 		}
 		r.logf("%s r%d: start", job.Cell.ID, job.Rep)
 		rec = r.runCell(ctx, job, dir)
+		if r.abort != nil {
+			break
+		}
 		rec.Attempts = attempt + 1
 		r.logf("%s r%d: %s %s", job.Cell.ID, job.Rep, rec.Status, Brief(rec))
-		if rec.Status != results.StatusFailed || ctx.Err() != nil || r.abort != nil || r.lost != nil {
+		if rec.Status != results.StatusFailed || ctx.Err() != nil || r.lost != nil {
 			break
 		}
 	}
@@ -186,6 +193,7 @@ func (r *Runner) stackFor(ctx context.Context, cell Cell) Stack {
 			r.logf("take down the previous variant's stack: %v", err)
 		}
 		cancel()
+		r.stackDown(r.current)
 	}
 	r.current = st
 	return st
@@ -197,6 +205,10 @@ func (r *Runner) runCell(ctx context.Context, job Job, dir string) results.Recor
 		return r.finish(ctx, &rec, dir, err)
 	}
 	err := r.phases(ctx, job, dir, &rec)
+	if r.abort != nil {
+		discard(dir)
+		return rec
+	}
 	return r.finish(ctx, &rec, dir, err)
 }
 
@@ -222,11 +234,16 @@ func (r *Runner) phases(ctx context.Context, job Job, dir string, rec *results.R
 	return r.measure(ctx, job, dir, rec)
 }
 
-// setup applies the cell to the target, waits until it is ready, checks
-// what the engine reports and runs Prepare once.
+// setup applies the cell to the target, waits until it is ready and
+// checks what the engine reports; on a stack's first start it brings up
+// the services the target needs and runs Prepare first, and sends one
+// request to the URL last (see start.go).
 func (r *Runner) setup(ctx context.Context, job Job, dir string, rec *results.Record) error {
 	cfg := r.targetConfig(job.Cell, dir)
 	stack := r.stackFor(ctx, job.Cell)
+	if err := r.startDeps(ctx, job, stack, cfg, rec); err != nil {
+		return err
+	}
 	if err := r.timed(job, rec, "apply", func() error { return stack.Apply(ctx, cfg) }); err != nil {
 		return fmt.Errorf("apply: %w", err)
 	}
@@ -244,14 +261,7 @@ func (r *Runner) setup(ctx context.Context, job Job, dir string, rec *results.Re
 	if err != nil {
 		return fmt.Errorf("read back: %w", err)
 	}
-	if r.Prepare != nil && !r.prepared {
-		if err := r.Prepare(ctx); err != nil {
-			r.abort = err
-			return err
-		}
-		r.prepared = true
-	}
-	return nil
+	return r.probeOnce(ctx, job, stack, rec)
 }
 
 // measure checks that the target is still the container read back,

@@ -3,6 +3,8 @@ package sweep
 import (
 	"context"
 	"errors"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -19,7 +21,15 @@ type fakeStack struct {
 	applied []string
 	skewFor string
 	watch   *fakeWatch // the current cell's
+	// depsStarted counts StartDeps calls.
+	depsStarted int
 }
+
+// answering is a target URL that answers every request (204), as a ready
+// target does for the runner's one probe of the URL.
+var answering = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+	w.WriteHeader(http.StatusNoContent)
+}))
 
 func (f *fakeStack) Apply(_ context.Context, cfg TargetConfig) error {
 	f.last = cfg
@@ -36,6 +46,10 @@ func (f *fakeStack) ReadBack(context.Context) (results.Applied, error) {
 }
 func (f *fakeStack) Logs(context.Context, int) (string, error) { return "boom\n", nil }
 func (f *fakeStack) Down(context.Context) error                { return nil }
+func (f *fakeStack) StartDeps(context.Context, TargetConfig, time.Duration) error {
+	f.depsStarted++
+	return nil
+}
 func (f *fakeStack) Watch(context.Context) (StackWatch, error) {
 	f.watch = &fakeWatch{changed: make(chan struct{})}
 	return f.watch, nil
@@ -62,7 +76,7 @@ func (d *fakeDriver) Run(ctx context.Context, req LoadRequest) (results.Measurem
 
 func testSpec() Spec {
 	return Spec{CPUs: []float64{1, 2}, WebMult: []float64{1, 2}, DBMult: []float64{2}, Service: "app",
-		WebEnv: "W", PoolEnv: "P", NameEnv: "N", URL: "http://127.0.0.1:1", ReadyPath: "/health",
+		WebEnv: "W", PoolEnv: "P", NameEnv: "N", URL: answering.URL, ReadyPath: "/health",
 		ReadyTimeout: Duration(time.Second), Warmup: Duration(time.Second), Duration: Duration(time.Second),
 		Load: LoadSpec{VUs: 3}, Driver: "builtin", Repeat: 1, Order: OrderGrid}
 }
@@ -224,18 +238,6 @@ func TestRunnerFailsCellWhoseTargetRestarted(t *testing.T) {
 		if rec := sum.Records[0]; rec.Status != results.StatusFailed || !strings.Contains(rec.Reason, tc.want) {
 			t.Errorf("status %s reason %q, want failed: %s", rec.Status, rec.Reason, tc.want)
 		}
-	}
-}
-
-func TestRunnerPrepareErrorAbortsTheRun(t *testing.T) {
-	t.Parallel()
-	boom := errors.New("database unreachable")
-	calls := 0
-	r := &Runner{Spec: testSpec(), Dir: t.TempDir(), Stack: &fakeStack{}, Driver: &fakeDriver{},
-		Prepare: func(context.Context) error { calls++; return boom }}
-	sum, err := r.Run(t.Context())
-	if !errors.Is(err, boom) || calls != 1 || len(sum.Records) != 1 || sum.Records[0].Status != results.StatusInterrupted {
-		t.Errorf("err %v calls %d records %d; want the Prepare error after one interrupted cell", err, calls, len(sum.Records))
 	}
 }
 

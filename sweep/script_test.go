@@ -26,7 +26,7 @@ func savedMeta(t *testing.T, spec Spec) results.Meta {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return results.Meta{Spec: b, DSNHash: spec.DSNHash()}
+	return results.Meta{Spec: b, DBSampled: spec.DBDSN != ""}
 }
 
 // TestScriptIsPartOfTheSpec: the script's path and content hash are in
@@ -55,7 +55,7 @@ func TestScriptIsPartOfTheSpec(t *testing.T) {
 	if resumed.Script == nil || *resumed.Script != *script {
 		t.Fatalf("resumed script %+v, want %+v", resumed.Script, script)
 	}
-	if diff, err := DiffSpecs(meta.Spec, meta.DSNHash, resumed); err != nil || len(diff) != 0 {
+	if diff, err := DiffSpecs(meta.Spec, meta.SampledDB(), resumed); err != nil || len(diff) != 0 {
 		t.Fatalf("same script: diff %q, %v", diff, err)
 	}
 
@@ -64,7 +64,7 @@ func TestScriptIsPartOfTheSpec(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	diff, err := DiffSpecs(meta.Spec, meta.DSNHash, resumed)
+	diff, err := DiffSpecs(meta.Spec, meta.SampledDB(), resumed)
 	if err != nil || len(diff) != 1 || !strings.HasPrefix(diff[0], "script ("+path+" changed: sha256 "+script.SHA256[:12]) {
 		t.Errorf("edited script: diff %q, %v", diff, err)
 	}
@@ -79,13 +79,13 @@ func TestScriptDiffs(t *testing.T) {
 	saved := savedMeta(t, base).Spec
 	spec := base
 	spec.Script = &Script{Path: "/x/my.js", SHA256: strings.Repeat("a", 64)}
-	diff, err := DiffSpecs(saved, base.DSNHash(), spec)
+	diff, err := DiffSpecs(saved, base.DBDSN != "", spec)
 	if err != nil || strings.Join(diff, "; ") != `script (was unset, now {"path":"/x/my.js","sha256":"`+strings.Repeat("a", 64)+`"})` {
 		t.Errorf("script added: %q, %v", diff, err)
 	}
 	other := spec
 	other.Script = &Script{Path: "/y/my.js", SHA256: spec.Script.SHA256}
-	diff, err = DiffSpecs(savedMeta(t, spec).Spec, base.DSNHash(), other)
+	diff, err = DiffSpecs(savedMeta(t, spec).Spec, base.DBDSN != "", other)
 	if err != nil || strings.Join(diff, "; ") != "script (was /x/my.js, now /y/my.js)" {
 		t.Errorf("script moved: %q, %v", diff, err)
 	}

@@ -1,8 +1,6 @@
 package sweep
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"net/url"
@@ -46,7 +44,8 @@ type Spec struct {
 	ReadyPath    string   `json:"ready_path"`
 	ReadyTimeout Duration `json:"ready_timeout"`
 	// DBDSN is the target's database; it never reaches disk (see
-	// DSNHash and RedactedDSN).
+	// Redacted). Another DSN or password is not another spec: a resume
+	// may give one.
 	DBDSN string `json:"-"`
 	// PoolerDSN reaches a PgBouncer in the stack for its pool stats; like
 	// the DSN it never reaches disk.
@@ -111,16 +110,6 @@ func (d *Duration) UnmarshalJSON(b []byte) error {
 
 // Std returns the time.Duration.
 func (d Duration) Std() time.Duration { return time.Duration(d) }
-
-// DSNHash identifies the DSN without revealing it, so a resume can tell
-// whether it changed.
-func (s Spec) DSNHash() string {
-	if s.DBDSN == "" {
-		return ""
-	}
-	sum := sha256.Sum256([]byte(s.DBDSN))
-	return hex.EncodeToString(sum[:8])
-}
 
 // Cells returns the plan of this spec: the base grid for every
 // combination of the extra axes.

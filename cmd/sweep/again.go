@@ -9,38 +9,47 @@ import (
 	"path/filepath"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/sweep-tool/sweep/results"
 	"github.com/sweep-tool/sweep/sweep"
 )
 
-// savedSpec reads a run directory's spec, with the DSN from --db-dsn or
-// SWEEP_DB_DSN.
-func savedSpec(dir, dsn string) (sweep.Spec, error) {
+// savedSpec reads a run directory's spec, with the DSNs given to resume
+// or rerun (or SWEEP_DB_DSN and SWEEP_POOLER_DSN): the spec does not keep
+// them, and another host or password is no other spec.
+func savedSpec(fs *pflag.FlagSet, dir string, d dsnFlags) (sweep.Spec, error) {
 	meta, err := results.ReadMeta(dir)
 	if err != nil {
 		return sweep.Spec{}, sweep.BadInput("run", "%s is not a run directory: %v", dir, err)
 	}
-	if dsn == "" {
-		dsn = os.Getenv("SWEEP_DB_DSN")
-	}
-	spec, err := sweep.SpecOf(meta, dsn)
+	dsnsFromEnv(fs, &d.db, &d.pooler)
+	spec, err := sweep.SpecOf(meta, d.db)
 	if err != nil {
 		return spec, err
 	}
-	spec.Out = dir
+	spec.Out, spec.PoolerDSN = dir, d.pooler
 	return spec, nil
 }
 
+// dsnFlags are the DSNs resume and rerun take.
+type dsnFlags struct{ db, pooler string }
+
+func (d *dsnFlags) add(fs *pflag.FlagSet) {
+	fs.StringVar(&d.db, "db-dsn", "", "the run's database DSN; its host or password may differ from the run's (or env SWEEP_DB_DSN)")
+	fs.StringVar(&d.pooler, "pooler-dsn", "", "the run's PgBouncer DSN, for its pool stats (or env SWEEP_POOLER_DSN)")
+}
+
 func newResumeCmd(stdout, stderr io.Writer) *cobra.Command {
-	var dsn, k6Path string
+	var dsns dsnFlags
+	var k6Path string
 	var ro runOpts
 	cmd := &cobra.Command{
 		Use:   "resume RUN_DIR",
 		Short: "Resume a run with its saved spec: finished cells are kept, interrupted ones run again",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			spec, err := savedSpec(args[0], dsn)
+			spec, err := savedSpec(cmd.Flags(), args[0], dsns)
 			if err != nil {
 				return err
 			}
@@ -48,14 +57,15 @@ func newResumeCmd(stdout, stderr io.Writer) *cobra.Command {
 			return env.sweep(cmd.Context(), spec)
 		},
 	}
-	cmd.Flags().StringVar(&dsn, "db-dsn", "", "the run's database DSN (or env SWEEP_DB_DSN)")
+	dsns.add(cmd.Flags())
 	cmd.Flags().StringVar(&k6Path, "k6", "", "path of the k6 binary")
 	cmd.Flags().BoolVar(&ro.retryFailed, "retry-failed", false, "run failed cells again")
 	return cmd
 }
 
 func newRerunCmd(stdout, stderr io.Writer) *cobra.Command {
-	var dsn, k6Path string
+	var dsns dsnFlags
+	var k6Path string
 	cmd := &cobra.Command{
 		Use:   "rerun RUN_DIR CELL_ID",
 		Short: "Run one cell again as a new repetition and print it beside the earlier ones",
@@ -66,7 +76,7 @@ func newRerunCmd(stdout, stderr io.Writer) *cobra.Command {
 					return err // an unknown cell is said before the DSN or script is asked for
 				}
 			}
-			spec, err := savedSpec(args[0], dsn)
+			spec, err := savedSpec(cmd.Flags(), args[0], dsns)
 			if err != nil {
 				return err
 			}
@@ -84,7 +94,7 @@ func newRerunCmd(stdout, stderr io.Writer) *cobra.Command {
 			return errors.Join(compareReps(stdout, args[0], cell.ID), err)
 		},
 	}
-	cmd.Flags().StringVar(&dsn, "db-dsn", "", "the run's database DSN (or env SWEEP_DB_DSN)")
+	dsns.add(cmd.Flags())
 	cmd.Flags().StringVar(&k6Path, "k6", "", "path of the k6 binary")
 	return cmd
 }

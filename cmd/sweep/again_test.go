@@ -2,10 +2,14 @@ package main
 
 import (
 	"bytes"
+	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/spf13/cobra"
 
 	"github.com/sweep-tool/sweep/results"
 	"github.com/sweep-tool/sweep/sweep"
@@ -56,5 +60,30 @@ func TestRerunUnknownCellFirst(t *testing.T) {
 	if code != exitBadInput || !strings.Contains(stderr, "--cell") || !strings.Contains(stderr, "cpu_9__web_9__db_9") ||
 		strings.Contains(stderr, "--db-dsn") {
 		t.Errorf("exit %d, want 2 saying the cell is unknown (not asking for --db-dsn):\n%s", code, stderr)
+	}
+}
+
+// TestSavedSpecTakesNewDSNs: resume and rerun take the DSNs from the
+// environment like run does, a changed password or host is the same
+// spec, and only dropping the database of a run that sampled one is
+// refused.
+func TestSavedSpecTakesNewDSNs(t *testing.T) {
+	dir := writeSpecRun(t, "--cpus", "1", "--db-dsn", "postgres://u:old@db-a:5432/app")
+	t.Setenv("SWEEP_DB_DSN", "postgres://u:new@db-b:5433/app")
+	t.Setenv("SWEEP_POOLER_DSN", "postgres://u:new@pgbouncer:6432/app")
+	for _, cmd := range []*cobra.Command{newResumeCmd(io.Discard, io.Discard), newRerunCmd(io.Discard, io.Discard)} {
+		spec, err := savedSpec(cmd.Flags(), dir, dsnFlags{})
+		if err != nil || spec.DBDSN != "postgres://u:new@db-b:5433/app" || spec.PoolerDSN != "postgres://u:new@pgbouncer:6432/app" {
+			t.Fatalf("%s: spec DSNs %q, %q (%v); want the environment's", cmd.Name(), spec.DBDSN, spec.PoolerDSN, err)
+		}
+		meta := readMeta(t, dir)
+		if diff, err := sweep.DiffSpecs(meta.Spec, meta.SampledDB(), spec); err != nil || len(diff) != 0 {
+			t.Errorf("%s: a new DSN differs as %q (%v), want the same spec", cmd.Name(), diff, err)
+		}
+	}
+	t.Setenv("SWEEP_DB_DSN", "")
+	if _, err := savedSpec(newResumeCmd(io.Discard, io.Discard).Flags(), dir, dsnFlags{}); !errors.Is(err, sweep.ErrBadInput) ||
+		!strings.Contains(err.Error(), "--db-dsn") {
+		t.Errorf("no DSN for a run that sampled a database: %v, want bad input naming --db-dsn", err)
 	}
 }

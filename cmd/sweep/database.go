@@ -17,19 +17,20 @@ import (
 // dbExtras is what --db-dsn and --db-reset-sql add to a run: the DB
 // sampler's connection and the reset script.
 type dbExtras struct {
-	db          *metrics.DB // nil without --db-dsn, or until the database answers
+	db          *metrics.DB // nil without --db-dsn, or until prepare
 	dsn         string
-	pooler      *metrics.PgBouncer // nil without --pooler-dsn, or until it answers
+	pooler      *metrics.PgBouncer // nil without --pooler-dsn, or until prepare
 	poolerDSN   string
+	wait        time.Duration // how long prepare waits for a server that does not answer yet
 	resetSQL    string
 	largestPool int
 	stderr      io.Writer
 }
 
-// database opens the sampler's connection (one connection, held for the
-// run) and reads the reset file, before anything starts.
-func (e *runEnv) database(ctx context.Context, spec sweep.Spec) (*dbExtras, error) {
-	x := &dbExtras{poolerDSN: spec.PoolerDSN}
+// database checks the DSNs' form and reads the reset file, before
+// anything starts; it connects nothing (see prepare).
+func (e *runEnv) database(spec sweep.Spec) (*dbExtras, error) {
+	x := &dbExtras{poolerDSN: spec.PoolerDSN, wait: spec.ReadyTimeout.Std(), stderr: e.stderr}
 	if spec.PoolerDSN != "" {
 		if _, err := pgx.ParseConfig(spec.PoolerDSN); err != nil {
 			return nil, sweep.BadInput("pooler-dsn", "%s is not a valid DSN", metrics.RedactDSN(spec.PoolerDSN))
@@ -53,37 +54,39 @@ func (e *runEnv) database(ctx context.Context, spec sweep.Spec) (*dbExtras, erro
 		return nil, sweep.BadInput("db-dsn", "%s is not a valid DSN; give postgres://user:password@host:port/db",
 			metrics.RedactDSN(spec.DBDSN))
 	}
-	x.dsn, x.largestPool, x.stderr = spec.DBDSN, largestPool(spec), e.stderr
-	if db, err := metrics.Open(ctx, spec.DBDSN); err == nil {
-		x.db = db
-		x.checkMax()
-	} else {
-		fmt.Fprintf(e.stderr, "sweep: the database does not answer yet (%v); trying again once the stack is up\n", err)
-	}
+	x.dsn, x.largestPool = spec.DBDSN, largestPool(spec)
 	return x, nil
 }
 
-// prepare connects when the database is part of the stack and was not up
-// before the first cell; a DSN that still fails then ends the run as bad
-// input.
+// prepare checks the DSNs (connect and authenticate) once the services
+// the target needs are up, before the first cell: a database that is part
+// of the stack is waited for, a refusal is at once bad input naming the
+// DSN's flag, with the host and the error but never the password.
 func (x *dbExtras) prepare(ctx context.Context) error {
-	if x.poolerDSN != "" && x.pooler == nil {
-		b, err := metrics.OpenPgBouncer(ctx, x.poolerDSN)
+	if x.dsn != "" && x.db == nil {
+		db, err := metrics.Open(ctx, x.dsn, x.waitFor("the database"))
 		if err != nil {
-			return sweep.BadInput("pooler-dsn", "%v", err)
+			return &sweep.BadInputError{Flag: "db-dsn", Msg: err.Error() + "; check the DSN (or SWEEP_DB_DSN)", Err: err}
+		}
+		x.db = db
+		x.checkMax()
+	}
+	if x.poolerDSN != "" && x.pooler == nil {
+		b, err := metrics.OpenPgBouncer(ctx, x.poolerDSN, x.waitFor("PgBouncer"))
+		if err != nil {
+			return &sweep.BadInputError{Flag: "pooler-dsn", Msg: err.Error() + "; check the DSN (or SWEEP_POOLER_DSN)", Err: err}
 		}
 		x.pooler = b
 	}
-	if x.db != nil || x.dsn == "" {
-		return nil
-	}
-	db, err := metrics.Open(ctx, x.dsn)
-	if err != nil {
-		return sweep.BadInput("db-dsn", "%v; check the DSN (or SWEEP_DB_DSN)", err)
-	}
-	x.db = db
-	x.checkMax()
 	return nil
+}
+
+// waitFor is how prepare waits for what: up to the ready timeout, saying
+// so once the wait has lasted a few seconds.
+func (x *dbExtras) waitFor(what string) metrics.Wait {
+	return metrics.Wait{For: x.wait, Notify: func(err error) {
+		fmt.Fprintf(x.stderr, "sweep: waiting up to %s for %s: %v\n", x.wait, what, err)
+	}}
 }
 
 // checkMax warns when the largest pool plus the sampler exceeds the

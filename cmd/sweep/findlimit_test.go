@@ -5,6 +5,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"slices"
@@ -55,8 +57,9 @@ func (s *levelStack) WaitReady(context.Context, time.Duration) error        { re
 func (s *levelStack) ReadBack(context.Context) (results.Applied, error) {
 	return results.Applied{CPUs: s.last.CPUs, Env: s.last.Env, ContainerID: "c-" + s.last.Labels[sweep.LabelCell]}, nil
 }
-func (s *levelStack) Logs(context.Context, int) (string, error) { return "", nil }
-func (s *levelStack) Down(context.Context) error                { return nil }
+func (s *levelStack) Logs(context.Context, int) (string, error)                          { return "", nil }
+func (s *levelStack) Down(context.Context) error                                         { return nil }
+func (s *levelStack) StartDeps(context.Context, sweep.TargetConfig, time.Duration) error { return nil }
 func (s *levelStack) Watch(context.Context) (sweep.StackWatch, error) {
 	return quietWatch{}, nil
 }
@@ -99,8 +102,10 @@ func (d *levelDriver) Run(ctx context.Context, req sweep.LoadRequest) (results.M
 // a p99 of 1 ms per VU puts every cell's safe limit at 20 VUs.
 func searchRun(t *testing.T, ctx context.Context, d *levelDriver) (string, sweep.Summary, error) {
 	t.Helper()
+	target := httptest.NewServer(http.NotFoundHandler()) // answers the runner's probe of the URL
+	t.Cleanup(target.Close)
 	spec := sweep.Spec{CPUs: []float64{1}, WebMult: []float64{1, 2}, DBMult: []float64{2}, Service: "app",
-		WebEnv: "W", PoolEnv: "P", URL: "http://127.0.0.1:1", ReadyPath: "/health", ReadyTimeout: sweep.Duration(time.Second),
+		WebEnv: "W", PoolEnv: "P", URL: target.URL, ReadyPath: "/health", ReadyTimeout: sweep.Duration(time.Second),
 		Duration: sweep.Duration(time.Second), Load: sweep.LoadSpec{VUs: 3}, Driver: "builtin", Repeat: 1, Order: sweep.OrderGrid,
 		FindLimit: &sweep.FindLimit{SLO: "p99<=20ms", Start: 4, Max: 1000, Factor: 2, MaxSteps: 8, DBService: "db"}}
 	cs, err := newCellSearch(spec)

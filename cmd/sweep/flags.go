@@ -197,16 +197,7 @@ func (f *specFlags) resolve(cmd *cobra.Command) (sweep.Spec, error) {
 			return sweep.Spec{}, err
 		}
 	}
-	if !cmd.Flags().Changed("db-dsn") {
-		if env := os.Getenv("SWEEP_DB_DSN"); env != "" {
-			f.spec.DBDSN = env
-		}
-	}
-	if !cmd.Flags().Changed("pooler-dsn") {
-		if env := os.Getenv("SWEEP_POOLER_DSN"); env != "" {
-			f.spec.PoolerDSN = env
-		}
-	}
+	dsnsFromEnv(cmd.Flags(), &f.spec.DBDSN, &f.spec.PoolerDSN)
 	if cmd.Flags().Changed("out") && f.spec.Out == "" {
 		return sweep.Spec{}, sweep.BadInput("out", "is empty; give a directory, or leave --out out for runs/<run id>")
 	}
@@ -260,4 +251,17 @@ func (f *specFlags) resolveAxes() error {
 		s.Variants = append(s.Variants, variant)
 	}
 	return nil
+}
+
+// dsnsFromEnv fills the DSNs not given as flags from SWEEP_DB_DSN and
+// SWEEP_POOLER_DSN, which keep the passwords out of argv.
+func dsnsFromEnv(fs *pflag.FlagSet, db, pooler *string) {
+	for _, d := range []struct {
+		flag, env string
+		v         *string
+	}{{"db-dsn", "SWEEP_DB_DSN", db}, {"pooler-dsn", "SWEEP_POOLER_DSN", pooler}} {
+		if env := os.Getenv(d.env); !fs.Changed(d.flag) && env != "" {
+			*d.v = env
+		}
+	}
 }

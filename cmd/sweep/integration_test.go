@@ -28,8 +28,9 @@ func TestSweepRunEndToEnd(t *testing.T) {
 		t.Fatalf("exit %d, want 0\nstderr:\n%s", code, pr.stderr.String())
 	}
 	meta := readMeta(t, out)
-	if len(meta.Cells) != 2 || meta.RunID == "" || meta.DSNHash == "" {
-		t.Fatalf("sweep.json: run id %q, %d cells, dsn hash %q", meta.RunID, len(meta.Cells), meta.DSNHash)
+	if len(meta.Cells) != 2 || meta.RunID == "" || !meta.DBSampled || meta.DSNHash != "" {
+		t.Fatalf("sweep.json: run id %q, %d cells, db sampled %v, dsn hash %q (want none)", meta.RunID, len(meta.Cells),
+			meta.DBSampled, meta.DSNHash)
 	}
 	checkComposeCLI(t, meta.Host.ComposeVersion)
 	var overhead []string

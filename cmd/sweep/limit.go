@@ -131,7 +131,7 @@ func (o *limitOpts) fromRun(cmd *cobra.Command, flags *specFlags) (sweep.Spec, s
 	if _, err := results.ReadMeta(o.from); err != nil {
 		return sweep.Spec{}, sweep.Cell{}, sweep.BadInput("from", "%s is not a run directory: %v", o.from, err)
 	}
-	spec, err := savedSpec(o.from, flags.spec.DBDSN)
+	spec, err := savedSpec(cmd.Flags(), o.from, dsnFlags{db: flags.spec.DBDSN, pooler: flags.spec.PoolerDSN})
 	if err != nil {
 		return spec, sweep.Cell{}, err
 	}

@@ -60,7 +60,7 @@ func (e *runEnv) prepareDir(spec sweep.Spec) (string, results.Meta, error) {
 // resumable accepts an existing run with the same spec (adopting its id),
 // moves it aside with --force-new, or refuses and names the differences.
 func (e *runEnv) resumable(dir string, meta results.Meta, spec sweep.Spec) error {
-	diff, err := sweep.DiffSpecs(meta.Spec, meta.DSNHash, spec)
+	diff, err := sweep.DiffSpecs(meta.Spec, meta.SampledDB(), spec)
 	if err != nil {
 		return sweep.BadInput("out", "%s: %v", dir, err)
 	}
@@ -99,7 +99,7 @@ func moveAside(dir, aside string) error {
 
 func newMeta(runID string, spec sweep.Spec) results.Meta {
 	m := results.Meta{SchemaVersion: results.SchemaVersion, RunID: runID, CreatedAt: time.Now().UTC(),
-		ToolVersion: version, DSNHash: spec.DSNHash()}
+		ToolVersion: version, DBSampled: spec.DBDSN != ""}
 	for _, c := range spec.Cells() {
 		m.Cells = append(m.Cells, c.Info())
 	}

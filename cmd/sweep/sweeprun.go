@@ -102,7 +102,7 @@ func (e *runEnv) open(ctx context.Context, spec sweep.Spec, dir string) (_ *sess
 	if e.hostCPUs, err = e.checkCPUs(ctx, s.stack, spec); err != nil {
 		return nil, err
 	}
-	if s.extras, err = e.database(ctx, spec); err != nil {
+	if s.extras, err = e.database(spec); err != nil {
 		return nil, err
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -133,8 +133,9 @@ func (e *runEnv) execute(ctx context.Context, spec sweep.Spec, dir string, meta 
 	runner := &sweep.Runner{Spec: spec, RunID: e.runID, Dir: dir, Stack: stack, Variants: e.variants, Jobs: e.jobs, Driver: driver,
 		Log: e.log, HostCPUs: e.hostCPUs, RetryFailed: e.opts.retryFailed, Progress: newProgress(e.stderr),
 		Reset: extras.resetFunc(), Monitor: extras.monitor(e.allStacks(stack), spec)}
-	// Once the stack is up: connect what lives in it, and record the
-	// facts (images, versions) now, so a run that crashes keeps them too.
+	// Once the services the target needs are up, before the first cell:
+	// check the DSNs against what now runs, and record the facts (images,
+	// versions), so a run that crashes keeps them too.
 	runner.Prepare = func(ctx context.Context) error {
 		return errors.Join(extras.prepare(ctx), e.recordFacts(ctx, stack, dir, meta))
 	}
@@ -145,7 +146,14 @@ func (e *runEnv) execute(ctx context.Context, spec sweep.Spec, dir string, meta 
 	}
 	sum, runErr := runner.Run(ctx)
 	factsErr := e.recordFacts(ctx, stack, dir, meta)
+	badInput := errors.Is(runErr, sweep.ErrBadInput) // a DSN or the URL, found on the stack's first start
+	if badInput {
+		spec.Keep = false // nothing stays up after bad input
+	}
 	e.release(ctx, spec, stack)
+	if badInput && len(sum.Records) == 0 {
+		return runErr // nothing was recorded, so there is nothing to report
+	}
 	reportErr := e.summarize(dir, sum, rf)
 	if reportErr != nil && !isLost(reportErr) {
 		fmt.Fprintf(e.stderr, "sweep: report: %v\n", reportErr)

@@ -14,9 +14,10 @@ import (
 	"errors"
 	"io"
 	"net"
-	"os"
 	"syscall"
 	"time"
+
+	"github.com/sweep-tool/sweep/sweep"
 )
 
 // connectError is an attempt that failed to connect: the dial (or TLS
@@ -30,38 +31,23 @@ type connectError struct {
 func (e *connectError) Error() string { return e.err.Error() }
 func (e *connectError) Unwrap() error { return e.err }
 
-// The kinds of Measurement.ConnectErrorKinds.
+// The kinds of Measurement.ConnectErrorKinds (see sweep.ConnectKind).
 const (
-	connectRefused = "refused"
-	connectDNS     = "dns"
-	connectTimeout = "timeout"
-	connectReset   = "reset"
-	connectTLS     = "tls"
-	connectOther   = "other"
+	connectRefused = sweep.ConnectRefused
+	connectDNS     = sweep.ConnectDNS
+	connectTimeout = sweep.ConnectTimeout
+	connectReset   = sweep.ConnectReset
+	connectTLS     = sweep.ConnectTLS
+	connectOther   = sweep.ConnectOther
 )
 
 // dialFailed wraps an error of dial as a connectError.
 func dialFailed(err error, handshake bool) error {
-	var dns *net.DNSError
-	kind := connectOther
-	switch {
-	case handshake:
+	kind := sweep.ConnectKind(err)
+	if handshake {
 		kind = connectTLS
-	case errors.As(err, &dns):
-		kind = connectDNS
-	case errors.Is(err, syscall.ECONNREFUSED):
-		kind = connectRefused
-	case errors.Is(err, os.ErrDeadlineExceeded), errors.Is(err, context.DeadlineExceeded), isTimeout(err):
-		kind = connectTimeout
-	case errors.Is(err, syscall.ECONNRESET):
-		kind = connectReset
 	}
 	return &connectError{kind: kind, err: err}
-}
-
-func isTimeout(err error) bool {
-	var ne net.Error
-	return errors.As(err, &ne) && ne.Timeout()
 }
 
 // closedBeforeResponse reports whether err, on a connection just opened

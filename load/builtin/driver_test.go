@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sweep-tool/sweep/internal/testenv"
 	"github.com/sweep-tool/sweep/results"
 	"github.com/sweep-tool/sweep/sweep"
 )
@@ -179,24 +180,7 @@ func rawURL(resp string) func(t *testing.T) string {
 // base URL.
 func serveRaw(tb testing.TB, handle func(net.Conn)) string {
 	tb.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(func() { ln.Close() })
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			go func() {
-				defer c.Close()
-				handle(c)
-			}()
-		}
-	}()
-	return "http://" + ln.Addr().String() + "/"
+	return "http://" + testenv.Serve(tb, handle) + "/"
 }
 
 func TestCancelIsPrompt(t *testing.T) {
