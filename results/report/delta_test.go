@@ -1,7 +1,11 @@
 package report
 
 import (
+	"bytes"
+	"errors"
+	"fmt"
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/sweep-tool/sweep/results"
@@ -143,5 +147,61 @@ func TestCompareDeltaFromZero(t *testing.T) {
 		if d != want[i] {
 			t.Errorf("delta %d = %+v, want %+v", i, d, want[i])
 		}
+	}
+}
+
+func TestCompareAlpha(t *testing.T) {
+	t.Parallel()
+	a := compareRun("a", [3]float64{1000, 10, 0.01}, [3]float64{1100, 12, 0.03})
+	b := compareRun("b", [3]float64{900, 15, 0.02}, [3]float64{950, 15, 0.04})
+	for _, alpha := range []float64{-0.01, 1} {
+		if _, err := Compare(a, b, CompareOptions{Alpha: alpha}); !errors.Is(err, ErrBadInput) {
+			t.Errorf("alpha %v: err %v, want bad input", alpha, err)
+		}
+	}
+	// A gate trips on a change whose p is below alpha, not at it: with
+	// alpha set to the RPS change's own p the gate holds.
+	gates := []Gate{{MetricRPS, -5}}
+	cmp, err := Compare(a, b, CompareOptions{Gates: gates, Alpha: 0.5})
+	if err != nil || len(cmp.Tripped) != 1 {
+		t.Fatalf("alpha 0.5: %v, tripped %+v; want the −11.9 %% RPS change (p 0.199) to trip", err, cmp)
+	}
+	p := cmp.Rows[0].Deltas[0].P
+	if cmp, err := Compare(a, b, CompareOptions{Gates: gates, Alpha: p}); err != nil || len(cmp.Tripped) != 0 {
+		t.Errorf("alpha = p = %v: %v, tripped %+v; want none", p, err, cmp.Tripped)
+	}
+}
+
+// TestWriteCompareRow pins the printed row: means, changes and both
+// p-values (RPS, P99) to three places.
+func TestWriteCompareRow(t *testing.T) {
+	t.Parallel()
+	a := compareRun("a", [3]float64{1000, 10, 0.01}, [3]float64{1100, 12, 0.03})
+	b := compareRun("b", [3]float64{900, 15, 0.02}, [3]float64{950, 15, 0.04})
+	cmp, err := Compare(a, b, CompareOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	if err := WriteCompare(&out, cmp); err != nil {
+		t.Fatal(err)
+	}
+	pRPS, pP99 := tTwoSided(math.Sqrt(5), 25.0/17), 1-2*math.Atan(4)/math.Pi
+	for _, want := range []string{"1050", "925", "-11.9 %", "11.00", "15.00", "+36.4 %", "+1.00",
+		fmt.Sprintf("%.3f, %.3f", pRPS, pP99)} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("output lacks %q:\n%s", want, out.String())
+		}
+	}
+	single, err := Compare(compareRun("a", [3]float64{1000, 10, 0}), compareRun("b", [3]float64{990, 10, 0}), CompareOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out.Reset()
+	if err := WriteCompare(&out, single); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), "-, -") {
+		t.Errorf("single repetitions: output lacks untested p-values '-, -':\n%s", out.String())
 	}
 }
