@@ -246,3 +246,20 @@ func TestComposeFromTheRunsSpec(t *testing.T) {
 		t.Errorf("warnings %q, want the compose v1 note", s.Warnings)
 	}
 }
+
+// TestRefusesSlices: a run with extra axes holds several grids, and the
+// export does not guess which one is meant.
+func TestRefusesSlices(t *testing.T) {
+	t.Parallel()
+	spec := smallSpec()
+	spec.Memory = []string{"256m", "1g"}
+	cells := map[string][2]float64{}
+	for i, c := range spec.Cells() {
+		cells[c.ID] = [2]float64{float64(100 + i), 10}
+	}
+	_, err := Export(loadFixture(t, fixture{spec: spec, cells: cells}),
+		Options{Profile: "balanced", CPUs: 1, Format: FormatEnv, Report: report.DefaultOptions()})
+	if !errors.Is(err, report.ErrBadInput) || !strings.Contains(err.Error(), "has extra axes (2 slices: memory=256m; memory=1g)") {
+		t.Errorf("err = %v, want bad input naming the two slices", err)
+	}
+}
