@@ -308,27 +308,6 @@ func (r *Runner) delivered(rec *results.Record) error {
 	return notDelivered
 }
 
-// stillSame fails a cell whose target container is no longer the one
-// whose configuration was read back, or whose process restarted since (a
-// restart keeps the container's id): the record would describe another
-// process. From here on the watch covers it.
-func (r *Runner) stillSame(ctx context.Context, rec *results.Record) error {
-	now, err := r.current.ReadBack(ctx)
-	if err != nil {
-		return fmt.Errorf("target before the load: %w", err)
-	}
-	was := rec.Applied
-	switch {
-	case now.ContainerID != was.ContainerID:
-		return fmt.Errorf("target container was replaced since it was read back (%.12s → %.12s)",
-			was.ContainerID, now.ContainerID)
-	case !now.ContainerStartedAt.Equal(was.ContainerStartedAt):
-		return fmt.Errorf("target restarted since it was read back (started %s, now %s)",
-			was.ContainerStartedAt.Format(time.RFC3339Nano), now.ContainerStartedAt.Format(time.RFC3339Nano))
-	}
-	return nil
-}
-
 // load runs the warm-up (discarded) and the measured phase, with the
 // monitor watching the latter.
 func (r *Runner) load(ctx context.Context, job Job, dir string, rec *results.Record, starts *phaseStarts) error {
