@@ -221,7 +221,7 @@ func (e *runEnv) limit(ctx context.Context, job limitJob) error {
 	fmt.Fprintf(e.stderr, "sweep: limit %s: %s, %s levels, SLO %s → %s\n", e.runID, job.cell.ID, job.cfg.Model, job.cfg.SLO, dir)
 	defer e.guard(ses.stack)()
 	rec.Result, err = e.search(ctx, job, dir, ses, driver)
-	e.release(ctx, job.spec, ses.stack)
+	e.release(ctx, job.spec, ses.stack, err)
 	return e.limitOutcome(dir, rec, err)
 }
 

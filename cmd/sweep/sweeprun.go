@@ -146,12 +146,8 @@ func (e *runEnv) execute(ctx context.Context, spec sweep.Spec, dir string, meta 
 	}
 	sum, runErr := runner.Run(ctx)
 	factsErr := e.recordFacts(ctx, stack, dir, meta)
-	badInput := errors.Is(runErr, sweep.ErrBadInput) // a DSN or the URL, found on the stack's first start
-	if badInput {
-		spec.Keep = false // nothing stays up after bad input
-	}
-	e.release(ctx, spec, stack)
-	if badInput && len(sum.Records) == 0 {
+	e.release(ctx, spec, stack, runErr)
+	if errors.Is(runErr, sweep.ErrBadInput) && len(sum.Records) == 0 {
 		return runErr // nothing was recorded, so there is nothing to report
 	}
 	reportErr := e.summarize(dir, sum, rf)
@@ -202,9 +198,10 @@ func (e *runEnv) guard(stack *compose.Stack) func() {
 }
 
 // release tears down every stack of the run, or says how to remove them
-// later with --keep.
-func (e *runEnv) release(ctx context.Context, spec sweep.Spec, stack *compose.Stack) {
-	if spec.Keep {
+// later with --keep. After bad input (a DSN or the URL, found on the
+// stack's first start) nothing stays up, --keep or not.
+func (e *runEnv) release(ctx context.Context, spec sweep.Spec, stack *compose.Stack, runErr error) {
+	if spec.Keep && !errors.Is(runErr, sweep.ErrBadInput) {
 		fmt.Fprintf(e.stderr, "sweep: --keep: the stack stays up as compose project %s; `sweep clean --run %s` removes it\n",
 			stack.Project(), e.runID)
 		return
