@@ -13,8 +13,9 @@ import (
 type Driver interface {
 	// Name is "builtin" or "k6"; it is recorded in every cell.
 	Name() string
-	// Run drives load until req.Duration has passed or ctx is cancelled.
-	// A cancelled ctx returns ctx.Err() (possibly wrapped).
+	// Run drives load until req.Duration has passed, req.Stop is closed
+	// or ctx is cancelled. A cancelled ctx returns ctx.Err() (possibly
+	// wrapped); a closed Stop is a normal end.
 	Run(ctx context.Context, req LoadRequest) (results.Measurement, error)
 }
 
@@ -45,6 +46,12 @@ type LoadRequest struct {
 	// Interval, when set, is called about once a second during the phase
 	// with the figures of the second that just ended (for samples.csv).
 	Interval func(results.Interval)
+	// Stop, when set, ends the phase early once closed (the steady-state
+	// rule has measured enough). It is a normal end, unlike a cancelled
+	// context: the driver returns what it measured up to then, with
+	// DurationS the phase's real length and every rate over that length,
+	// and no error.
+	Stop <-chan struct{}
 }
 
 // TargetConfig is what one cell asks of the target service.

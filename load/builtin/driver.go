@@ -118,7 +118,10 @@ func (d *Driver) Name() string { return "builtin" }
 
 // Run drives req's load model against req.BaseURL for req.Duration. When
 // ctx is cancelled it stops within milliseconds and returns what it had
-// measured with ctx's error, wrapped.
+// measured with ctx's error, wrapped. When req.Stop is closed it stops as
+// promptly and returns what it measured without an error: DurationS is
+// the phase's real length and the rates are over it; requests cut short
+// by the stop are not counted, as at the end of the duration.
 func (d *Driver) Run(ctx context.Context, req sweep.LoadRequest) (results.Measurement, error) {
 	if err := d.validate(req); err != nil {
 		return results.Measurement{}, err

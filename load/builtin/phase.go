@@ -51,6 +51,15 @@ func (p *phase) run() results.Measurement {
 	defer cancel()
 	p.ctx = ctx
 	defer context.AfterFunc(ctx, p.stop.stop)()
+	// A closed req.Stop ends the phase as its duration would: it cancels
+	// the phase's own context, never the caller's, so Run reports no error.
+	go func() {
+		select {
+		case <-p.req.Stop:
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
 
 	var end time.Time
 	if p.req.Load.Model == "open" {
@@ -84,7 +93,8 @@ func (p *phase) runClosed() time.Time {
 	return end
 }
 
-// wait blocks until the duration has passed or the parent is cancelled.
+// wait blocks until the duration has passed, the parent is cancelled or
+// req.Stop is closed.
 func (p *phase) wait() time.Time {
 	timer := time.NewTimer(time.Until(p.start.Add(p.req.Duration)))
 	defer timer.Stop()
