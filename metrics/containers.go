@@ -42,6 +42,9 @@ type Target struct {
 	// CPULimit is the container's limit in cores; 0 reads it back from the
 	// container, and when it has none the engine's online CPUs are used.
 	CPULimit float64
+	// Report, when set, is given each reading as it is taken (from the
+	// sampler's goroutine).
+	Report func(results.ContainerSample)
 }
 
 // Run is a container sampler in progress.

@@ -34,9 +34,17 @@ type Monitor struct {
 	dbRun   *DBRun
 	poolRun *PoolerRun
 	rx      *Reception
+	report  func(sweep.Sample)
 }
 
-var _ sweep.Monitor = (*Monitor)(nil)
+var (
+	_ sweep.Monitor        = (*Monitor)(nil)
+	_ sweep.SampleReporter = (*Monitor)(nil)
+)
+
+// ReportSamples sends the target's and the database's readings of the
+// phases started from now on to f as they are taken; nil: nowhere.
+func (m *Monitor) ReportSamples(f func(sweep.Sample)) { m.report = f }
 
 // Start begins sampling the cell's containers and database.
 func (m *Monitor) Start(ctx context.Context, cell sweep.Cell, _ string) error {
@@ -54,6 +62,9 @@ func (m *Monitor) Start(ctx context.Context, cell sweep.Cell, _ string) error {
 		t := Target{Service: s, ID: ids[s]}
 		if s == m.Target {
 			t.CPULimit = cell.CPUs
+			if f := m.report; f != nil {
+				t.Report = func(c results.ContainerSample) { f(sweep.Sample{Target: &c}) }
+			}
 		}
 		targets = append(targets, t)
 	}
@@ -66,7 +77,7 @@ func (m *Monitor) Start(ctx context.Context, cell sweep.Cell, _ string) error {
 	}()
 	if m.DB != nil {
 		if db := m.DB(); db != nil {
-			m.dbRun = db.Start(ctx)
+			m.dbRun = db.StartReporting(ctx, m.dbReport())
 		}
 	}
 	if m.Pooler != nil {
@@ -75,6 +86,15 @@ func (m *Monitor) Start(ctx context.Context, cell sweep.Cell, _ string) error {
 		}
 	}
 	return nil
+}
+
+// dbReport is the database sampler's report callback, or nil.
+func (m *Monitor) dbReport() func(results.DBSample) {
+	f := m.report
+	if f == nil {
+		return nil
+	}
+	return func(d results.DBSample) { f(sweep.Sample{DB: &d}) }
 }
 
 // Stop ends sampling, puts the resources, db and delivery blocks into

@@ -14,6 +14,7 @@ type DBRun struct {
 	cancel context.CancelFunc
 	done   chan struct{}
 	series dbSeries
+	report func(results.DBSample)
 }
 
 // Start takes a baseline reading and then one reading per Tick until
@@ -21,9 +22,13 @@ type DBRun struct {
 // marked missing and the next tick dials again. Each reading is bounded
 // by a tick, so Stop returns within about a second even while the
 // database is unreachable.
-func (d *DB) Start(ctx context.Context) *DBRun {
+func (d *DB) Start(ctx context.Context) *DBRun { return d.StartReporting(ctx, nil) }
+
+// StartReporting is Start that also gives report each reading as it is
+// taken (missing ones too), from the sampler's goroutine; nil: none.
+func (d *DB) StartReporting(ctx context.Context, report func(results.DBSample)) *DBRun {
 	ctx, cancel := context.WithCancel(ctx)
-	r := &DBRun{db: d, start: time.Now(), cancel: cancel, done: make(chan struct{})}
+	r := &DBRun{db: d, start: time.Now(), cancel: cancel, done: make(chan struct{}), report: report}
 	if base, err := d.read(ctx); err == nil {
 		r.series.last = &base
 	}
@@ -44,6 +49,9 @@ func (r *DBRun) loop(ctx context.Context) {
 			// than being cancelled, which would cost the connection.
 			rd, err := r.db.read(context.WithoutCancel(ctx))
 			r.series.observe(now.Sub(r.start).Seconds(), rd, err == nil)
+			if r.report != nil {
+				r.report(r.series.samples[len(r.series.samples)-1])
+			}
 		}
 	}
 }

@@ -2,6 +2,7 @@ package metrics
 
 import (
 	"context"
+	"reflect"
 	"strconv"
 	"strings"
 	"sync"
@@ -65,9 +66,20 @@ func TestDBSamplerSeesSessions(t *testing.T) {
 		wg.Go(func() { _, _ = conn.Exec(context.Background(), sql) })
 	}
 	time.Sleep(300 * time.Millisecond)
-	run := db.Start(t.Context())
+	var reported []results.DBSample
+	var mu sync.Mutex
+	run := db.StartReporting(t.Context(), func(s results.DBSample) {
+		mu.Lock()
+		defer mu.Unlock()
+		reported = append(reported, s)
+	})
 	time.Sleep(2300 * time.Millisecond)
 	stats, samples := run.Stop()
+	mu.Lock()
+	if !reflect.DeepEqual(reported, samples) {
+		t.Errorf("reported %+v, kept %+v", reported, samples)
+	}
+	mu.Unlock()
 	if _, err := holder.Exec(t.Context(), "COMMIT"); err != nil {
 		t.Error(err)
 	}

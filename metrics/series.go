@@ -65,6 +65,9 @@ func (s *series) observe(st *container.StatsResponse, t float64) {
 		ThrottledPeriods: throttled,
 		MemBytes:         memNoCache(st.MemoryStats),
 	})
+	if s.target.Report != nil {
+		s.target.Report(s.samples[len(s.samples)-1])
+	}
 }
 
 // cpuCores is the CPU used between two readings, in cores: CPU time

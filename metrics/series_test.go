@@ -2,10 +2,13 @@ package metrics
 
 import (
 	"math"
+	"reflect"
 	"testing"
 	"time"
 
 	"github.com/docker/docker/api/types/container"
+
+	"github.com/sweep-tool/sweep/results"
 )
 
 func TestCPUCores(t *testing.T) {
@@ -96,5 +99,23 @@ func TestSeriesAcrossRestart(t *testing.T) {
 	}
 	if rs.MemPeakBytes != 7000 || rs.MemLimitBytes != 1<<30 || rs.Restarts != 1 || !rs.OOMKilled {
 		t.Errorf("memory/state: %+v", rs)
+	}
+}
+
+// TestSeriesReportsEachReading: a target's Report gets every sample the
+// series keeps, as it keeps it, and nothing for the baseline.
+func TestSeriesReportsEachReading(t *testing.T) {
+	t.Parallel()
+	var reported []results.ContainerSample
+	s := &series{target: Target{Service: "app", CPULimit: 2, Report: func(c results.ContainerSample) {
+		reported = append(reported, c)
+	}}, limit: 2}
+	for i, used := range []uint64{0, 1e9, 2.5e9} { // cumulative CPU ns, one reading a second
+		st := stats(time.Duration(i)*time.Second, used, nil)
+		s.observe(&st, float64(i))
+	}
+	want := []results.ContainerSample{{T: 1, CPUCores: 1, CPUPctOfLimit: 50}, {T: 2, CPUCores: 1.5, CPUPctOfLimit: 75}}
+	if !reflect.DeepEqual(reported, want) || !reflect.DeepEqual(s.samples, want) {
+		t.Errorf("reported %+v, kept %+v; want %+v", reported, s.samples, want)
 	}
 }

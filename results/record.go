@@ -210,6 +210,16 @@ type Interval struct {
 	ConnectErrors int64 `json:"connect_errors,omitempty"`
 }
 
+// RPS is the interval's requests per second over its own length in
+// seconds (T less the previous interval's T); an interval of no length
+// gives its count, never +Inf.
+func (iv Interval) RPS(length float64) float64 {
+	if length > 0 {
+		return float64(iv.Requests) / length
+	}
+	return float64(iv.Requests)
+}
+
 // DriverStats is the load generator's own use during the measured phase.
 type DriverStats struct {
 	// CPUCoresMean is the driver's CPU time over the phase's wall time

@@ -117,10 +117,7 @@ func (r sampleRow) driverFields() []string {
 	if r.iv == nil {
 		return []string{"", "", ""}
 	}
-	rps := float64(r.iv.Requests)
-	if r.ivLen > 0 {
-		rps /= r.ivLen
-	}
+	rps := r.iv.RPS(r.ivLen)
 	p99 := ""
 	if r.iv.P99MS > 0 {
 		p99 = num(r.iv.P99MS, 2)

@@ -57,6 +57,10 @@ type Runner struct {
 	RetryFailed bool
 	// Progress, when set, is told about each job.
 	Progress Progress
+	// Observer, when set, is told each second of every measured phase:
+	// the driver's intervals and, from a Monitor that reports them
+	// (SampleReporter), the samplers' readings.
+	Observer Observer
 	// HostCPUs is the engine's CPU count, for the driver-contention
 	// warning (0: no warning).
 	HostCPUs int
@@ -323,8 +327,9 @@ func (r *Runner) load(ctx context.Context, job Job, dir string, rec *results.Rec
 	}
 	req.Duration = r.Spec.Duration.Std()
 	var intervals []results.Interval
-	req.Interval = func(iv results.Interval) { intervals = append(intervals, iv) }
+	req.Interval = r.observe(job, &intervals)
 	if r.Monitor != nil {
+		r.reportSamples(job)
 		if err := r.Monitor.Start(ctx, job.Cell, dir); err != nil {
 			return fmt.Errorf("start samplers: %w", err)
 		}

@@ -18,13 +18,9 @@ import (
 // terminal a bar with the current cell and phase. Everything else (the
 // runner's log, the compose CLI's output) goes to sweep.log only.
 type progress struct {
-	w         io.Writer
-	bar       *progressbar.ProgressBar // nil when not a terminal
-	total     int
-	done      int
-	ran       int // jobs run by this process, for the ETA
-	spent     time.Duration
-	cellStart time.Time
+	w    io.Writer
+	bar  *progressbar.ProgressBar // nil when not a terminal
+	pace sweep.Pace
 }
 
 func newProgress(w io.Writer) *progress { return &progress{w: w} }
@@ -36,7 +32,7 @@ func isTerminal(w io.Writer) bool {
 }
 
 func (p *progress) Begin(total, done int) {
-	p.total, p.done = total, done
+	p.pace.Begin(total, done)
 	if isTerminal(p.w) {
 		p.bar = progressbar.NewOptions(total, progressbar.OptionSetWriter(p.w),
 			progressbar.OptionShowCount(), progressbar.OptionSetWidth(30),
@@ -47,7 +43,7 @@ func (p *progress) Begin(total, done int) {
 
 func (p *progress) Phase(job sweep.Job, phase string) {
 	if phase == "apply" {
-		p.cellStart = time.Now()
+		p.pace.Start(time.Now())
 	}
 	if p.bar != nil {
 		p.bar.Describe(fmt.Sprintf("%s r%d %-8s ETA %s", job.Cell.ID, job.Rep, phase, p.eta()))
@@ -58,11 +54,10 @@ func (p *progress) Phase(job sweep.Job, phase string) {
 // cell, its status with its figures or the first line of its reason, and
 // the ETA; on a terminal above the bar.
 func (p *progress) Done(job sweep.Job, rec results.Record) {
-	p.done++
-	p.ran++
-	p.spent += time.Since(p.cellStart)
+	p.pace.Done(time.Now())
+	done, total := p.pace.Counts()
 	line := fmt.Sprintf("%s [%d/%d] %s r%d %s %s, ETA %s", time.Now().Format("15:04:05"),
-		p.done, p.total, job.Cell.ID, job.Rep, rec.Status, sweep.Brief(rec), p.eta())
+		done, total, job.Cell.ID, job.Rep, rec.Status, sweep.Brief(rec), p.eta())
 	if p.bar != nil {
 		_ = p.bar.Clear()
 		fmt.Fprintln(p.w, line)
@@ -74,9 +69,9 @@ func (p *progress) Done(job sweep.Job, rec results.Record) {
 
 // eta is the mean time of the cells run so far times the cells left.
 func (p *progress) eta() string {
-	if p.ran == 0 {
+	left, ok := p.pace.Left()
+	if !ok {
 		return "?"
 	}
-	left := time.Duration(p.total-p.done) * (p.spent / time.Duration(p.ran))
 	return left.Round(time.Second).String()
 }
