@@ -6,12 +6,15 @@
 // ScriptEnv), the result is read from the file --summary-export writes
 // (never from stdout), and the exit code is classified: 0 is a result, 99
 // (thresholds crossed) is a result that lists the crossed thresholds, any
-// other code fails the cell with the tail of k6's stderr. While k6 runs,
+// other code fails the cell with the tail of k6's stderr (103, stopped
+// from the REST API, is a result when sweep stopped it). While k6 runs,
 // its REST API is polled once a second for the per-second figures of
 // samples.csv; what k6 did after the last poll (the iterations
-// gracefulStop let finish) is taken from the summary. k6 runs in its own
-// process group so that a terminal Ctrl-C reaches sweep only and k6
-// receives exactly one SIGINT, from sweep (see command).
+// gracefulStop let finish) is taken from the summary. A closed
+// LoadRequest.Stop ends the run early through the same API (stop.go).
+// k6 runs in its own process group so that a terminal Ctrl-C reaches
+// sweep only and k6 receives exactly one SIGINT, from sweep (see
+// command).
 //
 // A user's script is loaded with `k6 inspect` before it runs (CheckLoad);
 // its own options decide how sweep's load reaches it (see control), and a
@@ -102,7 +105,8 @@ func (d *Driver) Name() string { return "k6" }
 // thresholds (exit 99) are a result listed in ThresholdsFailed; any other
 // non-zero exit is an error with the tail of k6's stderr. A cancelled ctx
 // stops k6 (SIGINT, then kill after the grace period) and returns an error
-// wrapping ctx.Err().
+// wrapping ctx.Err(). A closed req.Stop stops k6 through its REST API and
+// returns the measurement up to then (see stop.go).
 func (d *Driver) Run(ctx context.Context, req sweep.LoadRequest) (results.Measurement, error) {
 	env, err := ScriptEnv(req, d.opts.ExtraEnv)
 	if err != nil {
@@ -167,10 +171,12 @@ func (d *Driver) runOnce(ctx context.Context, req sweep.LoadRequest, inv Invocat
 		return results.Measurement{}, fmt.Errorf("start k6: %w", err)
 	}
 	stopPolling := startPolling(ctx, addr, start, req.Interval)
+	endStop := watchStop(ctx, addr, req.Stop)
 	err = cmd.Wait()
 	polled := stopPolling()
+	stop := endStop()
 	elapsed := time.Since(start)
-	m, err := classify(ctx, err, stderr.String(), inv.SummaryPath, elapsed)
+	m, err := classify(ctx, err, stderr.String(), inv.SummaryPath, elapsed, stop)
 	if err == nil && req.Interval != nil {
 		emitTail(req.Interval, m, polled, elapsed)
 	}
@@ -213,12 +219,14 @@ func emitTail(emit func(results.Interval), m results.Measurement, polled *poller
 	}
 }
 
-// classify turns k6's exit into a Measurement or an error.
-func classify(ctx context.Context, runErr error, stderr, summaryPath string, elapsed time.Duration) (results.Measurement, error) {
+// classify turns k6's exit into a Measurement or an error; stop says
+// whether sweep stopped the run early (see stop.go).
+func classify(ctx context.Context, runErr error, stderr, summaryPath string, elapsed time.Duration,
+	stop stopped) (results.Measurement, error) {
 	if ctx.Err() != nil {
 		return results.Measurement{}, fmt.Errorf("k6 interrupted: %w", ctx.Err())
 	}
-	if runErr != nil && exitCode(runErr) != exitThresholds {
+	if !stop.result(runErr) {
 		return results.Measurement{}, exitError(runErr, stderr)
 	}
 	data, err := os.ReadFile(summaryPath)
@@ -232,6 +240,7 @@ func classify(ctx context.Context, runErr error, stderr, summaryPath string, ela
 	if m.DurationS == 0 {
 		m.DurationS = elapsed.Seconds()
 	}
+	stop.overPhase(&m)
 	return m, nil
 }
 
