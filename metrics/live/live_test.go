@@ -118,14 +118,7 @@ func TestSecondsClearedOutsideTheMeasuredPhase(t *testing.T) {
 // own linter wants them, with every family present.
 func TestMetricsPassPromLint(t *testing.T) {
 	t.Parallel()
-	m := New()
-	m.Begin(2, 0)
-	m.Phase(jobA, "apply")
-	m.Done(jobA, results.Record{Status: results.StatusFailed})
-	m.Phase(jobB, "measure")
-	m.Interval(jobB, results.Interval{T: 1, Requests: 5, Errors: 1, P99MS: 2})
-	m.Sample(jobB, sweep.Sample{Target: &results.ContainerSample{CPUPctOfLimit: 50}})
-	m.Sample(jobB, sweep.Sample{DB: &results.DBSample{Total: 3, Active: 1}})
+	m := everyFamily()
 	problems, err := testutil.GatherAndLint(m.Registry())
 	if err != nil {
 		t.Fatal(err)
@@ -136,4 +129,18 @@ func TestMetricsPassPromLint(t *testing.T) {
 	if n, err := testutil.GatherAndCount(m.Registry()); err != nil || n != 11 {
 		t.Errorf("%d series (%v), want 11: every family present once", n, err)
 	}
+}
+
+// everyFamily returns metrics fed so that every family has a series: one
+// cell failed, the next in its measured phase with every reading.
+func everyFamily() *Metrics {
+	m := New()
+	m.Begin(2, 0)
+	m.Phase(jobA, "apply")
+	m.Done(jobA, results.Record{Status: results.StatusFailed})
+	m.Phase(jobB, "measure")
+	m.Interval(jobB, results.Interval{T: 1, Requests: 5, Errors: 1, P99MS: 2})
+	m.Sample(jobB, sweep.Sample{Target: &results.ContainerSample{CPUPctOfLimit: 50}})
+	m.Sample(jobB, sweep.Sample{DB: &results.DBSample{Total: 3, Active: 1}})
+	return m
 }
