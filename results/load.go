@@ -44,8 +44,15 @@ type Run struct {
 	// Cells lists the planned cells in plan order, each with its finished
 	// repetitions (none when the cell has not finished).
 	Cells []RunCell
-	// Missing lists the ids of planned cells with no finished repetition.
+	// Missing lists the ids of planned cells with no finished repetition
+	// (and, in a halving run, no screening-round record either).
 	Missing []string
+	// Strategy is the strategy that measured the run: "" for the grid
+	// (every cell at full length), "halving" for successive halving.
+	Strategy string
+	// Screened lists, in a halving run, the planned cells measured only in
+	// screening rounds: screened out (or not yet measured in full).
+	Screened []string
 	// Warnings are non-fatal problems found while reading (torn files,
 	// unreadable records).
 	Warnings []string
@@ -56,6 +63,17 @@ type Run struct {
 type RunCell struct {
 	CellInfo
 	Reps []Rep
+	// Screens are the cell's finished screening-round records in a
+	// halving run (cells/<id>/round<k>), by round; none in a grid run.
+	Screens []Screen
+}
+
+// Screen is one finished screening-round record of a halving run: a short
+// measurement that decided whether the cell went on, not one the report
+// analyses beside the full-length ones.
+type Screen struct {
+	Round int
+	Record
 }
 
 // Rep is one finished repetition as the report reads it. The metric
@@ -69,13 +87,14 @@ type Rep struct {
 type sweepFile struct {
 	RunID string `json:"run_id"`
 	Spec  struct {
-		CPUs    []float64 `json:"cpus"`
-		WebMult []float64 `json:"web_mult"`
-		DBMult  []float64 `json:"db_mult"`
-		Service string    `json:"service"`
-		WebEnv  string    `json:"web_env"`
-		PoolEnv string    `json:"pool_env"`
-		Compose []string  `json:"compose"`
+		CPUs     []float64 `json:"cpus"`
+		WebMult  []float64 `json:"web_mult"`
+		DBMult   []float64 `json:"db_mult"`
+		Service  string    `json:"service"`
+		WebEnv   string    `json:"web_env"`
+		PoolEnv  string    `json:"pool_env"`
+		Compose  []string  `json:"compose"`
+		Strategy string    `json:"strategy"`
 	} `json:"spec"`
 	Cells []CellInfo `json:"cells"`
 	Host  HostFacts  `json:"host"`
@@ -96,16 +115,21 @@ func LoadRun(dir string) (*Run, error) {
 		Dir: dir, RunID: sf.RunID, Service: sf.Spec.Service,
 		WebEnv: sf.Spec.WebEnv, PoolEnv: sf.Spec.PoolEnv,
 		CPUs: sf.Spec.CPUs, WebMult: sf.Spec.WebMult, DBMult: sf.Spec.DBMult,
-		Compose: sf.Spec.Compose, HostCPUs: sf.Host.CPUCount,
+		Compose: sf.Spec.Compose, HostCPUs: sf.Host.CPUCount, Strategy: sf.Spec.Strategy,
 	}
 	finished := 0
 	for _, info := range sf.Cells {
-		reps, err := readReps(filepath.Join(dir, CellsDir, info.ID))
+		rc, err := readCell(filepath.Join(dir, CellsDir, info.ID), info)
 		if err != nil {
 			return nil, err
 		}
-		run.Cells = append(run.Cells, RunCell{CellInfo: info, Reps: reps})
-		if len(reps) == 0 {
+		run.Cells = append(run.Cells, rc)
+		reps := rc.Reps
+		switch {
+		case len(reps) > 0:
+		case len(rc.Screens) > 0:
+			run.Screened = append(run.Screened, info.ID)
+		default:
 			run.Missing = append(run.Missing, info.ID)
 		}
 		finished += len(reps)
@@ -135,34 +159,41 @@ func readSweepFile(dir string) (*sweepFile, error) {
 	return &sf, nil
 }
 
-// readReps reads the finished repetitions under one cell directory. A
-// result.json that is no record (torn, `null`, `{}`) is an error naming
-// it: a lost measurement is never passed over in silence.
-func readReps(cellDir string) ([]Rep, error) {
+// readCell reads the finished repetitions (r<N>) and screening rounds
+// (round<k>) under one cell directory. A result.json that is no record
+// (torn, `null`, `{}`) is an error naming it: a lost measurement is never
+// passed over in silence.
+func readCell(cellDir string, info CellInfo) (RunCell, error) {
+	rc := RunCell{CellInfo: info}
 	entries, err := os.ReadDir(cellDir)
 	if err != nil {
-		return nil, nil // not started yet
+		return rc, nil // not started yet
 	}
-	var reps []Rep
 	for _, e := range entries {
-		if !e.IsDir() || !isRepDir(e.Name()) {
+		_, isRep := numbered(e.Name(), "r")
+		round, isScreen := numbered(e.Name(), screenPrefix)
+		if !e.IsDir() || !isRep && !isScreen {
 			continue
 		}
 		rec, err := ReadRecord(filepath.Join(cellDir, e.Name(), ResultFile))
 		switch {
-		case errors.Is(err, fs.ErrNotExist):
+		case errors.Is(err, fs.ErrNotExist) || err == nil && !rec.Status.Done():
 		case err != nil:
-			return nil, err
-		case rec.Status.Done():
-			reps = append(reps, Rep{Record: rec})
+			return rc, err
+		case isRep:
+			rc.Reps = append(rc.Reps, Rep{Record: rec})
+		default:
+			rc.Screens = append(rc.Screens, Screen{Round: round, Record: rec})
 		}
 	}
-	sort.Slice(reps, func(i, j int) bool { return reps[i].Repetition < reps[j].Repetition })
-	return reps, nil
+	sort.Slice(rc.Reps, func(i, j int) bool { return rc.Reps[i].Repetition < rc.Reps[j].Repetition })
+	sort.Slice(rc.Screens, func(i, j int) bool { return rc.Screens[i].Round < rc.Screens[j].Round })
+	return rc, nil
 }
 
-func isRepDir(name string) bool {
-	n, ok := strings.CutPrefix(name, "r")
-	_, err := strconv.Atoi(n)
-	return ok && err == nil
+// numbered returns N of a folder named prefix + N.
+func numbered(name, prefix string) (int, bool) {
+	n, ok := strings.CutPrefix(name, prefix)
+	v, err := strconv.Atoi(n)
+	return v, ok && err == nil
 }

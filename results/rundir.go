@@ -66,6 +66,15 @@ func CellDir(run, cellID string, rep int) string {
 	return filepath.Join(run, CellsDir, cellID, "r"+strconv.Itoa(rep))
 }
 
+// ScreenDir is the folder of one cell's screening-round measurement in a
+// halving run (round1, round2, …): apart from the repetitions (r1, …) that
+// hold the full-length measurements the report analyses.
+func ScreenDir(run, cellID string, round int) string {
+	return filepath.Join(run, CellsDir, cellID, screenPrefix+strconv.Itoa(round))
+}
+
+const screenPrefix = "round"
+
 // WriteError is a run file that could not be written: its path and the
 // OS error (read-only file system, no space left on device, ...). A run
 // that meets one stops, because every later record would be lost too.

@@ -30,7 +30,7 @@ var Legend = []struct{ Label, Rule string }{
 // bottleneck labels a cell; "" when the cell has no metrics to judge by.
 func bottleneck(c *Cell, service string, opts Options) string {
 	switch {
-	case c.Status == statusMissing:
+	case c.Status == statusMissing || c.Status == statusScreened:
 		return ""
 	case c.Status == results.StatusFailed || c.ErrorRate.Mean > opts.ErrorBound:
 		return BottleneckError

@@ -35,6 +35,11 @@ type Report struct {
 	// are notices from reading the run.
 	Missing  []string
 	Warnings []string
+	// Strategy is the run's strategy ("" for the grid, StrategyHalving);
+	// Screened lists a halving run's cells measured only in screening
+	// rounds.
+	Strategy string
+	Screened []string
 	// Repeated is true when at least one cell has two or more ok
 	// repetitions (so some intervals are confidence intervals).
 	Repeated bool
@@ -52,6 +57,7 @@ func Build(run *results.Run, opts Options) (*Report, error) {
 		RunID: run.RunID, WebEnv: orDefault(run.WebEnv, "web threads"),
 		PoolEnv: orDefault(run.PoolEnv, "pool size"), Options: opts,
 		Missing: run.Missing, Warnings: run.Warnings, run: run,
+		Strategy: run.Strategy, Screened: run.Screened,
 	}
 	byCPU := map[float64][]*Cell{}
 	for _, rc := range run.Cells {

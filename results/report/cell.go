@@ -40,6 +40,9 @@ type Cell struct {
 	SafeLimit *LimitSummary `json:"safe_limit,omitempty"`
 	// Bottleneck is a short label (see Bottlenecks); empty without metrics.
 	Bottleneck string `json:"bottleneck,omitempty"`
+	// Screened is, for a cell of a halving run measured only in a
+	// screening round (status screened), its last short-run figures.
+	Screened *Screening `json:"screened,omitempty"`
 	// Ineligible says why the cell cannot win; empty when it can.
 	Ineligible string `json:"ineligible,omitempty"`
 	// Score is the balanced score (see the package doc); NaN when the
@@ -82,6 +85,7 @@ func summarise(rc results.RunCell, service string, opts Options) *Cell {
 	c.ErrorRate = estimate(errs, opts.NoiseBand)
 	c.CPUPct = optional(cpu, len(rps), opts.NoiseBand)
 	c.Sessions = optional(sess, len(rps), opts.NoiseBand)
+	screening(c, rc)
 	c.Breakdown = cellBreakdown(c.reps)
 	c.SafeLimit = summariseLimit(c.reps, opts.NoiseBand)
 	c.Ineligible = ineligible(c, opts)
@@ -102,6 +106,8 @@ func ineligible(c *Cell, opts Options) string {
 	switch {
 	case c.Status == statusMissing:
 		return "not measured"
+	case c.Status == statusScreened:
+		return fmt.Sprintf("screened out after round %d (measured %g s)", c.Screened.Round, c.Screened.DurationS)
 	case c.Status == results.StatusFailed:
 		return "failed: " + c.Reason
 	case c.ErrorRate.Mean > opts.ErrorBound:

@@ -70,6 +70,9 @@ func introParas(rep *Report) []string {
 
 func recommendationParas(rep *Report) []string {
 	var paras []string
+	if note := strategyNote(rep); note != "" {
+		paras = append(paras, note)
+	}
 	for _, p := range rep.Profiles {
 		if !p.Found {
 			paras = append(paras, fmt.Sprintf("%s: %s.", p.Name, p.Note))

@@ -9,10 +9,12 @@ import (
 // Recommendation is the document `sweep report --json` prints: per CPU
 // limit the winners and their ties, and the profiles as multipliers.
 type Recommendation struct {
-	RunID   string     `json:"run_id"`
-	Options Options    `json:"options"`
-	PerCPU  []CPUDoc   `json:"per_cpu"`
-	Profile ProfileSet `json:"recommendation"`
+	RunID string `json:"run_id"`
+	// Strategy is the strategy that measured the run; absent for the grid.
+	Strategy string     `json:"strategy,omitempty"`
+	Options  Options    `json:"options"`
+	PerCPU   []CPUDoc   `json:"per_cpu"`
+	Profile  ProfileSet `json:"recommendation"`
 	// USL is the scalability fit and its predictions; absent with fewer
 	// than MinUSLPoints CPU limits.
 	USL *USLDoc `json:"usl,omitempty"`
@@ -85,7 +87,7 @@ type MultDoc struct {
 
 // Recommendation builds the --json document.
 func (r *Report) Recommendation() Recommendation {
-	doc := Recommendation{RunID: r.RunID, Options: r.Options, PerCPU: []CPUDoc{}}
+	doc := Recommendation{RunID: r.RunID, Strategy: r.Strategy, Options: r.Options, PerCPU: []CPUDoc{}}
 	for _, cr := range r.PerCPU {
 		d := CPUDoc{
 			CPUs: cr.CPUs, BestRPS: cellDoc(cr.BestRPS.Cell), BestP99: cellDoc(cr.BestP99.Cell),
@@ -157,6 +159,7 @@ type resultsDoc struct {
 	Scaling    Scaling    `json:"scaling"`
 	PoolEffect PoolEffect `json:"pool_effect"`
 	Missing    []string   `json:"missing"`
+	Screened   []string   `json:"screened,omitempty"`
 	Warnings   []string   `json:"warnings"`
 }
 
@@ -165,7 +168,7 @@ func WriteResultsJSON(w io.Writer, rep *Report) error {
 	return encodeJSON(w, resultsDoc{
 		Recommendation: rep.Recommendation(), Noise: rep.NoiseNote(), Cells: rep.Cells,
 		Scaling: rep.Scaling, PoolEffect: rep.PoolEffect,
-		Missing: nonNil(rep.Missing), Warnings: nonNil(rep.Warnings),
+		Missing: nonNil(rep.Missing), Screened: rep.Screened, Warnings: nonNil(rep.Warnings),
 	})
 }
 

@@ -60,6 +60,8 @@ func cellText(cr *CPUReport, c *Cell, m Metric) string {
 		return ""
 	case c.Status == statusMissing:
 		return "missing"
+	case c.Status == statusScreened:
+		return screenedText(c, m)
 	case c.Status == results.StatusFailed:
 		return "FAILED: " + shorten(c.Reason, 32)
 	}

@@ -49,6 +49,11 @@ func WriteTerminalSummary(w io.Writer, rep *Report) error {
 			return err
 		}
 	}
+	if note := strategyNote(rep); note != "" {
+		if _, err := fmt.Fprintln(w, note); err != nil {
+			return err
+		}
+	}
 	_, err := fmt.Fprintf(w, "Noise: %s.\n%s", rep.NoiseNote(), missingNote(rep))
 	return err
 }
