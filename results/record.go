@@ -51,7 +51,14 @@ type Record struct {
 	Driver    *DriverStats             `json:"driver,omitempty"`
 	// Delivery proves that the measured load reached the target.
 	Delivery *Delivery `json:"delivery,omitempty"`
-	Warnings []string  `json:"warnings,omitempty"`
+	// LittlesRatio and LittlesExpected are the closed model's Little's
+	// law check (see Littles); both nil for an open model or a phase
+	// without answered requests.
+	LittlesRatio    *float64 `json:"littles_ratio,omitempty"`
+	LittlesExpected *float64 `json:"littles_expected,omitempty"`
+	// Host is the host's CPU pressure over the measured phase.
+	Host     *HostStats `json:"host,omitempty"`
+	Warnings []string   `json:"warnings,omitempty"`
 	// Events lists the changes of the stack's containers seen during the
 	// warm-up and the measured phase (restarts, exits, pauses); a record
 	// with events is failed.
@@ -225,4 +232,28 @@ type DriverStats struct {
 	// CPUCoresMean is the driver's CPU time over the phase's wall time
 	// (sweep's own process for the built-in driver, the k6 process for k6).
 	CPUCoresMean float64 `json:"cpu_cores_mean"`
+	// CPUPerRequestUS is the driver's CPU time per answered request in
+	// microseconds; 0 when no request was answered.
+	CPUPerRequestUS float64 `json:"cpu_per_request_us,omitempty"`
+}
+
+// HostStats is what the host (the machine sweep and the load driver run
+// on) went through during a measured phase.
+type HostStats struct {
+	// CPUPressure is the kernel's CPU pressure (PSI) over the phase; nil
+	// when the kernel does not expose it, with CPUPressureReason saying
+	// why.
+	CPUPressure       *CPUPressure `json:"cpu_pressure"`
+	CPUPressureReason string       `json:"cpu_pressure_reason,omitempty"`
+}
+
+// CPUPressure is the "some" line of /proc/pressure/cpu: the share of
+// time in which at least one runnable task waited for a CPU.
+type CPUPressure struct {
+	// SomeShare is the growth of the line's total (µs stalled) over the
+	// phase divided by the phase's wall time, 0..1.
+	SomeShare float64 `json:"some_share"`
+	// SomeAvg10 is the kernel's own 10-second average at the phase's end,
+	// in percent.
+	SomeAvg10 float64 `json:"some_avg10"`
 }

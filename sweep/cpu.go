@@ -7,6 +7,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/sweep-tool/sweep/metrics/pressure"
 	"github.com/sweep-tool/sweep/results"
 )
 
@@ -68,15 +69,68 @@ func processCPU() time.Duration {
 	return total
 }
 
-// driverUse records the load generator's CPU over the measured phase and
-// warns when the target's limit plus the generator exceed the host: the
-// generator then takes CPU the target was meant to have.
+// phaseUse is what startUse read before a measured phase.
+type phaseUse struct {
+	cpu      time.Duration
+	wall     time.Time
+	psi      pressure.Reading
+	psiError error
+}
+
+func (r *Runner) readPressure() (pressure.Reading, error) {
+	if r.Pressure != nil {
+		return r.Pressure()
+	}
+	return pressure.ReadCPU()
+}
+
+// startUse reads the driver's CPU time and the host's CPU pressure before
+// a measured phase.
+func (r *Runner) startUse() phaseUse {
+	u := phaseUse{cpu: processCPU(), wall: time.Now()}
+	u.psi, u.psiError = r.readPressure()
+	return u
+}
+
+// endUse records, for the phase that began at u, the driver's CPU use
+// (see driverUse), the host's CPU pressure, and the Little's law check.
+func (r *Runner) endUse(rec *results.Record, u phaseUse) {
+	wall := time.Since(u.wall)
+	r.driverUse(rec, processCPU()-u.cpu, wall)
+	rec.Host = hostUse(u, wall, r.readPressure)
+	rec.SetLittles()
+}
+
+// hostUse is the host's CPU pressure over a phase of wall that began at
+// u; a kernel without it gives a nil pressure and the reason.
+func hostUse(u phaseUse, wall time.Duration, read func() (pressure.Reading, error)) *results.HostStats {
+	if u.psiError != nil {
+		return &results.HostStats{CPUPressureReason: u.psiError.Error()}
+	}
+	after, err := read()
+	if err != nil {
+		return &results.HostStats{CPUPressureReason: err.Error()}
+	}
+	p, ok := pressure.Over(u.psi, after, wall)
+	if !ok {
+		return &results.HostStats{CPUPressureReason: "the pressure total went backwards during the phase"}
+	}
+	return &results.HostStats{CPUPressure: &p}
+}
+
+// driverUse records the load generator's CPU over the measured phase, in
+// cores and per answered request, and warns when the target's limit plus
+// the generator exceed the host: the generator then takes CPU the target
+// was meant to have.
 func (r *Runner) driverUse(rec *results.Record, cpu, wall time.Duration) {
 	if wall <= 0 {
 		return
 	}
 	cores := cpu.Seconds() / wall.Seconds()
 	rec.Driver = &results.DriverStats{CPUCoresMean: cores}
+	if rec.Requests > 0 {
+		rec.Driver.CPUPerRequestUS = float64(cpu.Microseconds()) / float64(rec.Requests)
+	}
 	if r.HostCPUs > 0 && rec.Cell.CPUs+cores > float64(r.HostCPUs) {
 		rec.Warnings = append(rec.Warnings, fmt.Sprintf(
 			"the target's limit (%s CPUs) plus the load driver's use (%.2f cores) exceed the engine's %d CPUs: "+

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/sweep-tool/sweep/metrics/pressure"
 	"github.com/sweep-tool/sweep/results"
 )
 
@@ -64,6 +65,9 @@ type Runner struct {
 	// HostCPUs is the engine's CPU count, for the driver-contention
 	// warning (0: no warning).
 	HostCPUs int
+	// Pressure reads the host's CPU pressure before and after each
+	// measured phase; nil reads /proc/pressure/cpu.
+	Pressure func() (pressure.Reading, error)
 	// Log receives one timestamped line per event; nil discards.
 	Log io.Writer
 	// Now is the clock; nil means time.Now.
@@ -336,13 +340,16 @@ func (r *Runner) load(ctx context.Context, job Job, dir string, rec *results.Rec
 	}
 	starts.mark("measure", r.now())
 	r.logf("%s r%d: measured phase for %s", job.Cell.ID, job.Rep, req.Duration)
-	cpu0, wall0 := processCPU(), time.Now()
+	use := r.startUse()
 	err := r.timed(job, rec, "measure", func() error {
 		m, err := r.Driver.Run(ctx, req)
 		rec.Measurement = m
 		return err
 	})
-	r.driverUse(rec, processCPU()-cpu0, time.Since(wall0))
+	r.endUse(rec, use)
+	if w := rec.LittlesOff(); w != "" {
+		rec.Warnings = append(rec.Warnings, w)
+	}
 	if w := droppedWarning(rec.Load, rec.Measurement); w != "" {
 		rec.Warnings = append(rec.Warnings, w)
 	}
