@@ -101,6 +101,9 @@ type CellInfo struct {
 	DBMult  float64 `json:"db_mult"`
 	// Mults lists every [web_mult, db_mult] pair that gives this cell.
 	Mults [][2]float64 `json:"mults"`
+	// Baseline marks the cell of the user's current settings (run
+	// --baseline): absolute values, no multipliers, never a pick.
+	Baseline bool `json:"baseline,omitempty"`
 	// The extra axes, when the spec has them: stack variant, load level
 	// (vus=N, rate=R), memory limit, and env axis values by NAME or
 	// SERVICE:NAME.

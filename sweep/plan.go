@@ -31,13 +31,19 @@ type Cell struct {
 	// Extras are the cell's values of the extra axes (memory, env axes,
 	// load level, variant); zero without them.
 	Extras Extras
+	// Baseline marks the cell of the user's current settings (see
+	// Baseline); it has no multipliers.
+	Baseline bool
 }
 
 // Info is the cell as the record and sweep.json describe it.
 func (c Cell) Info() results.CellInfo {
 	info := results.CellInfo{ID: c.ID, CPUs: c.CPUs, WebThreads: c.WebThreads, DBPool: c.DBPool,
-		WebMult: c.Mults[0][0], DBMult: c.Mults[0][1], Mults: c.Mults,
+		Mults: c.Mults, Baseline: c.Baseline,
 		Variant: c.Extras.Variant, Memory: c.Extras.Memory, Axes: c.Extras.Env}
+	if len(c.Mults) > 0 {
+		info.WebMult, info.DBMult = c.Mults[0][0], c.Mults[0][1]
+	}
 	if c.Extras.Load != nil {
 		info.LoadLevel = c.Extras.Load.String()
 	}

@@ -86,6 +86,9 @@ type Spec struct {
 	// FindLimit, when set, makes every cell search its safe limit instead
 	// of measuring one load (run --find-limit).
 	FindLimit *FindLimit `json:"find_limit,omitempty"`
+	// Baseline, when set, adds one cell per CPU limit at the user's
+	// current settings, which the report measures the picks against.
+	Baseline *Baseline `json:"baseline,omitempty"`
 	// Script is the user's own k6 script (path and content hash); nil runs
 	// the bundled crud.js.
 	Script *Script `json:"script,omitempty"`
@@ -114,7 +117,7 @@ func (d Duration) Std() time.Duration { return time.Duration(d) }
 // Cells returns the plan of this spec: the base grid for every
 // combination of the extra axes.
 func (s Spec) Cells() []Cell {
-	base := BuildPlan(s.CPUs, s.WebMult, s.DBMult)
+	base := withBaseline(BuildPlan(s.CPUs, s.WebMult, s.DBMult), s.CPUs, s.Baseline)
 	combos := s.combos()
 	cells := make([]Cell, 0, len(base)*len(combos))
 	for _, x := range combos {

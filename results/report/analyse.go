@@ -18,6 +18,10 @@ type CPUReport struct {
 	// Frontier is the Pareto frontier of RPS against P99, by P99
 	// ascending: no eligible cell has both more RPS and lower P99.
 	Frontier []*Cell
+	// Baseline is the cell of the user's current settings at this limit
+	// (run with a baseline); it stays out of Cells, the matrices' grid
+	// and every pick, and the gains measure the picks against it.
+	Baseline *Cell
 
 	grid map[[2]float64]*Cell
 }
@@ -33,9 +37,14 @@ func (cr *CPUReport) At(webMult, dbMult float64) *Cell { return cr.grid[[2]float
 
 // analyseCPU returns nil when no cell of the limit is eligible.
 func analyseCPU(cpu float64, cells []*Cell) *CPUReport {
-	cr := &CPUReport{CPUs: cpu, Cells: cells, grid: map[[2]float64]*Cell{}}
+	cr := &CPUReport{CPUs: cpu, grid: map[[2]float64]*Cell{}}
 	var ok []*Cell
 	for _, c := range cells {
+		if c.Baseline {
+			cr.Baseline = c
+			continue
+		}
+		cr.Cells = append(cr.Cells, c)
 		for _, p := range c.pairs() {
 			cr.grid[p] = c
 			cr.WebMults = appendNew(cr.WebMults, p[0])

@@ -25,6 +25,9 @@ type Report struct {
 	// PoolRules hold the pool-sizing rule of thumb beside the measured
 	// best pools, per CPU limit whose database cores are known.
 	PoolRules []PoolRule
+	// Gains measure each profile's pick against the baseline cell, per
+	// CPU limit with one (run with a baseline).
+	Gains []Gain
 	// USL is the Universal Scalability Law fitted to the best RPS per CPU
 	// limit, LimitUSL to the best safe limits; nil without a fit, and
 	// USLNote then says why.
@@ -84,6 +87,7 @@ func Build(run *results.Run, opts Options) (*Report, error) {
 	rep.USL, rep.LimitUSL, rep.USLNote = fitScaling(rep.PerCPU, rep.Profiles, opts.PredictCPUs)
 	rep.PoolEffect = poolEffect(rep.PerCPU, opts.NoiseBand)
 	rep.PoolRules = poolRules(rep.PerCPU, opts.DBService, run.HostCPUs)
+	rep.Gains = gains(rep.PerCPU, rep.Profiles)
 	return rep, nil
 }
 

@@ -92,9 +92,14 @@ func okCells(run *results.Run) map[string]*Cell {
 	out := map[string]*Cell{}
 	for _, rc := range run.Cells {
 		c := summarise(rc, run.Service, DefaultOptions())
-		if c.Status == results.StatusOK {
-			out[fmt.Sprintf("cpu %g, web %d, pool %d, %s", c.CPUs, c.WebThreads, c.DBPool, c.Load)] = c
+		if c.Status != results.StatusOK {
+			continue
 		}
+		key := fmt.Sprintf("cpu %g, web %d, pool %d, %s", c.CPUs, c.WebThreads, c.DBPool, c.Load)
+		if c.Baseline {
+			key += ", baseline"
+		}
+		out[key] = c
 	}
 	return out
 }

@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -37,6 +38,9 @@ func document(rep *Report, charts []Chart) []section {
 		{Heading: "Pareto frontier", Tables: front, Charts: []Chart{byFile["pareto.svg"]}},
 		{Heading: "Heatmaps", Charts: heat},
 		{Heading: "Matrices", Tables: matrices(rep)},
+	}
+	if t, ok := baselineTable(rep); ok {
+		secs = slices.Insert(secs, 2, section{Heading: "Against the baseline", Tables: []table{t}})
 	}
 	if bt := breakdownTables(rep); len(bt) > 0 {
 		secs = append(secs, section{Heading: "Latency breakdown", Tables: bt})

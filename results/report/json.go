@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+
+	"github.com/sweep-tool/sweep/results"
 )
 
 // Recommendation is the document `sweep report --json` prints: per CPU
@@ -34,6 +36,10 @@ type CPUDoc struct {
 	// PoolRule is the pool-sizing rule of thumb beside the best pools,
 	// when the database's cores are known.
 	PoolRule *PoolRule `json:"pool_rule,omitempty"`
+	// Baseline is the cell of the user's current settings and VsBaseline
+	// each profile's pick against it (run with a baseline only).
+	Baseline   *CellDoc `json:"baseline,omitempty"`
+	VsBaseline []Gain   `json:"vs_baseline,omitempty"`
 }
 
 // LimitDoc is the cell with the highest safe limit: the mean level over
@@ -105,6 +111,15 @@ func (r *Report) Recommendation() Recommendation {
 		for i := range r.PoolRules {
 			if r.PoolRules[i].CPUs == cr.CPUs {
 				d.PoolRule = &r.PoolRules[i]
+			}
+		}
+		if b := cr.Baseline; b != nil && b.Status == results.StatusOK {
+			doc := cellDoc(b)
+			d.Baseline = &doc
+		}
+		for _, g := range r.Gains {
+			if g.CPUs == cr.CPUs {
+				d.VsBaseline = append(d.VsBaseline, g)
 			}
 		}
 		doc.PerCPU = append(doc.PerCPU, d)

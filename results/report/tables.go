@@ -42,6 +42,12 @@ func matrixTable(rep *Report, cr *CPUReport, m Metric) table {
 		}
 		t.Rows = append(t.Rows, row)
 	}
+	if b := cr.Baseline; b != nil {
+		row := make([]string, len(t.Header))
+		row[0] = fmt.Sprintf("baseline: %d web threads", b.WebThreads)
+		row[1] = cellText(cr, b, m)
+		t.Rows = append(t.Rows, row)
+	}
 	return t
 }
 

@@ -36,6 +36,9 @@ func WriteTerminalMatrices(w io.Writer, rep *Report, m Metric) error {
 // the USL fit with its predictions and the noise note.
 func WriteTerminalSummary(w io.Writer, rep *Report) error {
 	tables := []table{perCPUTable(rep), profileTable(rep)}
+	if t, ok := baselineTable(rep); ok {
+		tables = append(tables, t)
+	}
 	if t, ok := poolRuleTable(rep); ok {
 		tables = append(tables, t)
 	}
