@@ -24,6 +24,10 @@ const (
 	CellsDir     = "cells"
 	// ScriptDir keeps a copy of the user's k6 script (--script).
 	ScriptDir = "script"
+	// K6DashboardFile is k6's web dashboard report of a cell's measured
+	// phase, in the cell repetition's directory, when k6 was asked to
+	// export it.
+	K6DashboardFile = "k6-dashboard.html"
 )
 
 // Meta is sweep.json: what was asked and on what it ran.

@@ -3,10 +3,12 @@ package k6
 import (
 	"fmt"
 	"maps"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"time"
 
+	"github.com/sweep-tool/sweep/results"
 	"github.com/sweep-tool/sweep/sweep"
 )
 
@@ -62,6 +64,33 @@ func Args(inv Invocation) []string {
 		args = append(args, "-e", kv)
 	}
 	return append(args, inv.Script)
+}
+
+// The web dashboard's settings (k6's K6_WEB_DASHBOARD_* variables).
+// Its HTTP server stays off (port -1): nobody watches one cell's page,
+// a fixed port would clash with anything else on 5665, and k6 would wait
+// for an open browser before it exits; the export is written all the
+// same. Its period is samples.csv's second, so a short cell still has
+// more than one point.
+const (
+	webDashboardOn     = "K6_WEB_DASHBOARD=true"
+	webDashboardPort   = "K6_WEB_DASHBOARD_PORT=-1"
+	webDashboardPeriod = "K6_WEB_DASHBOARD_PERIOD=1s"
+	webDashboardExport = "K6_WEB_DASHBOARD_EXPORT="
+)
+
+// ProcessEnv returns the variables set in k6's own environment (beside
+// sweep's) for one phase of req: never a usage report, and with
+// dashboard, for a measured phase only, the web dashboard exporting its
+// HTML report to results.K6DashboardFile in req.Dir. A warm-up exports
+// nothing: it is discarded, like its figures.
+func ProcessEnv(req sweep.LoadRequest, dashboard bool) []string {
+	env := []string{noUsageReport}
+	if dashboard && !req.Warmup {
+		env = append(env, webDashboardOn, webDashboardPort, webDashboardPeriod,
+			webDashboardExport+filepath.Join(req.Dir, results.K6DashboardFile))
+	}
+	return env
 }
 
 // ScriptEnv returns the __ENV settings for req in a stable order: extra

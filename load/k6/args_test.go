@@ -140,3 +140,32 @@ func TestScriptEnv(t *testing.T) {
 		})
 	}
 }
+
+// TestProcessEnv pins k6's own environment for each phase: the usage
+// report always off; the dashboard, when asked, on for the measured
+// phase only, its server off, exporting to the cell's k6-dashboard.html.
+func TestProcessEnv(t *testing.T) {
+	t.Parallel()
+	measured := sweep.LoadRequest{Dir: "/run/cells/cpu_1__web_2__db_4/r2"}
+	warmup := measured
+	warmup.Warmup = true
+	for _, tc := range []struct {
+		name      string
+		req       sweep.LoadRequest
+		dashboard bool
+		want      []string
+	}{
+		{"measured with dashboard", measured, true, []string{"K6_NO_USAGE_REPORT=true", "K6_WEB_DASHBOARD=true",
+			"K6_WEB_DASHBOARD_PORT=-1", "K6_WEB_DASHBOARD_PERIOD=1s",
+			"K6_WEB_DASHBOARD_EXPORT=/run/cells/cpu_1__web_2__db_4/r2/k6-dashboard.html"}},
+		{"warm-up with dashboard", warmup, true, []string{"K6_NO_USAGE_REPORT=true"}},
+		{"measured without", measured, false, []string{"K6_NO_USAGE_REPORT=true"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			if got := ProcessEnv(tc.req, tc.dashboard); !slices.Equal(got, tc.want) {
+				t.Errorf("ProcessEnv =\n%q\nwant\n%q", got, tc.want)
+			}
+		})
+	}
+}

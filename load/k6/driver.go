@@ -70,6 +70,10 @@ type Options struct {
 	// after the SIGINT sent on cancellation before it is killed; 0 means
 	// 20 s.
 	GracePeriod time.Duration
+	// WebDashboard turns on k6's web dashboard for each measured phase
+	// and exports its HTML report into the cell repetition's directory
+	// (results.K6DashboardFile); see ProcessEnv.
+	WebDashboard bool
 }
 
 // Driver is the k6 load driver; it implements sweep.Driver and
@@ -163,7 +167,7 @@ func (d *Driver) runOnce(ctx context.Context, req sweep.LoadRequest, inv Invocat
 	}
 	defer logf.Close()
 	stderr := &tail{n: 4096}
-	cmd := command(ctx, d.opts.Binary, Args(inv), []string{noUsageReport}, d.opts.GracePeriod)
+	cmd := command(ctx, d.opts.Binary, Args(inv), ProcessEnv(req, d.opts.WebDashboard), d.opts.GracePeriod)
 	cmd.Stdout = logf
 	cmd.Stderr = io.MultiWriter(logf, stderr, d.opts.Stderr)
 	start := time.Now()

@@ -28,6 +28,7 @@ for a in "$@"; do
 done
 printf '%s\n' "$@" >> "` + dir + `/argv"
 echo "$K6_NO_USAGE_REPORT" > "` + dir + `/usage-report"
+env | grep '^K6_WEB_DASHBOARD' | sort > "` + dir + `/web-dashboard"
 echo "$$ $(cut -d' ' -f5 /proc/$$/stat)" > "` + dir + `/pgid"
 ` + body + "\n"
 	path := filepath.Join(dir, "k6")
@@ -151,6 +152,37 @@ func TestRunFiles(t *testing.T) {
 		if _, err := os.Stat(filepath.Join(dir, k6scripts.CRUD)); err != nil {
 			t.Errorf("bundled script not copied: %v", err)
 		}
+	}
+}
+
+// TestRunWebDashboard: with WebDashboard the measured phase's k6 gets
+// the dashboard's variables in its environment, exporting into the cell
+// directory; a warm-up, and a run without it, get none.
+func TestRunWebDashboard(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name              string
+		dashboard, warmup bool
+		want              []string
+	}{
+		{"measured", true, false, []string{"K6_WEB_DASHBOARD=true", "K6_WEB_DASHBOARD_EXPORT=<dir>/k6-dashboard.html",
+			"K6_WEB_DASHBOARD_PERIOD=1s", "K6_WEB_DASHBOARD_PORT=-1"}},
+		{"warm-up", true, true, nil},
+		{"off", false, false, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			bin := fakeK6(t, dir, `cp "`+abs(t, "summary-export.json")+`" "$out"; exit 0`)
+			d := New(Options{Binary: bin, WebDashboard: tc.dashboard})
+			if _, err := d.Run(t.Context(), loadRequest(dir, tc.warmup)); err != nil {
+				t.Fatal(err)
+			}
+			got := strings.Fields(strings.ReplaceAll(readFile(t, filepath.Join(dir, "web-dashboard")), dir, "<dir>"))
+			if strings.Join(got, " ") != strings.Join(tc.want, " ") {
+				t.Errorf("k6's K6_WEB_DASHBOARD* environment = %q, want %q", got, tc.want)
+			}
+		})
 	}
 }
 

@@ -46,8 +46,11 @@ type Report struct {
 	// Repeated is true when at least one cell has two or more ok
 	// repetitions (so some intervals are confidence intervals).
 	Repeated bool
+	// K6Dashboards are the repetitions with k6's dashboard report.
+	K6Dashboards []K6Dashboard
 
-	run *results.Run
+	run      *results.Run
+	linkBase string // from the report's folder to the run directory; "" when the same
 }
 
 // Build analyses run with opts. It fails only on bad options or a run
@@ -59,7 +62,7 @@ func Build(run *results.Run, opts Options) (*Report, error) {
 	rep := &Report{
 		RunID: run.RunID, WebEnv: orDefault(run.WebEnv, "web threads"),
 		PoolEnv: orDefault(run.PoolEnv, "pool size"), Options: opts,
-		Missing: run.Missing, Warnings: run.Warnings, run: run,
+		Missing: run.Missing, Warnings: run.Warnings, K6Dashboards: findK6Dashboards(run), run: run,
 		Strategy: run.Strategy, Screened: run.Screened,
 	}
 	byCPU := map[float64][]*Cell{}

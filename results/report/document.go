@@ -13,6 +13,7 @@ type section struct {
 	Paras   []string
 	Tables  []table
 	Charts  []Chart
+	Links   []link
 }
 
 // document lays out the report's sections.
@@ -48,7 +49,11 @@ func document(rep *Report, charts []Chart) []section {
 	if bt := bottleneckTables(rep); len(bt) > 0 {
 		secs = append(secs, section{Heading: "Bottlenecks", Tables: append(bt, legendTable())})
 	}
-	return append(secs, section{Heading: "Pool multiplier", Tables: []table{poolTable(rep)}})
+	secs = append(secs, section{Heading: "Pool multiplier", Tables: []table{poolTable(rep)}})
+	if sec, ok := k6DashboardSection(rep); ok {
+		secs = append(secs, sec)
+	}
+	return secs
 }
 
 // poolRuleSection is the rule of thumb beside the measured best pools,

@@ -21,6 +21,7 @@ var Files = []string{"report.md", "report.html", "results.csv", "results.json"}
 // charts/*.svg into dir (normally the run directory), each atomically so a
 // reader never sees half a file.
 func WriteFiles(dir string, rep *Report) error {
+	rep = rep.from(dir)
 	charts, err := Charts(rep)
 	if err != nil {
 		return err

@@ -22,6 +22,9 @@ p.note { color: #555; font-size: 90%; }
 {{range .Intro}}<p>{{.}}</p>
 {{end}}{{range .Sections}}<h2>{{.Heading}}</h2>
 {{range .Paras}}<p>{{.}}</p>
+{{end}}{{with .Links}}<ul>
+{{range .}}<li><a href="{{.Href}}">{{.Text}}</a></li>
+{{end}}</ul>
 {{end}}{{range .Tables}}<h3>{{.Title}}</h3>
 <table><thead><tr>{{range .Header}}<th>{{.}}</th>{{end}}</tr></thead><tbody>
 {{range .Rows}}<tr>{{range .}}<td>{{.}}</td>{{end}}</tr>

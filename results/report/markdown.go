@@ -20,7 +20,10 @@ func WriteMarkdown(w io.Writer, rep *Report, charts []Chart, chartDir string) er
 		for _, p := range s.Paras {
 			fmt.Fprintf(&b, "- %s\n", p)
 		}
-		if len(s.Paras) > 0 {
+		for _, l := range s.Links {
+			fmt.Fprintf(&b, "- [%s](%s)\n", l.Text, l.Href)
+		}
+		if len(s.Paras)+len(s.Links) > 0 {
 			b.WriteString("\n")
 		}
 		for _, t := range s.Tables {
