@@ -68,6 +68,11 @@ type Record struct {
 	// the one at the safe limit (at the lowest level when none held), and
 	// limit.json beside result.json holds every level.
 	SafeLimit *SafeLimit `json:"safe_limit,omitempty"`
+	// Round is the round of an adaptive strategy that measured the record
+	// (0: none, as in a grid run).
+	Round int `json:"round,omitempty"`
+	// Stopping is set when the steady-state rule ended the phases.
+	*Stopping
 }
 
 // SafeLimit is what a cell's safe-limit search found.

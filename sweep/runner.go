@@ -294,7 +294,7 @@ func (r *Runner) measure(ctx context.Context, job Job, dir string, rec *results.
 	if err := r.delivered(rec); err != nil {
 		return err
 	}
-	return checkLoadRan(rec.Load, r.Spec.Duration.Std(), rec.Measurement)
+	return checkLoadRan(rec.Load, askedLength(r.fidelity(job), rec.Stopping), rec.Measurement)
 }
 
 // delivered fails a cell whose load did not reach the target: most
@@ -317,21 +317,28 @@ func (r *Runner) delivered(rec *results.Record) error {
 }
 
 // load runs the warm-up (discarded) and the measured phase, with the
-// monitor watching the latter.
+// monitor watching the latter; with a precision, the steady-state rule
+// may end either phase early.
 func (r *Runner) load(ctx context.Context, job Job, dir string, rec *results.Record, starts *phaseStarts) error {
+	f := r.fidelity(job)
+	rec.Round = f.Round
+	if f.Precision > 0 {
+		rec.Stopping = stoppingOf(f)
+	}
 	req := LoadRequest{BaseURL: r.Spec.URL, Load: rec.Load, Dir: dir}
-	if w := r.Spec.Warmup.Std(); w > 0 {
+	if f.Warmup > 0 {
 		starts.mark("warmup", r.now())
-		r.logf("%s r%d: warm-up for %s", job.Cell.ID, job.Rep, w)
-		warm := req
-		warm.Warmup, warm.Duration = true, w
-		if err := r.timed(job, rec, "warmup", func() error { _, err := r.Driver.Run(ctx, warm); return err }); err != nil {
+		if err := r.warmUp(ctx, job, req, f, rec); err != nil {
 			return fmt.Errorf("warm-up: %w", err)
 		}
 	}
-	req.Duration = r.Spec.Duration.Std()
+	req.Duration = f.Duration
 	var intervals []results.Interval
 	req.Interval = r.observe(job, &intervals)
+	var stop *steadyStop
+	if f.Precision > 0 {
+		stop = stopWhenSteady(&req, f.rule())
+	}
 	if r.Monitor != nil {
 		r.reportSamples(job)
 		if err := r.Monitor.Start(ctx, job.Cell, dir); err != nil {
@@ -339,13 +346,16 @@ func (r *Runner) load(ctx context.Context, job Job, dir string, rec *results.Rec
 		}
 	}
 	starts.mark("measure", r.now())
-	r.logf("%s r%d: measured phase for %s", job.Cell.ID, job.Rep, req.Duration)
+	r.logf("%s r%d: measured phase for %s%s", job.Cell.ID, job.Rep, upTo(f), req.Duration)
 	use := r.startUse()
 	err := r.timed(job, rec, "measure", func() error {
 		m, err := r.Driver.Run(ctx, req)
 		rec.Measurement = m
 		return err
 	})
+	if stop != nil {
+		stop.outcome(rec.Stopping)
+	}
 	r.endUse(rec, use)
 	if w := rec.LittlesOff(); w != "" {
 		rec.Warnings = append(rec.Warnings, w)

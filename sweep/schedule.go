@@ -24,6 +24,9 @@ const (
 type Job struct {
 	Cell Cell
 	Rep  int
+	// Fidelity, when set, is how this job measures its cell instead of
+	// the spec's (an adaptive strategy's round).
+	Fidelity *Fidelity
 }
 
 // Schedule lists every job of the plan in the run's order.
@@ -35,13 +38,13 @@ func Schedule(cells []Cell, repeat int, order string, seed uint64) []Job {
 		rr := roundRobin(cells)
 		for rep := 1; rep <= repeat; rep++ {
 			for _, c := range rr {
-				jobs = append(jobs, Job{c, rep})
+				jobs = append(jobs, Job{Cell: c, Rep: rep})
 			}
 		}
 	default:
 		for _, c := range cells {
 			for rep := 1; rep <= repeat; rep++ {
-				jobs = append(jobs, Job{c, rep})
+				jobs = append(jobs, Job{Cell: c, Rep: rep})
 			}
 		}
 	}

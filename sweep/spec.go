@@ -53,6 +53,14 @@ type Spec struct {
 	// Warmup and Duration are the lengths of the two load phases.
 	Warmup   Duration `json:"warmup"`
 	Duration Duration `json:"duration"`
+	// Precision, when above 0, turns on the steady-state rule (package
+	// sweep/steady): the warm-up ends once throughput has settled and the
+	// measured phase once the 95 % half-width of its mean RPS is at most
+	// Precision of the mean (0.02: ±2 %) and p99 has settled, never before
+	// MinDuration; Warmup and Duration become the longest each may run.
+	// 0 keeps fixed durations, and a spec without it is the spec it was.
+	Precision   float64  `json:"precision,omitempty"`
+	MinDuration Duration `json:"min_duration,omitempty"`
 	// Load is the load model, as given (vus=N, vus-per-web=K, rate=R).
 	Load LoadSpec `json:"load"`
 	// Driver is the load driver: auto, k6 or builtin.
@@ -174,6 +182,9 @@ func (s Spec) Validate() error {
 		{s.Retries < 0 || s.Retries > 10, "retries", "must be between 0 and 10"},
 		{s.MaxFailures < 0, "max-failures", "must be >= 0 (0: never abort)"},
 		{s.Cooldown < 0, "cooldown", "must be >= 0"},
+		{!(s.Precision >= 0 && s.Precision < 1), "precision", "must be a share from 0 up to below 100 %, e.g. 2%"},
+		{s.MinDuration < 0 || s.MinDuration > s.Duration, "min-duration", "must be from 0 up to the measured phase's duration"},
+		{s.MinDuration > 0 && s.Precision == 0, "min-duration", "bounds the steady-state rule; give a precision too"},
 	}
 	for _, c := range checks {
 		if c.bad {

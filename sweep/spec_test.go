@@ -2,6 +2,7 @@ package sweep
 
 import (
 	"errors"
+	"math"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -45,6 +46,14 @@ func TestValidate(t *testing.T) {
 		{"max failures negative", func(s *Spec) { s.MaxFailures = -1 }, "max-failures"},
 		{"cooldown 0", func(s *Spec) { s.Cooldown = 0 }, ""},
 		{"cooldown negative", func(s *Spec) { s.Cooldown = -1 }, "cooldown"},
+		{"precision 2 %", func(s *Spec) { s.Precision = 0.02 }, ""},
+		{"precision negative", func(s *Spec) { s.Precision = -0.01 }, "precision"},
+		{"precision 100 %", func(s *Spec) { s.Precision = 1 }, "precision"},
+		{"precision NaN", func(s *Spec) { s.Precision = math.NaN() }, "precision"},
+		{"min duration equal to duration", func(s *Spec) { s.Precision, s.MinDuration = 0.02, s.Duration }, ""},
+		{"min duration above duration", func(s *Spec) { s.Precision, s.MinDuration = 0.02, s.Duration+1 }, "min-duration"},
+		{"min duration negative", func(s *Spec) { s.Precision, s.MinDuration = 0.02, -1 }, "min-duration"},
+		{"min duration without precision", func(s *Spec) { s.MinDuration = 1 }, "min-duration"},
 		{"cpuset list", func(s *Spec) { s.CPUSet = "0-1,3" }, ""},
 		{"cpuset words", func(s *Spec) { s.CPUSet = "first" }, "cpuset"},
 		{"https url", func(s *Spec) { s.URL = "https://example.test" }, ""},
