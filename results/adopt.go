@@ -1,0 +1,21 @@
+package results
+
+// Adopt takes a measurement made apart from the cell's own record (a
+// level of a search, a driver of the generator check) into r: the load
+// and its figures, every metric block, the warnings, and the phase times
+// r does not have yet. Identity, status and the applied configuration
+// stay r's.
+func (r *Record) Adopt(from Record) {
+	r.Load, r.Measurement = from.Load, from.Measurement
+	r.Resources, r.DB, r.Pooler, r.Driver, r.Host = from.Resources, from.DB, from.Pooler, from.Driver, from.Host
+	r.Delivery, r.LittlesRatio, r.LittlesExpected = from.Delivery, from.LittlesRatio, from.LittlesExpected
+	r.Warnings = append(r.Warnings, from.Warnings...)
+	if r.PhasesS == nil {
+		r.PhasesS = map[string]float64{}
+	}
+	for phase, s := range from.PhasesS {
+		if _, set := r.PhasesS[phase]; !set {
+			r.PhasesS[phase] = s
+		}
+	}
+}
