@@ -50,6 +50,9 @@ type Run struct {
 	// Strategy is the strategy that measured the run: "" for the grid
 	// (every cell at full length), "halving" for successive halving.
 	Strategy string
+	// MaxRepeat is the cap of automatic repetitions when the run repeated
+	// the cells of ties until they parted (sweep/repeat); 0 otherwise.
+	MaxRepeat int
 	// Screened lists, in a halving run, the planned cells measured only in
 	// screening rounds: screened out (or not yet measured in full).
 	Screened []string
@@ -87,14 +90,15 @@ type Rep struct {
 type sweepFile struct {
 	RunID string `json:"run_id"`
 	Spec  struct {
-		CPUs     []float64 `json:"cpus"`
-		WebMult  []float64 `json:"web_mult"`
-		DBMult   []float64 `json:"db_mult"`
-		Service  string    `json:"service"`
-		WebEnv   string    `json:"web_env"`
-		PoolEnv  string    `json:"pool_env"`
-		Compose  []string  `json:"compose"`
-		Strategy string    `json:"strategy"`
+		CPUs      []float64 `json:"cpus"`
+		WebMult   []float64 `json:"web_mult"`
+		DBMult    []float64 `json:"db_mult"`
+		Service   string    `json:"service"`
+		WebEnv    string    `json:"web_env"`
+		PoolEnv   string    `json:"pool_env"`
+		Compose   []string  `json:"compose"`
+		Strategy  string    `json:"strategy"`
+		MaxRepeat int       `json:"max_repeat"`
 	} `json:"spec"`
 	Cells []CellInfo `json:"cells"`
 	Host  HostFacts  `json:"host"`
@@ -116,6 +120,7 @@ func LoadRun(dir string) (*Run, error) {
 		WebEnv: sf.Spec.WebEnv, PoolEnv: sf.Spec.PoolEnv,
 		CPUs: sf.Spec.CPUs, WebMult: sf.Spec.WebMult, DBMult: sf.Spec.DBMult,
 		Compose: sf.Spec.Compose, HostCPUs: sf.Host.CPUCount, Strategy: sf.Spec.Strategy,
+		MaxRepeat: sf.Spec.MaxRepeat,
 	}
 	finished := 0
 	for _, info := range sf.Cells {

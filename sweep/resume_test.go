@@ -28,6 +28,7 @@ func TestDiffSpecs(t *testing.T) {
 	}{
 		{"same", func(*Spec) {}, ""},
 		{"operational keys may change", func(s *Spec) { s.Retries, s.Keep, s.Repeat = 3, true, 2 }, ""},
+		{"automatic repetitions may change", func(s *Spec) { s.RepeatAuto, s.MaxRepeat = true, 5 }, ""},
 		{"cpus", func(s *Spec) { s.CPUs = []float64{1} }, "cpus (was [1,2], now [1])"},
 		{"another password or host is the same spec", func(s *Spec) { s.DBDSN = "postgres://u:other@h2/db" }, ""},
 		{"no database now", func(s *Spec) { s.DBDSN = "" }, "db_dsn (was set, now unset)"},

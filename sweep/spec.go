@@ -71,6 +71,11 @@ type Spec struct {
 	Out string `json:"out"`
 	// Repeat is the number of repetitions per cell (r1..rN).
 	Repeat int `json:"repeat"`
+	// RepeatAuto repeats, after the Repeat first repetitions, the cells
+	// of every pick the report cannot separate from its runners-up, until
+	// it can or they have MaxRepeat repetitions (see sweep/repeat).
+	RepeatAuto bool `json:"repeat_auto,omitempty"`
+	MaxRepeat  int  `json:"max_repeat,omitempty"`
 	// Order is grid, interleave or shuffle; Seed drives shuffle.
 	Order string `json:"order"`
 	Seed  uint64 `json:"seed"`
@@ -178,6 +183,9 @@ func (s Spec) Validate() error {
 		{s.Warmup < 0, "warmup", "must be >= 0 (0 skips the warm-up)"},
 		{!strings.HasPrefix(s.ReadyPath, "/"), "ready-path", "must start with /, e.g. /health"},
 		{s.Repeat < 1 || s.Repeat > 100, "repeat", "must be between 1 and 100"},
+		{s.RepeatAuto && (s.MaxRepeat < max(2, s.Repeat) || s.MaxRepeat > 100), "max-repeat",
+			"must be from 2 (and the first repetitions) up to 100"},
+		{!s.RepeatAuto && s.MaxRepeat != 0, "max-repeat", "caps automatic repetitions; give --repeat auto too"},
 		{!ValidOrder(s.Order), "order", "must be grid, interleave or shuffle"},
 		{s.Retries < 0 || s.Retries > 10, "retries", "must be between 0 and 10"},
 		{s.MaxFailures < 0, "max-failures", "must be >= 0 (0: never abort)"},

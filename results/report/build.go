@@ -42,7 +42,10 @@ type Report struct {
 	// Screened lists a halving run's cells measured only in screening
 	// rounds.
 	Strategy string
-	Screened []string
+	// MaxRepeat is the cap of the run's automatic repetitions (0: none):
+	// the ties the recommendation lists remained at that cap.
+	MaxRepeat int
+	Screened  []string
 	// Repeated is true when at least one cell has two or more ok
 	// repetitions (so some intervals are confidence intervals).
 	Repeated bool
@@ -63,7 +66,7 @@ func Build(run *results.Run, opts Options) (*Report, error) {
 		RunID: run.RunID, WebEnv: orDefault(run.WebEnv, "web threads"),
 		PoolEnv: orDefault(run.PoolEnv, "pool size"), Options: opts,
 		Missing: run.Missing, Warnings: run.Warnings, K6Dashboards: findK6Dashboards(run), run: run,
-		Strategy: run.Strategy, Screened: run.Screened,
+		Strategy: run.Strategy, Screened: run.Screened, MaxRepeat: run.MaxRepeat,
 	}
 	byCPU := map[float64][]*Cell{}
 	for _, rc := range run.Cells {

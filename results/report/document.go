@@ -82,6 +82,11 @@ func recommendationParas(rep *Report) []string {
 	if note := strategyNote(rep); note != "" {
 		paras = append(paras, note)
 	}
+	if rep.MaxRepeat > 0 {
+		paras = append(paras, fmt.Sprintf("Repetitions were automatic: the cells of each pick and of every pair "+
+			"the data could not separate from it were measured again until their intervals parted, up to %d "+
+			"repetitions a cell; the equivalents named below are the ties that remained.", rep.MaxRepeat))
+	}
 	for _, p := range rep.Profiles {
 		if !p.Found {
 			paras = append(paras, fmt.Sprintf("%s: %s.", p.Name, p.Note))
@@ -90,7 +95,7 @@ func recommendationParas(rep *Report) []string {
 		s := fmt.Sprintf("%s (%s): %s = %g × CPU_COUNT, %s = %g × %s.", p.Name, p.Use,
 			rep.WebEnv, p.WebMult, rep.PoolEnv, p.DBMult, rep.WebEnv)
 		if len(p.Equivalent) > 0 {
-			s += fmt.Sprintf(" The data cannot separate it from: %s.", pairList(p.Equivalent))
+			s += fmt.Sprintf(" The data cannot separate it from: %s%s.", pairList(p.Equivalent), tieNote(rep))
 		}
 		paras = append(paras, s)
 	}
@@ -121,4 +126,13 @@ func bottleneckTables(rep *Report) []table {
 		}
 	}
 	return out
+}
+
+// tieNote marks the equivalents of a run with automatic repetitions as
+// ties that remained at the cap.
+func tieNote(rep *Report) string {
+	if rep.MaxRepeat == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" (a tie that remained after up to %d repetitions)", rep.MaxRepeat)
 }

@@ -58,14 +58,13 @@
 // (replay, tests): Scan and ScanWarmup return the decision the online loop
 // would have taken on a whole recorded series.
 //
-// The runner's integration (to come) calls them from LoadRequest.Interval
-// (the warm-up needs it set too) and ends the phase through a stop that the
-// drivers must treat as a normal end with a partial measurement, not as
-// cancellation (today a cancelled context means interrupted). The record
-// then carries the last decision: steady_after_s (Decision.SteadyAfterS),
-// stopped_early (StoppedEarly), the precision reached (Precision, the RPS
-// half-width over the mean) and the warm-up used (WarmupDecision.UsedS).
-// Config comes from --precision (Precision; 0 keeps fixed durations),
-// --min-duration (MinDuration), --duration (MaxDuration) and --warmup
-// (WarmupMax).
+// The runner (sweep/stopping.go) calls them from LoadRequest.Interval
+// (of the warm-up too) and ends the phase by closing LoadRequest.Stop,
+// which the drivers treat as a normal end with a partial measurement, not
+// as cancellation. The record then carries the decision: steady_after_s
+// (Decision.SteadyAfterS), stopped_early (StoppedEarly), precision_reached
+// (Precision, the RPS half-width over the mean) and warmup_used_s
+// (WarmupDecision.UsedS). Config comes from the job's sweep.Fidelity: the
+// spec's precision (0 keeps fixed durations), minimum duration, duration
+// (MaxDuration) and warm-up (WarmupMax), or a strategy round's own.
 package steady
