@@ -1,15 +1,20 @@
 package report
 
-import "github.com/sweep-tool/sweep/results"
+import (
+	"fmt"
+
+	"github.com/sweep-tool/sweep/results"
+)
 
 // The bottleneck labels, in the order the rules are tried.
 const (
-	BottleneckError = "error-bound"
-	BottleneckLoad  = "load-bound"
-	BottleneckPool  = "pool-starved"
-	BottleneckCPU   = "cpu-bound"
-	BottleneckDB    = "db-bound"
-	BottleneckNone  = "unsaturated"
+	BottleneckError     = "error-bound"
+	BottleneckLoad      = "load-bound"
+	BottleneckPool      = "pool-starved"
+	BottleneckCPU       = "cpu-bound"
+	BottleneckDB        = "db-bound"
+	BottleneckGenerator = "generator-bound"
+	BottleneckNone      = "unsaturated"
 )
 
 // saturatedPct is the CPU share of its limit at which a container counts
@@ -24,6 +29,9 @@ var Legend = []struct{ Label, Rule string }{
 	{BottleneckPool, "peak active DB sessions reached the pool size: requests wait for a connection"},
 	{BottleneckCPU, "target CPU at or above 85 % of its limit"},
 	{BottleneckDB, "another service (the database) at or above 85 % of its CPU limit, or sessions waiting on locks"},
+	{BottleneckGenerator, fmt.Sprintf("host CPU pressure at or above %.0f %% of the phase, the load driver's CPU per "+
+		"request at least %g of the target's, and the target below %d %% of its CPU limit: the generator, not the target, "+
+		"set the pace", 100*results.GeneratorPressureShare, results.GeneratorCPUShare, results.GeneratorTargetPct)},
 	{BottleneckNone, "metrics present and nothing near a limit: the offered load sets the pace"},
 }
 
@@ -64,6 +72,8 @@ func bottleneck(c *Cell, service string, opts Options) string {
 		return BottleneckCPU
 	case otherPct >= saturatedPct || waiting > 0:
 		return BottleneckDB
+	case c.Generator != "":
+		return BottleneckGenerator
 	}
 	return BottleneckNone
 }

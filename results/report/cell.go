@@ -43,6 +43,11 @@ type Cell struct {
 	// Screened is, for a cell of a halving run measured only in a
 	// screening round (status screened), its last short-run figures.
 	Screened *Screening `json:"screened,omitempty"`
+	// Generator is the evidence that the load generator, not the target,
+	// set the figures (results.GeneratorBound); LittlesOff says why a
+	// repetition's Little's ratio is off. Empty when neither holds.
+	Generator  string `json:"generator_bound,omitempty"`
+	LittlesOff string `json:"littles_off,omitempty"`
 	// Ineligible says why the cell cannot win; empty when it can.
 	Ineligible string `json:"ineligible,omitempty"`
 	// Score is the balanced score (see the package doc); NaN when the
@@ -89,6 +94,7 @@ func summarise(rc results.RunCell, service string, opts Options) *Cell {
 	c.Breakdown = cellBreakdown(c.reps)
 	c.SafeLimit = summariseLimit(c.reps, opts.NoiseBand)
 	c.Ineligible = ineligible(c, opts)
+	consistency(c, service)
 	c.Bottleneck = bottleneck(c, service, opts)
 	return c
 }

@@ -97,6 +97,9 @@ func recommendationParas(rep *Report) []string {
 		if len(p.Equivalent) > 0 {
 			s += fmt.Sprintf(" The data cannot separate it from: %s%s.", pairList(p.Equivalent), tieNote(rep))
 		}
+		if p.Note != "" {
+			s += " Note: " + p.Note + "."
+		}
 		paras = append(paras, s)
 	}
 	return append(paras, "Balanced is, per CPU limit, the cell maximising normalised RPS minus normalised P99 "+

@@ -76,6 +76,7 @@ func recommend(per []*CPUReport) []Profile {
 		}
 		chosen := ranked[0].Pair
 		p.Found, p.Score, p.WebMult, p.DBMult = true, ranked[0].Score, chosen[0], chosen[1]
+		p.Note = generatorNote(per, chosen)
 		for _, pair := range commonPairs(per) {
 			if pair != chosen && equivalentEverywhere(per, pair, chosen, rule.same) {
 				p.Equivalent = append(p.Equivalent, pair)

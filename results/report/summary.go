@@ -20,6 +20,9 @@ func profileTable(rep *Report) table {
 			fmt.Sprintf("%g x CPU_COUNT", p.WebMult),
 			fmt.Sprintf("%g x %s", p.DBMult, rep.WebEnv),
 			pairList(p.Equivalent)})
+		if p.Note != "" {
+			t.Note = strings.TrimPrefix(t.Note+"; "+p.Name+": "+p.Note, "; ")
+		}
 	}
 	return t
 }

@@ -35,6 +35,9 @@ func matrixTable(rep *Report, cr *CPUReport, m Metric) table {
 		t.Title = fmt.Sprintf("CPU %g: %s (%s)", cr.CPUs, title, rep.limitModel())
 		t.Note = limitNote
 	}
+	if legend := insightLegend(rep); legend != "" {
+		t.Note += "; " + legend
+	}
 	for _, wm := range cr.WebMults {
 		row := []string{fmt.Sprintf("%s (%g x CPU)", webThreads(cr, wm), wm)}
 		for _, dm := range cr.DBMults {
@@ -83,7 +86,7 @@ func cellText(cr *CPUReport, c *Cell, m Metric) string {
 		return s
 	}
 	s := formatEstimate(*e, m) + fmt.Sprintf(" [%d]", c.DBPool)
-	return s + marks(cr, c, m)
+	return s + marks(cr, c, m) + insightMarks(c)
 }
 
 func marks(cr *CPUReport, c *Cell, m Metric) string {
