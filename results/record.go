@@ -210,6 +210,17 @@ type Measurement struct {
 	// the figure the proof of delivery compares with what the target
 	// received; 0 when the driver cannot tell.
 	BytesSent int64 `json:"bytes_sent,omitempty"`
+	// LoadNode is the swarm node the load ran on; nil when the driver ran
+	// in sweep's own process.
+	LoadNode *NodeInfo `json:"load_node,omitempty"`
+}
+
+// NodeInfo names a Docker Swarm node: its id, which placement constraints
+// use (node.id==<ID>), and the hostname it reports, for people (nodes of
+// one machine all report the same one).
+type NodeInfo struct {
+	ID       string `json:"id"`
+	Hostname string `json:"hostname,omitempty"`
 }
 
 // Interval is one second of a measured phase as a load driver saw it.

@@ -123,10 +123,7 @@ func (d *Driver) Name() string { return "builtin" }
 // the phase's real length and the rates are over it; requests cut short
 // by the stop are not counted, as at the end of the duration.
 func (d *Driver) Run(ctx context.Context, req sweep.LoadRequest) (results.Measurement, error) {
-	if err := d.validate(req); err != nil {
-		return results.Measurement{}, err
-	}
-	t, err := parseTarget(req.BaseURL)
+	t, err := d.check(req)
 	if err != nil {
 		return results.Measurement{}, err
 	}
@@ -137,28 +134,48 @@ func (d *Driver) Run(ctx context.Context, req sweep.LoadRequest) (results.Measur
 	return m, nil
 }
 
-// errBadRequest marks a LoadRequest the driver cannot run.
-var errBadRequest = errors.New("invalid load request")
+// ErrBadRequest marks a LoadRequest the driver cannot run.
+var ErrBadRequest = errors.New("invalid load request")
+
+// Check returns an error wrapping ErrBadRequest when Run would refuse req
+// before sending anything: an unknown scenario or load model, no duration,
+// no users, a base URL that is not http(s) with a host.
+func (d *Driver) Check(req sweep.LoadRequest) error {
+	_, err := d.check(req)
+	return err
+}
+
+// check validates req and parses its base URL.
+func (d *Driver) check(req sweep.LoadRequest) (*target, error) {
+	if err := d.validate(req); err != nil {
+		return nil, err
+	}
+	t, err := parseTarget(req.BaseURL)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrBadRequest, err)
+	}
+	return t, nil
+}
 
 func (d *Driver) validate(req sweep.LoadRequest) error {
 	if d.opts.Scenario != ScenarioCRUD && d.opts.Scenario != ScenarioGet {
-		return fmt.Errorf("scenario %q: %w", d.opts.Scenario, errBadRequest)
+		return fmt.Errorf("scenario %q: %w", d.opts.Scenario, ErrBadRequest)
 	}
 	if req.Duration <= 0 {
-		return fmt.Errorf("duration %s: %w", req.Duration, errBadRequest)
+		return fmt.Errorf("duration %s: %w", req.Duration, ErrBadRequest)
 	}
 	l := req.Load
 	switch l.Model {
 	case "closed":
 		if l.VUs < 1 {
-			return fmt.Errorf("closed model with %d vus: %w", l.VUs, errBadRequest)
+			return fmt.Errorf("closed model with %d vus: %w", l.VUs, ErrBadRequest)
 		}
 	case "open":
 		if l.Rate <= 0 || max(l.MaxVUs, l.VUs) < 1 {
-			return fmt.Errorf("open model needs rate > 0 and max_vus or vus >= 1: %w", errBadRequest)
+			return fmt.Errorf("open model needs rate > 0 and max_vus or vus >= 1: %w", ErrBadRequest)
 		}
 	default:
-		return fmt.Errorf("load model %q: %w", l.Model, errBadRequest)
+		return fmt.Errorf("load model %q: %w", l.Model, ErrBadRequest)
 	}
 	return nil
 }

@@ -1,0 +1,133 @@
+package remote
+
+import (
+	"bytes"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"reflect"
+	"testing"
+	"time"
+
+	"github.com/sweep-tool/sweep/load/builtin"
+	"github.com/sweep-tool/sweep/results"
+	"github.com/sweep-tool/sweep/sweep"
+)
+
+func TestRequestRoundTrip(t *testing.T) {
+	t.Parallel()
+	lr := sweep.LoadRequest{
+		BaseURL: "http://10.77.0.3:18080/fhir", Load: results.LoadInfo{Driver: "builtin", Model: "open", VUs: 4, Rate: 50, MaxVUs: 20},
+		Duration: 1500 * time.Millisecond, Warmup: true, Interval: func(results.Interval) {},
+	}
+	opts := builtin.Options{Timeout: 3 * time.Second, Scenario: builtin.ScenarioGet}
+	req, err := DecodeRequest([]byte(NewRequest(lr, opts).Encode()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !req.Intervals {
+		t.Error("a request with an Interval callback must ask for interval frames")
+	}
+	got, gotOpts, err := req.loadRequest()
+	if err != nil {
+		t.Fatal(err)
+	}
+	lr.Interval = nil
+	if !reflect.DeepEqual(got, lr) || gotOpts != opts {
+		t.Errorf("round trip = %+v %+v, want %+v %+v", got, gotOpts, lr, opts)
+	}
+}
+
+func TestDecodeRequestRefuses(t *testing.T) {
+	t.Parallel()
+	for name, in := range map[string]string{
+		"unknown key":   `{"base_url":"http://a/","load":{"model":"closed","vus":1},"duration":"1s","vus":3}`,
+		"two documents": `{"duration":"1s"} {}`,
+		"not json":      `duration=1s`,
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			if _, err := DecodeRequest([]byte(in)); !errors.Is(err, ErrBadRequest) {
+				t.Fatalf("err = %v, want ErrBadRequest", err)
+			}
+		})
+	}
+}
+
+// serve runs Serve on req and returns its intervals and result.
+func serve(t *testing.T, req Request, stop <-chan struct{}) ([]results.Interval, Result) {
+	t.Helper()
+	var out bytes.Buffer
+	if err := Serve(t.Context(), req, stop, &out); err != nil {
+		t.Fatalf("Serve: %v", err)
+	}
+	ivs, res, _ := readFrames(t, &out)
+	return ivs, res
+}
+
+func okServer(t *testing.T) string {
+	t.Helper()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write([]byte("ok")) }))
+	t.Cleanup(srv.Close)
+	return srv.URL
+}
+
+func TestServeRunsThePhaseAndPrintsItsRecord(t *testing.T) {
+	t.Parallel()
+	req := Request{BaseURL: okServer(t), Load: results.LoadInfo{Model: "closed", VUs: 2}, Duration: "2s",
+		Intervals: true, Scenario: string(builtin.ScenarioGet)}
+	ivs, res := serve(t, req, nil)
+	m := res.Measurement
+	if m.Requests == 0 || m.ErrorRate != 0 || m.RPS <= 0 {
+		t.Fatalf("measurement = %+v, want requests without errors", m)
+	}
+	if m.DurationS < 1.9 || m.DurationS > 3 || res.WallSeconds < m.DurationS {
+		t.Errorf("duration %.3fs, wall %.3fs for a 2s phase", m.DurationS, res.WallSeconds)
+	}
+	var sum int64
+	for _, iv := range ivs {
+		sum += iv.Requests
+	}
+	// the part of the phase after the last whole second gets no interval
+	// when it is under 0.1 s: the sum may lack a few requests
+	if len(ivs) < 2 || sum > m.Requests || sum < m.Requests*9/10 {
+		t.Errorf("%d intervals with %d requests, record has %d", len(ivs), sum, m.Requests)
+	}
+	if res.CPUSeconds <= 0 {
+		t.Errorf("cpu_s = %v, want the process's CPU over the phase", res.CPUSeconds)
+	}
+}
+
+func TestServeStopsEarlyAsANormalEnd(t *testing.T) {
+	t.Parallel()
+	stop := make(chan struct{})
+	time.AfterFunc(300*time.Millisecond, func() { close(stop) })
+	req := Request{BaseURL: okServer(t), Load: results.LoadInfo{Model: "closed", VUs: 1}, Duration: "30s",
+		Scenario: string(builtin.ScenarioGet)}
+	ivs, res := serve(t, req, stop)
+	if res.Error != "" || res.Measurement.Requests == 0 {
+		t.Fatalf("result = %+v", res)
+	}
+	if res.Measurement.DurationS > 10 {
+		t.Errorf("a phase stopped after 0.3s lasted %.1fs", res.Measurement.DurationS)
+	}
+	if len(ivs) != 0 {
+		t.Errorf("%d interval frames though the request asked for none", len(ivs))
+	}
+}
+
+func TestServeReportsABadRequestAsAnErrorFrame(t *testing.T) {
+	t.Parallel()
+	var out bytes.Buffer
+	req := Request{BaseURL: "ftp://x/", Load: results.LoadInfo{Model: "closed", VUs: 1}, Duration: "1s"}
+	err := Serve(t.Context(), req, nil, &out)
+	if !errors.Is(err, ErrBadRequest) || !errors.Is(err, builtin.ErrBadRequest) {
+		t.Fatalf("err = %v, want ErrBadRequest", err)
+	}
+	var p parser
+	f, ok, perr := p.line(out.Bytes())
+	var doc errorDoc
+	if perr != nil || !ok || f.kind != kindError || f.decode(&doc) != nil || doc.Error != err.Error() {
+		t.Fatalf("output %q is not the error frame of %v", out.String(), err)
+	}
+}

@@ -1,0 +1,131 @@
+// Package remote runs sweep's built-in load driver away from sweep's own
+// process: as a one-shot Docker Swarm service on a node of the user's
+// choosing, so that load and target need not share a machine's cores.
+//
+// It owns both ends of one small protocol. The far end is Serve, which the
+// hidden `sweep drive` command calls inside the service's container: it
+// reads a Request (a sweep.LoadRequest without its callbacks), runs the
+// built-in driver, and prints the driver's results.Measurement as one
+// framed JSON document on stdout, after one frame per second of the phase
+// when asked. The near end is Driver, a sweep.Driver that creates the
+// service (restart condition none, placed by constraints, labelled with
+// the run's labels), follows its logs through the swarm manager, hands the
+// per-second frames to the runner as they come, and removes the service
+// when the result is in, the phase is cancelled or the wait runs out.
+//
+// Results travel in the service's logs because that is the one channel
+// every swarm has from any node back to a manager client: no volume, no
+// port from the orchestrator to the node, no shell in the image. Frames
+// are lines that start with FramePrefix, so the parser ignores whatever
+// else the container prints, and long documents are cut into lines well
+// under the 16 KiB at which Docker's log drivers split a line.
+package remote
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/sweep-tool/sweep/load/builtin"
+	"github.com/sweep-tool/sweep/results"
+	"github.com/sweep-tool/sweep/sweep"
+)
+
+// RequestEnv is the environment variable through which Driver hands the
+// Request to `sweep drive` in the service's container.
+const RequestEnv = "SWEEP_DRIVE_REQUEST"
+
+// Request is one phase of load as it travels to the far end: the
+// sweep.LoadRequest's values and the built-in driver's options. Durations
+// are Go duration strings ("10s"), readable in `docker service inspect`.
+type Request struct {
+	// BaseURL is the target's base URL as the load's node reaches it.
+	BaseURL string `json:"base_url"`
+	// Load is the load model, as in sweep.LoadRequest.
+	Load results.LoadInfo `json:"load"`
+	// Duration is the phase's length.
+	Duration string `json:"duration"`
+	// Warmup is true for the discarded warm-up phase.
+	Warmup bool `json:"warmup,omitempty"`
+	// Intervals asks for one interval frame per second of the phase.
+	Intervals bool `json:"intervals,omitempty"`
+	// Scenario and Timeout are the built-in driver's options; empty for
+	// its defaults.
+	Scenario string `json:"scenario,omitempty"`
+	Timeout  string `json:"timeout,omitempty"`
+}
+
+// ErrBadRequest marks a Request the far end cannot run.
+var ErrBadRequest = errors.New("invalid drive request")
+
+// NewRequest is the Request for req and the built-in driver's opts.
+func NewRequest(req sweep.LoadRequest, opts builtin.Options) Request {
+	r := Request{
+		BaseURL:   req.BaseURL,
+		Load:      req.Load,
+		Duration:  req.Duration.String(),
+		Warmup:    req.Warmup,
+		Intervals: req.Interval != nil,
+		Scenario:  string(opts.Scenario),
+	}
+	if opts.Timeout > 0 {
+		r.Timeout = opts.Timeout.String()
+	}
+	return r
+}
+
+// DecodeRequest reads a Request from JSON, refusing unknown keys (a
+// request from a newer sweep than the image's is an error, not a
+// different load).
+func DecodeRequest(data []byte) (Request, error) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	var r Request
+	if err := dec.Decode(&r); err != nil {
+		return Request{}, fmt.Errorf("%w: %w", ErrBadRequest, err)
+	}
+	if dec.More() {
+		return Request{}, fmt.Errorf("%w: more than one JSON document", ErrBadRequest)
+	}
+	return r, nil
+}
+
+// Encode is r as JSON.
+func (r Request) Encode() string {
+	data, err := json.Marshal(r)
+	if err != nil {
+		// a Request holds only strings, numbers and booleans
+		panic(fmt.Sprintf("encode drive request: %v", err))
+	}
+	return string(data)
+}
+
+// loadRequest is the sweep.LoadRequest and driver options r describes;
+// the callbacks are the caller's.
+func (r Request) loadRequest() (sweep.LoadRequest, builtin.Options, error) {
+	d, err := time.ParseDuration(r.Duration)
+	if err != nil {
+		return sweep.LoadRequest{}, builtin.Options{}, fmt.Errorf("%w: duration: %w", ErrBadRequest, err)
+	}
+	opts := builtin.Options{Scenario: builtin.Scenario(r.Scenario)}
+	if r.Timeout != "" {
+		if opts.Timeout, err = time.ParseDuration(r.Timeout); err != nil {
+			return sweep.LoadRequest{}, builtin.Options{}, fmt.Errorf("%w: timeout: %w", ErrBadRequest, err)
+		}
+	}
+	return sweep.LoadRequest{BaseURL: r.BaseURL, Load: r.Load, Duration: d, Warmup: r.Warmup}, opts, nil
+}
+
+// Result is the far end's last frame: what the built-in driver returned.
+type Result struct {
+	// Measurement is the driver's record, exactly as it returned it.
+	Measurement results.Measurement `json:"measurement"`
+	// CPUSeconds is the CPU time the drive process spent over the phase,
+	// and WallSeconds the phase's wall time as that process saw it.
+	CPUSeconds  float64 `json:"cpu_s"`
+	WallSeconds float64 `json:"wall_s"`
+	// Error is the driver's error, when it returned one.
+	Error string `json:"error,omitempty"`
+}
