@@ -76,8 +76,10 @@ wait_ready() {
 	die "the swarm did not list $n ready nodes within 60 s"
 }
 
-# label_nodes N sets the nodes' labels (index, CPUs, role), only those
-# that differ, after one inspect of all nodes.
+# label_nodes N sets the nodes' labels (index, CPUs, role, and
+# sweep.engine: the node's own Docker host, where sweep's swarm backend
+# reads containers back), only those that differ, after one inspect of
+# all nodes.
 label_nodes() {
 	local n="$1" i id labels args kv
 	declare -A have=()
@@ -85,7 +87,7 @@ label_nodes() {
 		--format '{{.ID}} {{range $k, $v := .Spec.Labels}}{{$k}}={{$v}} {{end}}' "${NODE_ID[@]}")
 	for ((i = 1; i <= n; i++)); do
 		id="$(node_id "$i")" args=()
-		for kv in "sweep.index=$i" "sweep.cpus=${NODE_CPUS[$i]}" ${ROLE[$i]:+"role=${ROLE[$i]}"}; do
+		for kv in "sweep.index=$i" "sweep.cpus=${NODE_CPUS[$i]}" "sweep.engine=$(node_host "$i")" ${ROLE[$i]:+"role=${ROLE[$i]}"}; do
 			[[ "${have[$id]}" == *" $kv "* ]] || args+=(--label-add "$kv")
 		done
 		[ -z "${ROLE[$i]}" ] && [[ "${have[$id]}" == *" role="* ]] && args+=(--label-rm role)

@@ -76,7 +76,9 @@ dockerd_pid() {
 # own session, unless it runs already. It refuses when the namespace holds
 # processes outside the fixture's cgroups (another state dir's daemon);
 # what a crashed daemon of its own left (containerd shims) the new daemon
-# takes over.
+# takes over. Every inherited descriptor but stdio is closed first: a
+# caller's lock (flock /tmp/sweep-docker.lock make swarm-up) would
+# otherwise stay held for as long as the fixture is up.
 start_dockerd() {
 	local i="$1" cpus="$2" d ns track cg pids
 	d="$(node_dir "$i")" ns="$(node_ns "$i")"
@@ -89,7 +91,8 @@ start_dockerd() {
 		mkdir -p "$cg"
 	fi
 	env -i PATH="$PATH" HOME="$d" setsid bash -c \
-		'[ -z "$1" ] || echo $$ >"$1/cgroup.procs"; exec nsenter --net="$2" taskset -c "$3" dockerd --config-file "$4"' \
+		'for f in /proc/$$/fd/*; do f="${f##*/}"; [ "$f" -le 2 ] || eval "exec $f>&-"; done 2>/dev/null
+		[ -z "$1" ] || echo $$ >"$1/cgroup.procs"; exec nsenter --net="$2" taskset -c "$3" dockerd --config-file "$4"' \
 		_ "$cg" "/var/run/netns/$ns" "$cpus" "$d/daemon.json" </dev/null >>"$d/dockerd.log" 2>&1 9>&- &
 	echo "$!" >"$d/launch.pid"
 	say "node$i: started dockerd on cpus $cpus"
