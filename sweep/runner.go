@@ -112,7 +112,7 @@ func (r *Runner) Run(ctx context.Context) (Summary, error) {
 	}
 	var todo []Job
 	for _, j := range jobs {
-		if done(results.CellDir(r.Dir, j.Cell.ID, j.Rep), r.RetryFailed) {
+		if done(j.Dir(r.Dir), r.RetryFailed) {
 			sum.Skipped++
 			continue
 		}
@@ -158,7 +158,7 @@ func (r *Runner) runJobs(ctx context.Context, todo []Job, sum *Summary) error {
 
 // runJob runs one job, retrying failures up to --retries times.
 func (r *Runner) runJob(ctx context.Context, job Job) results.Record {
-	dir := results.CellDir(r.Dir, job.Cell.ID, job.Rep)
+	dir := job.Dir(r.Dir)
 	var rec results.Record
 	for attempt := 0; attempt <= r.Spec.Retries; attempt++ {
 		if attempt > 0 {

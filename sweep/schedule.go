@@ -27,6 +27,10 @@ type Job struct {
 	// Fidelity, when set, is how this job measures its cell instead of
 	// the spec's (an adaptive strategy's round).
 	Fidelity *Fidelity
+	// Screening files the job's record under cells/<id>/round<k> (k =
+	// Fidelity.Round) instead of r<Rep>: a strategy's short measurement,
+	// which the report shows apart from the full-length repetitions.
+	Screening bool
 }
 
 // Schedule lists every job of the plan in the run's order.

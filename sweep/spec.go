@@ -105,6 +105,10 @@ type Spec struct {
 	// Script is the user's own k6 script (path and content hash); nil runs
 	// the bundled crud.js.
 	Script *Script `json:"script,omitempty"`
+	// Strategy is how the cells are measured: "" (or "grid") every cell
+	// in full, "halving" by successive halving (sweep/halving). Another
+	// strategy is another spec: a resume cannot switch.
+	Strategy string `json:"strategy,omitempty"`
 }
 
 // Duration is a time.Duration written as text ("30s") in JSON.
@@ -193,6 +197,7 @@ func (s Spec) Validate() error {
 		{!(s.Precision >= 0 && s.Precision < 1), "precision", "must be a share from 0 up to below 100 %, e.g. 2%"},
 		{s.MinDuration < 0 || s.MinDuration > s.Duration, "min-duration", "must be from 0 up to the measured phase's duration"},
 		{s.MinDuration > 0 && s.Precision == 0, "min-duration", "bounds the steady-state rule; give a precision too"},
+		{!validStrategy(s.Strategy), "strategy", "must be grid or halving"},
 	}
 	for _, c := range checks {
 		if c.bad {

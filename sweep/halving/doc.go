@@ -35,29 +35,18 @@
 // measured at the same fidelity as the cells they score: dropping cells
 // cannot change a score, and short-round noise does not reach the spans.
 //
-// # Use by the runner (the integration to come)
+// # Use by the runner
 //
-// The runner drives the rounds; everything it needs to decide is here and
-// in sweep/steady, and needs no state beyond the records:
-//
-//	plan := halving.DefaultPlan(spec.Warmup.Std(), spec.Duration.Std())
-//	ids, anchors := every cell, nil
-//	for r, round := range plan.Rounds[:len(plan.Rounds)-1] {
-//		// measure ids: warm-up ≤ round.Warmup (ended by steady.CheckWarmup),
-//		// measured phase round.Duration; each record says round r+1 and
-//		// its duration (the fidelity)
-//		sel, err := halving.Select(measurements, halving.SelectOptions{
-//			Keep: round.Keep, Report: reportOptions, Anchors: anchors})
-//		anchors, ids = sel.Anchors, sel.Next()
-//	}
-//	// finals: ids with steady.Config{Precision: spec's, MinDuration:
-//	// final.MinDuration, MaxDuration: final.Duration, WarmupMax:
-//	// final.Warmup}; Check after every interval stops the phase
-//
-// Resume mid-round needs nothing stored: Select is a function of a round's
-// records, so a resumed run recomputes each finished round's selection
-// (and the anchors from round 1's) and measures what is missing. The
-// report of a halving run analyses the final round's cells (finalists and
-// anchors, one fidelity) and lists screened-out cells apart with their
-// short-round figures. `sweep plan` shows WorstTimes for both strategies.
+// Run drives the rounds through a sweep.Runner: each screening round's
+// jobs carry the round's sweep.Fidelity and Screening, so their records
+// (round k, the duration measured) go to cells/<id>/round<k>; the final
+// round's jobs measure the survivors and anchors spec.Repeat times with
+// the spec's precision (sweep/steady) in cells/<id>/r<N>, where the report
+// reads them. Resume mid-round needs nothing stored: Select is a function
+// of a round's records, so a resumed run recomputes each finished round's
+// selection (and the anchors from round 1's) and measures what is
+// missing. The report of a halving run analyses the final round's cells
+// (finalists and anchors, one fidelity) and lists screened-out cells apart
+// with their short-round figures. `sweep plan` prints Describe: the
+// worst-case times of both strategies (WorstTimes) and the rounds.
 package halving

@@ -93,8 +93,9 @@ func (r Round) Cost(overhead time.Duration) time.Duration {
 type Times struct {
 	// Grid is every cell × repetition at the full warm-up and duration.
 	Grid time.Duration
-	// Halving is every cell surviving every round at its longest phases:
-	// the bound when no cell can be told apart from the best.
+	// Halving is every cell surviving every round at its longest phases
+	// (the final round repeat times): the bound when no cell can be told
+	// apart from the best.
 	Halving time.Duration
 	// PerRound is each round's share of Halving.
 	PerRound []time.Duration
@@ -102,11 +103,16 @@ type Times struct {
 
 // WorstTimes returns the worst-case wall time of a grid of cells measured
 // repeat times with warm-up w and duration d, and of the plan over the
-// same cells (each round once), both with overhead per cell.
+// same cells (the screening rounds once, the final round repeat times),
+// both with overhead per cell.
 func WorstTimes(cells, repeat int, overhead, w, d time.Duration, p Plan) Times {
-	t := Times{Grid: time.Duration(cells*max(repeat, 1)) * (overhead + w + d)}
-	for _, r := range p.Rounds {
+	repeat = max(repeat, 1)
+	t := Times{Grid: time.Duration(cells*repeat) * (overhead + w + d)}
+	for i, r := range p.Rounds {
 		c := time.Duration(cells) * r.Cost(overhead)
+		if i == len(p.Rounds)-1 {
+			c *= time.Duration(repeat)
+		}
 		t.PerRound = append(t.PerRound, c)
 		t.Halving += c
 	}

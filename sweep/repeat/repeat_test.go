@@ -12,30 +12,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sweep-tool/sweep/internal/memstack"
 	"github.com/sweep-tool/sweep/results"
 	"github.com/sweep-tool/sweep/results/report"
 	"github.com/sweep-tool/sweep/sweep"
 )
-
-// memStack applies configs in memory and reports them back as applied.
-type memStack struct{ last sweep.TargetConfig }
-
-func (s *memStack) StartDeps(context.Context, sweep.TargetConfig, time.Duration) error { return nil }
-func (s *memStack) Apply(_ context.Context, cfg sweep.TargetConfig) error              { s.last = cfg; return nil }
-func (s *memStack) WaitReady(context.Context, time.Duration) error                     { return nil }
-func (s *memStack) ReadBack(context.Context) (results.Applied, error) {
-	return results.Applied{CPUs: s.last.CPUs, Env: s.last.Env, ContainerID: "c"}, nil
-}
-func (s *memStack) Logs(context.Context, int) (string, error) { return "", nil }
-func (s *memStack) Down(context.Context) error                { return nil }
-func (s *memStack) Watch(context.Context) (sweep.StackWatch, error) {
-	return quietWatch{make(chan struct{})}, nil
-}
-
-type quietWatch struct{ changed chan struct{} }
-
-func (w quietWatch) Changed() <-chan struct{}                           { return w.changed }
-func (w quietWatch) Stop(context.Context) ([]results.StackEvent, error) { return nil, nil }
 
 // figures plays, per cell, a list of RPS values (one per repetition, the
 // last repeated) at a fixed p99, and counts the measured phases.
@@ -88,7 +69,7 @@ func twoPairs(t *testing.T, max int) (sweep.Spec, string) {
 func runWith(t *testing.T, f *figures, max int) ([]Tie, string) {
 	t.Helper()
 	spec, dir := twoPairs(t, max)
-	r := &sweep.Runner{Spec: spec, Dir: dir, Stack: &memStack{}, Driver: f}
+	r := &sweep.Runner{Spec: spec, Dir: dir, Stack: &memstack.Stack{}, Driver: f}
 	if _, err := r.Run(t.Context()); err != nil {
 		t.Fatal(err)
 	}

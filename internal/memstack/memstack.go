@@ -1,0 +1,46 @@
+// Package memstack is a sweep.Stack in memory for the unit tests of the
+// strategies that drive a real sweep.Runner (sweep/halving, sweep/repeat):
+// it applies each cell's configuration and reads it back as an engine
+// that obeys the override does, and its stack never changes.
+package memstack
+
+import (
+	"context"
+	"time"
+
+	"github.com/sweep-tool/sweep/results"
+	"github.com/sweep-tool/sweep/sweep"
+)
+
+// Stack keeps the last configuration applied.
+type Stack struct{ Last sweep.TargetConfig }
+
+// StartDeps starts nothing.
+func (s *Stack) StartDeps(context.Context, sweep.TargetConfig, time.Duration) error { return nil }
+
+// Apply keeps cfg as the target's configuration.
+func (s *Stack) Apply(_ context.Context, cfg sweep.TargetConfig) error { s.Last = cfg; return nil }
+
+// WaitReady is ready at once.
+func (s *Stack) WaitReady(context.Context, time.Duration) error { return nil }
+
+// ReadBack reports the last configuration as applied.
+func (s *Stack) ReadBack(context.Context) (results.Applied, error) {
+	return results.Applied{CPUs: s.Last.CPUs, Env: s.Last.Env, ContainerID: "c"}, nil
+}
+
+// Logs has none.
+func (s *Stack) Logs(context.Context, int) (string, error) { return "", nil }
+
+// Down stops nothing.
+func (s *Stack) Down(context.Context) error { return nil }
+
+// Watch sees no change.
+func (s *Stack) Watch(context.Context) (sweep.StackWatch, error) {
+	return quiet{make(chan struct{})}, nil
+}
+
+type quiet struct{ changed chan struct{} }
+
+func (w quiet) Changed() <-chan struct{}                           { return w.changed }
+func (w quiet) Stop(context.Context) ([]results.StackEvent, error) { return nil, nil }

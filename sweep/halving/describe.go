@@ -1,0 +1,51 @@
+package halving
+
+import (
+	"cmp"
+	"fmt"
+	"math"
+
+	"github.com/sweep-tool/sweep/sweep"
+)
+
+// screenFidelity is how round k (1, 2, …) of the screening rounds
+// measures: fixed phases, one repetition.
+func screenFidelity(r Round, k int) *sweep.Fidelity {
+	return &sweep.Fidelity{Round: k, Warmup: r.Warmup, Duration: r.Duration}
+}
+
+// finalFidelity is how the final round (number n) measures under spec:
+// the round's longest phases, stopped at the spec's precision, never
+// before the spec's minimum when it gives one (else the round's).
+func finalFidelity(spec sweep.Spec, final Round, n int) *sweep.Fidelity {
+	return &sweep.Fidelity{Round: n, Warmup: final.Warmup, Duration: final.Duration,
+		MinDuration: min(final.Duration, cmp.Or(spec.MinDuration.Std(), final.MinDuration)), Precision: spec.Precision}
+}
+
+// Describe returns the lines `sweep plan` prints about the strategies
+// for spec: the worst-case wall time of the grid and of halving with
+// plan p (the same per-cell overhead as spec.Estimate), and p's rounds.
+func Describe(spec sweep.Spec, p Plan) []string {
+	cells := len(spec.Cells())
+	t := WorstTimes(cells, spec.Repeat, sweep.CellOverhead, spec.Warmup.Std(), spec.Duration.Std(), p)
+	lines := []string{
+		fmt.Sprintf("worst case, grid: %s, every cell in full",
+			sweep.Round(t.Grid+sweep.StackOverhead)),
+		fmt.Sprintf("worst case, halving: %s, if every cell survived every round; "+
+			"it ends sooner by what each round screens out", sweep.Round(t.Halving+sweep.StackOverhead)),
+	}
+	n := len(p.Rounds)
+	for i, r := range p.Rounds[:n-1] {
+		lines = append(lines, fmt.Sprintf("  round %d: every remaining cell once, warm-up %s + measure %s; keeps per "+
+			"profile the best %g %% of the multiplier pairs, their equivalents and the anchors (≤ %s)",
+			i+1, r.Warmup, r.Duration, math.Round(100*r.Keep), sweep.Round(t.PerRound[i])))
+	}
+	f := finalFidelity(spec, p.Rounds[n-1], n)
+	stop := "fixed length"
+	if f.Precision > 0 {
+		stop = fmt.Sprintf("stopped once steady within ±%g %%, never before %s", 100*f.Precision, f.MinDuration)
+	}
+	lines = append(lines, fmt.Sprintf("  round %d (finals): the survivors × %d repetitions, warm-up ≤ %s + measure ≤ %s, %s (≤ %s)",
+		n, max(spec.Repeat, 1), f.Warmup, f.Duration, stop, sweep.Round(t.PerRound[n-1])))
+	return lines
+}

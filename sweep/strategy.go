@@ -1,0 +1,53 @@
+package sweep
+
+import (
+	"slices"
+
+	"github.com/sweep-tool/sweep/results"
+)
+
+// Strategies of a run: how many cells are measured, and how long.
+const (
+	// StrategyGrid measures every cell at the spec's warm-up and
+	// duration (Spec.Strategy "" is the grid, so a grid spec stays the
+	// spec it was).
+	StrategyGrid = "grid"
+	// StrategyHalving is successive halving (package sweep/halving):
+	// every cell briefly, the cells that could still win longer, the
+	// finalists in full.
+	StrategyHalving = "halving"
+)
+
+// ParseStrategy checks a strategy's name and returns it as Spec.Strategy
+// holds it: "" for the grid.
+func ParseStrategy(flag, name string) (string, error) {
+	switch name {
+	case StrategyGrid, "":
+		return "", nil
+	case StrategyHalving:
+		return name, nil
+	}
+	return "", BadInput(flag, "%q is not one of %s, %s", name, StrategyGrid, StrategyHalving)
+}
+
+// Dir is the job's folder in the run directory run: cells/<id>/r<rep>, or
+// cells/<id>/round<k> for a screening round's job.
+func (j Job) Dir(run string) string {
+	if j.Screening && j.Fidelity != nil {
+		return results.ScreenDir(run, j.Cell.ID, j.Fidelity.Round)
+	}
+	return results.CellDir(run, j.Cell.ID, j.Rep)
+}
+
+// Add adds what another run of the runner did (a strategy's next round)
+// to s; OverheadS becomes the median over both.
+func (s *Summary) Add(o Summary) {
+	s.Records = append(s.Records, o.Records...)
+	s.Skipped += o.Skipped
+	s.OverheadS = overhead(s.Records)
+}
+
+// validStrategy reports whether Spec.Strategy names a strategy.
+func validStrategy(s string) bool {
+	return slices.Contains([]string{"", StrategyGrid, StrategyHalving}, s)
+}
