@@ -8,6 +8,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus/testutil"
 
+	"github.com/sweep-tool/sweep/metrics/live/livetest"
 	"github.com/sweep-tool/sweep/results"
 	"github.com/sweep-tool/sweep/sweep"
 )
@@ -23,10 +24,10 @@ type want map[string]map[string]float64
 
 func check(t *testing.T, url, step string, w want) {
 	t.Helper()
-	fams := scrape(t, url)
+	fams := livetest.Scrape(t, url)
 	for name, ws := range w {
-		if got := series(fams, name); !maps.Equal(got, ws) {
-			t.Errorf("%s: %s = %v, want %v\nscrape:\n%s", step, name, got, ws, show(fams))
+		if got := livetest.Series(fams, name); !maps.Equal(got, ws) {
+			t.Errorf("%s: %s = %v, want %v\nscrape:\n%s", step, name, got, ws, livetest.Show(fams))
 		}
 	}
 }

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/sweep-tool/sweep/metrics/live/livetest"
 )
 
 // TestServerServesUntilTheContextEnds: the metrics answer on Path while
@@ -21,7 +23,7 @@ func TestServerServesUntilTheContextEnds(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := series(scrape(t, "http://"+s.Addr()+Path), "sweep_cells_planned"); got[""] != 3 {
+	if got := livetest.Series(livetest.Scrape(t, "http://"+s.Addr()+Path), "sweep_cells_planned"); got[""] != 3 {
 		t.Errorf("sweep_cells_planned = %v, want 3", got)
 	}
 	cancel()
