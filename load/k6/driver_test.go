@@ -32,9 +32,7 @@ env | grep '^K6_WEB_DASHBOARD' | sort > "` + dir + `/web-dashboard"
 echo "$$ $(cut -d' ' -f5 /proc/$$/stat)" > "` + dir + `/pgid"
 ` + body + "\n"
 	path := filepath.Join(dir, "k6")
-	if err := os.WriteFile(path, []byte(script), 0o755); err != nil {
-		t.Fatal(err)
-	}
+	writeExecutable(t, path, script, 0o755)
 	return path
 }
 

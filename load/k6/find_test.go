@@ -2,7 +2,9 @@ package k6
 
 import (
 	"errors"
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -10,10 +12,27 @@ import (
 
 func writeExec(t *testing.T, path, body string, mode os.FileMode) string {
 	t.Helper()
-	if err := os.WriteFile(path, []byte("#!/bin/sh\n"+body+"\n"), mode); err != nil {
+	writeExecutable(t, path, "#!/bin/sh\n"+body+"\n", mode)
+	return path
+}
+
+// writeExecutable writes a program that a test then runs. The file is
+// written by a child (install), never through a descriptor of this process:
+// a parallel test that forks while this process holds the file open for
+// writing hands that descriptor to its child until the child execs, and
+// running the file then fails with "text file busy" (ETXTBSY, golang.org/issue/22315).
+func writeExecutable(t *testing.T, path, content string, mode os.FileMode) {
+	t.Helper()
+	src := path + ".src"
+	if err := os.WriteFile(src, []byte(content), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	return path
+	if out, err := exec.Command("install", "-m", fmt.Sprintf("%o", mode.Perm()), src, path).CombinedOutput(); err != nil {
+		t.Fatalf("install %s: %v: %s", path, err, out)
+	}
+	if err := os.Remove(src); err != nil {
+		t.Fatal(err)
+	}
 }
 
 func TestFind(t *testing.T) {
