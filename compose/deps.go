@@ -69,15 +69,20 @@ func (s *Stack) waitDeps(ctx context.Context, deps []string, timeout time.Durati
 	defer cancel()
 	tick := time.NewTicker(pollEvery)
 	defer tick.Stop()
+	waiting := deps
 	for {
 		ss, err := s.look(ctx)
-		var waiting []string
 		if err == nil {
-			waiting, err = depsReady(ss, deps)
-			if err == nil && len(waiting) == 0 {
+			var now []string
+			now, err = depsReady(ss, deps)
+			if err == nil && len(now) == 0 {
 				return nil
 			}
+			if err == nil {
+				waiting = now
+			}
 		}
+		// A look the deadline cut short keeps what the last whole look saw.
 		if err != nil && ctx.Err() == nil {
 			return err
 		}

@@ -28,17 +28,21 @@ func (s *Stack) WaitReady(ctx context.Context, timeout time.Duration) error {
 	tick := time.NewTicker(pollEvery)
 	defer tick.Stop()
 	last := "no container yet"
-	for {
+	for looked := false; ; looked = true {
 		ready, state, err := s.readyOnce(ctx, httpc)
 		switch {
-		case err != nil && ctx.Err() == nil:
-			return err
-		case err != nil:
-			state = err.Error()
 		case ready:
 			return nil
+		case err != nil && ctx.Err() == nil:
+			return err
+		case ctx.Err() != nil && looked:
+			// A look the deadline cut short says only that time ran out;
+			// the message keeps what the last whole look saw (a 503, say).
+		case err != nil:
+			last = err.Error()
+		default:
+			last = state
 		}
-		last = state
 		select {
 		case <-ctx.Done():
 			if cause := context.Cause(ctx); !errors.Is(cause, context.DeadlineExceeded) {

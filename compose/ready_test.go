@@ -73,7 +73,10 @@ func TestWaitReady(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
 			s := &Stack{eng: &fakeEngine{states: c.states}, project: "sweepx", opts: Options{Service: "web", ReadyURL: c.url}}
-			err := s.WaitReady(t.Context(), 700*time.Millisecond)
+			// The failing cases wait out the whole timeout; 3 s leaves a
+			// loaded machine time for a few HTTP answers (at 700 ms the
+			// 503 case once ended before its first answer arrived).
+			err := s.WaitReady(t.Context(), 3*time.Second)
 			if !errors.Is(err, c.wantErr) || (err != nil && !strings.Contains(err.Error(), c.wantText)) {
 				t.Errorf("WaitReady = %v, want %v containing %q", err, c.wantErr, c.wantText)
 			}
