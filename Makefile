@@ -7,7 +7,7 @@ DEMO_ARGS ?=
 # Test timeout per package; the whole suite stays well under 20 minutes.
 TEST_TIMEOUT ?= 15m
 
-.PHONY: help build test test-compose-v1 unit lint fmt demo demo-images bench-driver mutation swarm-up swarm-down clean
+.PHONY: help build test test-compose-v1 unit lint fmt demo demo-images bench-driver bench-strategy mutation swarm-up swarm-down clean
 
 help: ## list the targets
 	@grep -hE '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-16s %s\n", $$1, $$2}'
@@ -42,6 +42,9 @@ demo: demo-images build ## run a small sweep against the demo stack and print th
 
 bench-driver: ## built-in load driver vs wrk/hey: requests/s and generator CPU µs per request
 	$(GO) run ./load/builtin/benchdriver
+
+bench-strategy: demo-images build ## the same 12-cell demo grid with --strategy grid and --strategy halving: wall times, ratio, each profile's pick and agreement (about 15 min; BENCH_ARGS appended)
+	$(GO) run ./sweep/halving/benchstrategy $(BENCH_ARGS)
 
 mutation: ## mutation-test the core packages with their unit tests (gremlins v0.6.0, niced, 1 worker: an hour or more per package on 2 shared cores) and print each efficacy; PKGS="sweep results" narrows
 	./.ci/mutation $(PKGS)

@@ -28,6 +28,18 @@ type Profile struct {
 	Note       string
 }
 
+// Admits reports whether other's pick agrees with p's (p being the full
+// grid's): both found the same pair, or one p's data cannot separate from
+// it (p.Equivalent); or neither found any. It is how a strategy that
+// measured less is judged against the grid.
+func (p Profile) Admits(other Profile) bool {
+	if !p.Found || !other.Found {
+		return p.Found == other.Found
+	}
+	pair := [2]float64{other.WebMult, other.DBMult}
+	return pair == [2]float64{p.WebMult, p.DBMult} || slices.Contains(p.Equivalent, pair)
+}
+
 // CellAt is the cell the profile's multipliers give at a CPU limit, by
 // the grid's own rule (sweep.BuildPlan: rounded half to even, never below
 // 1), whether or not the run measured that limit. Meaningful only when

@@ -131,20 +131,10 @@ func (rp *replayer) compare(finalists []*cell) ([]Pick, error) {
 			if rep != nil {
 				h = rep.Profiles[i]
 			}
-			picks = append(picks, Pick{Slice: slice, Profile: g.Key, Grid: pairOf(g), Halving: pairOf(h), Agrees: agrees(g, h)})
+			picks = append(picks, Pick{Slice: slice, Profile: g.Key, Grid: pairOf(g), Halving: pairOf(h), Agrees: g.Admits(h)})
 		}
 	}
 	return picks, nil
-}
-
-// agrees: both found the same pair, or one the grid calls equivalent to
-// its own; or neither found any.
-func agrees(grid, halving report.Profile) bool {
-	if !grid.Found || !halving.Found {
-		return grid.Found == halving.Found
-	}
-	p := pairOf(halving)
-	return p == pairOf(grid) || slices.Contains(grid.Equivalent, p)
 }
 
 func pairOf(p report.Profile) [2]float64 {

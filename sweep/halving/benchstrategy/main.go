@@ -1,0 +1,196 @@
+// Command benchstrategy runs the same grid on the demo stack twice, with
+// `sweep run --strategy grid` (fixed durations) and with `--strategy
+// halving` (with a steady-state precision when the build has one), and
+// prints both wall times, their ratio, each profile's pick under both and
+// whether they agree: the same multiplier pair, or one the grid's report
+// calls equivalent (report.Profile.Admits).
+//
+// Usage (make bench-strategy builds bin/sweep and the demo's images):
+//
+//	go run ./sweep/halving/benchstrategy [-sweep bin/sweep] [-duration 30s] ...
+//
+// Both runs share the machine with whatever else runs on it: compare the
+// two rows of one invocation, not figures of different ones.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/sweep-tool/sweep/results"
+	"github.com/sweep-tool/sweep/results/report"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	err := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	if err != nil && !errors.Is(err, flag.ErrHelp) {
+		fmt.Fprintln(os.Stderr, "benchstrategy:", err)
+		os.Exit(1)
+	}
+}
+
+// config is the grid both strategies measure and how.
+type config struct {
+	sweep, config, out            string
+	cpus, webMult, dbMult, load   string
+	warmup, duration, minDuration time.Duration
+	precision, driver             string
+}
+
+func parse(args []string, stderr io.Writer) (config, error) {
+	var c config
+	fs := flag.NewFlagSet("benchstrategy", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.StringVar(&c.sweep, "sweep", "bin/sweep", "the sweep binary")
+	fs.StringVar(&c.config, "config", "compose/demo/sweep.yaml", "the demo's settings (stack, URL, DSN)")
+	fs.StringVar(&c.out, "out", filepath.Join("runs", "bench-strategy-"+time.Now().UTC().Format("20060102-150405")), "folder of both run directories")
+	fs.StringVar(&c.cpus, "cpus", "0.5,1", "CPU limits")
+	fs.StringVar(&c.webMult, "web-mult", "2,4,6", "web multipliers")
+	fs.StringVar(&c.dbMult, "db-mult", "1,2", "pool multipliers (with the defaults: 12 distinct cells)")
+	fs.StringVar(&c.load, "load", "vus=20", "load model")
+	fs.DurationVar(&c.warmup, "warmup", 5*time.Second, "the grid's warm-up (halving's rounds take at most this)")
+	fs.DurationVar(&c.duration, "duration", 30*time.Second, "the grid's measured phase (halving's finals at most this)")
+	fs.StringVar(&c.precision, "precision", "2%", "halving's steady-state precision (when the build has --precision)")
+	fs.DurationVar(&c.minDuration, "min-duration", 20*time.Second, "halving's shortest final (with --precision)")
+	fs.StringVar(&c.driver, "driver", "builtin", "load driver")
+	return c, fs.Parse(args)
+}
+
+// outcome is one strategy's run.
+type outcome struct {
+	strategy string
+	wall     time.Duration
+	rep      *report.Report
+	run      *results.Run
+}
+
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	c, err := parse(args, stderr)
+	if err != nil {
+		return err
+	}
+	extra, note := halvingArgs(ctx, c)
+	var outs []outcome
+	for _, s := range []struct {
+		name  string
+		extra []string
+	}{{"grid", nil}, {"halving", extra}} {
+		o, err := measure(ctx, c, s.name, s.extra, stderr)
+		if err != nil {
+			return err
+		}
+		outs = append(outs, o)
+	}
+	if note != "" {
+		fmt.Fprintln(stdout, note)
+	}
+	return write(stdout, outs[0], outs[1])
+}
+
+// halvingArgs are the steady-state flags of the halving run, when the
+// sweep binary has them; otherwise none and a note saying so.
+func halvingArgs(ctx context.Context, c config) ([]string, string) {
+	help, _ := exec.CommandContext(ctx, c.sweep, "run", "--help").CombinedOutput()
+	if !strings.Contains(string(help), "--precision") {
+		return nil, "note: this sweep has no --precision: halving's finals ran at their fixed full length"
+	}
+	return []string{"--precision", c.precision, "--min-duration", c.minDuration.String()}, ""
+}
+
+// measure runs sweep with one strategy and reads its run back.
+func measure(ctx context.Context, c config, strategy string, extra []string, stderr io.Writer) (outcome, error) {
+	dir := filepath.Join(c.out, strategy)
+	argv := append([]string{"run", "--config", c.config, "--cpus", c.cpus, "--web-mult", c.webMult,
+		"--db-mult", c.dbMult, "--load", c.load, "--warmup", c.warmup.String(), "--duration", c.duration.String(),
+		"--driver", c.driver, "--strategy", strategy, "--out", dir}, extra...)
+	fmt.Fprintf(stderr, "benchstrategy: %s %s\n", c.sweep, strings.Join(argv, " "))
+	cmd := exec.CommandContext(ctx, c.sweep, argv...)
+	cmd.Stdout, cmd.Stderr = stderr, stderr
+	start := time.Now()
+	if err := cmd.Run(); err != nil {
+		return outcome{}, fmt.Errorf("%s run: %w", strategy, err)
+	}
+	o := outcome{strategy: strategy, wall: time.Since(start)}
+	run, err := results.LoadRun(dir)
+	if err != nil {
+		return o, err
+	}
+	o.run = run
+	o.rep, err = report.Build(run, report.DefaultOptions())
+	return o, err
+}
+
+// write prints the comparison.
+func write(w io.Writer, grid, halving outcome) error {
+	tw := tabwriter.NewWriter(w, 2, 8, 2, ' ', 0)
+	fmt.Fprintln(tw, "strategy\twall time\tcells measured in full\tscreened out")
+	for _, o := range []outcome{grid, halving} {
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\n", o.strategy, o.wall.Round(time.Second), measured(o.run), len(o.run.Screened))
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "ratio halving / grid: %.3f (%.1f %% of the grid's wall time)\n\n",
+		halving.wall.Seconds()/grid.wall.Seconds(), 100*halving.wall.Seconds()/grid.wall.Seconds())
+	rows, agree := compare(grid.rep, halving.rep)
+	fmt.Fprintln(tw, "profile\tgrid's pick\thalving's pick\tagrees")
+	for _, r := range rows {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", r[0], r[1], r[2], r[3])
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	_, err := fmt.Fprintf(w, "agreement: %d of %d profiles\n", agree, len(rows))
+	return err
+}
+
+// compare lines up each profile's pick under both strategies.
+func compare(grid, halving *report.Report) ([][4]string, int) {
+	var rows [][4]string
+	agree := 0
+	for i, g := range grid.Profiles {
+		h := halving.Profiles[i]
+		verdict := "no"
+		switch {
+		case !g.Admits(h):
+		case pick(g) == pick(h):
+			verdict = "yes (same pair)"
+		default:
+			verdict = "yes (equivalent in the grid)"
+		}
+		if verdict != "no" {
+			agree++
+		}
+		rows = append(rows, [4]string{g.Key, pick(g), pick(h), verdict})
+	}
+	return rows, agree
+}
+
+func pick(p report.Profile) string {
+	if !p.Found {
+		return "none"
+	}
+	return fmt.Sprintf("web %g × CPU, pool %g × web", p.WebMult, p.DBMult)
+}
+
+func measured(run *results.Run) int {
+	n := 0
+	for _, c := range run.Cells {
+		if len(c.Reps) > 0 {
+			n++
+		}
+	}
+	return n
+}
