@@ -74,6 +74,9 @@ func introParas(rep *Report) []string {
 	if note := missingNote(rep); note != "" {
 		paras = append(paras, strings.TrimSpace(note))
 	}
+	if note := generatorCheckNote(rep); note != "" {
+		paras = append(paras, note)
+	}
 	return paras
 }
 

@@ -1,10 +1,14 @@
 package report
 
 import (
+	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/sweep-tool/sweep/results"
+	"github.com/sweep-tool/sweep/sweep"
 )
 
 // Marks a matrix cell carries after its best/tie mark: its evidence says
@@ -78,4 +82,30 @@ func generatorNote(per []*CPUReport, pair [2]float64) string {
 	return "generator-bound: " + strings.Join(cells, "; ") + "; the load generator, not the target, probably set " +
 		"these figures, so the choice may not hold on a host where the generator has CPU to spare; run the generator " +
 		"check, or load from another node"
+}
+
+// generatorCheckNote says what the run's generator check (run
+// --check-first) found; "" when the run has none.
+func generatorCheckNote(rep *Report) string {
+	if rep.run == nil {
+		return ""
+	}
+	data, err := os.ReadFile(filepath.Join(rep.run.Dir, sweep.GeneratorCheckFile))
+	if err != nil {
+		return ""
+	}
+	var gc sweep.GeneratorCheck
+	if err := json.Unmarshal(data, &gc); err != nil {
+		return fmt.Sprintf("Generator check: %s could not be read: %v.", sweep.GeneratorCheckFile, err)
+	}
+	switch {
+	case gc.Warning != "":
+		return "Generator check: " + gc.Warning + "."
+	case gc.Chosen.Status != results.StatusOK || gc.Reference.Status != results.StatusOK:
+		return fmt.Sprintf("Generator check on %s: no comparison (%s %s, %s %s).", gc.Cell.ID,
+			gc.Chosen.Driver, gc.Chosen.Status, gc.Reference.Driver, gc.Reference.Status)
+	}
+	return fmt.Sprintf("Generator check on %s: the %s driver reached %.0f rps, the %s driver %.0f rps at the same load "+
+		"(gap %.1f %%, within noise): the generator did not limit the load.", gc.Cell.ID, gc.Chosen.Driver, gc.Chosen.RPS,
+		gc.Reference.Driver, gc.Reference.RPS, gc.GapPct)
 }

@@ -2,11 +2,11 @@ package report
 
 import (
 	"bytes"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/sweep-tool/sweep/results"
+	"github.com/sweep-tool/sweep/sweep"
 )
 
 // generatorEvidence makes a repetition generator-bound: the host's CPUs
@@ -67,7 +67,12 @@ func TestGeneratorBoundWinnerIsNoted(t *testing.T) {
 	dir := t.TempDir()
 	writeRun(t, dir, "gen", map[string]any{"cpus": []float64{1}, "web_mult": []float64{1, 2}, "db_mult": []float64{2},
 		"service": "app", "web_env": "WEB_THREADS", "pool_env": "DB_POOL"}, cells)
-	run, err := results.LoadRun(filepath.Join(dir))
+	slowed := sweep.GeneratorRun{Driver: "k6", Status: results.StatusOK, RPS: 600}
+	gc := sweep.CompareGenerators(grid[1], slowed, sweep.GeneratorRun{Driver: "builtin", Status: results.StatusOK, RPS: 900})
+	if err := gc.Write(dir); err != nil {
+		t.Fatal(err)
+	}
+	run, err := results.LoadRun(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -87,6 +92,8 @@ func TestGeneratorBoundWinnerIsNoted(t *testing.T) {
 		"L Little's law off by more than 10 %",
 		"| generator-bound |",
 		"Note: generator-bound: cpu_1__web_2__db_4 (host CPU pressure 60 %",
+		"Generator check: the load generator, not the target, limits results on this host: on cpu_1__web_2__db_4 " +
+			"the k6 driver reached 600 rps, 33 % below the builtin driver's 900 rps",
 	} {
 		if !strings.Contains(text, want) {
 			t.Errorf("report lacks %q", want)
