@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/compose-spec/compose-go/v2/types"
 	"gopkg.in/yaml.v3"
 
 	"github.com/sweep-tool/sweep/sweep"
@@ -44,6 +45,10 @@ type Base struct {
 	// the list or the map form, and what the loader adds for links and
 	// the like), sorted.
 	DependsOn map[string][]string
+	// Model is compose's own model of the files (compose-go's project,
+	// profiles applied), for a backend that starts the services itself
+	// (package swarm).
+	Model *types.Project
 	// secrets are the values interpolation took from the environment.
 	secrets *secrets
 }
@@ -65,7 +70,7 @@ func ReadBase(paths []string, project string) (Base, error) {
 		return Base{}, bad(err)
 	}
 	b := Base{CPUAt: map[string]Place{}, DeployLimits: map[string]bool{}, Images: map[string]string{},
-		DependsOn: map[string][]string{}, secrets: l.secrets}
+		DependsOn: map[string][]string{}, Model: l.project, secrets: l.secrets}
 	if b.Version, err = version(paths); err != nil {
 		return Base{}, bad(err)
 	}

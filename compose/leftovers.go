@@ -67,7 +67,7 @@ func Leftovers(ctx context.Context, eng Engine) ([]Leftover, error) {
 // containers needs none: the engine keeps networks and volumes in use.
 func CleanDead(ctx context.Context, eng Engine, l Leftover, force bool) (Cleaned, error) {
 	if !force && l.Containers > 0 {
-		lock, err := lockDead(l.RunLabels)
+		lock, err := LockDead(l.RunLabels)
 		if err != nil {
 			return Cleaned{}, fmt.Errorf("run %s: %w", l.ID, err)
 		}
@@ -76,9 +76,10 @@ func CleanDead(ctx context.Context, eng Engine, l Leftover, force bool) (Cleaned
 	return Cleanup(ctx, eng, l.ID)
 }
 
-// lockDead takes the lock of a run's directory; a directory that is gone
+// LockDead takes the lock of a run's directory, the proof that the run is
+// dead (CleanDead here, and the swarm backend's); a directory that is gone
 // gives a nil lock (no sweep runs there, and none can resume it).
-func lockDead(l RunLabels) (*results.Lock, error) {
+func LockDead(l RunLabels) (*results.Lock, error) {
 	host, _ := os.Hostname()
 	switch {
 	case l.Dir == "":

@@ -48,10 +48,9 @@ func (s *Stack) Watch(ctx context.Context) (sweep.StackWatch, error) {
 	// set up.
 	msgs, errs := s.eng.Events(wctx, events.ListOptions{Since: fmt.Sprintf("%d.%09d", since.Unix(), since.Nanosecond()),
 		Filters: args})
-	w := &watch{stack: s, before: before, since: since, cancel: cancel,
-		changed: make(chan struct{}), done: make(chan struct{})}
+	w := &watch{stack: s, before: before, since: since, cancel: cancel, done: make(chan struct{})}
 	for _, ev := range before.notRunning(s.opts.Service, since) {
-		w.add(ev)
+		w.Add(ev)
 	}
 	go w.loop(msgs, errs)
 	return w, nil
@@ -59,6 +58,7 @@ func (s *Stack) Watch(ctx context.Context) (sweep.StackWatch, error) {
 
 // watch is one Watch in progress.
 type watch struct {
+	sweep.ChangeLog
 	stack  *Stack
 	before states
 	since  time.Time
@@ -66,25 +66,11 @@ type watch struct {
 	done   chan struct{} // closed when loop returns
 
 	mu       sync.Mutex
-	seen     []results.StackEvent
-	changed  chan struct{} // closed at the first event
-	err      error         // the stream's error, when it broke
+	err      error // the stream's error, when it broke
 	stopping bool
 }
 
 var _ sweep.StackWatch = (*watch)(nil)
-
-func (w *watch) Changed() <-chan struct{} { return w.changed }
-
-// add records ev and signals the first change.
-func (w *watch) add(ev results.StackEvent) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if len(w.seen) == 0 {
-		close(w.changed)
-	}
-	w.seen = append(w.seen, ev)
-}
 
 // loop takes the stream's events until it ends; an end that Stop did not
 // cause is the watch's error.
@@ -93,7 +79,7 @@ func (w *watch) loop(msgs <-chan events.Message, errs <-chan error) {
 	for {
 		select {
 		case m := <-msgs:
-			w.add(w.stack.eventOf(m))
+			w.Add(w.stack.eventOf(m))
 		case err := <-errs:
 			w.mu.Lock()
 			if !w.stopping {
@@ -121,18 +107,18 @@ func (w *watch) Stop(ctx context.Context) ([]results.StackEvent, error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if lookErr != nil {
-		return w.seen, errors.Join(w.err, fmt.Errorf("look at the stack: %w", lookErr))
+		return w.Events(), errors.Join(w.err, fmt.Errorf("look at the stack: %w", lookErr))
 	}
 	explained := map[string]bool{}
-	for _, ev := range w.seen {
+	for _, ev := range w.Events() {
 		explained[ev.Service] = true
 	}
 	for _, ev := range diffStates(w.before, after, w.stack.opts.Service, time.Now()) {
 		if !explained[ev.Service] {
-			w.seen = append(w.seen, ev)
+			w.Add(ev)
 		}
 	}
-	return w.seen, w.err
+	return w.Events(), w.err
 }
 
 // eventOf turns an engine event into a stack event.

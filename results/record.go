@@ -130,6 +130,15 @@ type Applied struct {
 	// ContainerStartedAt when its process started: a restart keeps the id.
 	ContainerID        string    `json:"container_id,omitempty"`
 	ContainerStartedAt time.Time `json:"container_started_at,omitzero"`
+	// Nodes names, on a swarm, the node each service's task ran on when
+	// the cell was read back, by service (the load's is
+	// Measurement.LoadNode); empty on one host.
+	Nodes map[string]NodeInfo `json:"nodes,omitempty"`
+	// ReadFrom says, on a swarm, where the values above were read:
+	// "container" (through the engine of the task's node), or "task: "
+	// and why that engine could not be reached; empty on one host, where
+	// they always come from the container.
+	ReadFrom string `json:"read_from,omitempty"`
 }
 
 // LoadInfo says which driver and load model produced a measurement.

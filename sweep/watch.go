@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/sweep-tool/sweep/results"
@@ -139,4 +141,40 @@ func phaseName(phase string) string {
 		return "measured phase"
 	}
 	return "load"
+}
+
+// ChangeLog collects the changes a StackWatch sees, in order, and closes
+// Changed at the first one: the part every backend's watch shares. The
+// zero value is ready; it is safe for concurrent use.
+type ChangeLog struct {
+	once    sync.Once
+	mu      sync.Mutex
+	seen    []results.StackEvent
+	changed chan struct{}
+}
+
+func (c *ChangeLog) init() { c.once.Do(func() { c.changed = make(chan struct{}) }) }
+
+// Changed is closed when the first change is added.
+func (c *ChangeLog) Changed() <-chan struct{} {
+	c.init()
+	return c.changed
+}
+
+// Add records ev, closing Changed if it is the first.
+func (c *ChangeLog) Add(ev results.StackEvent) {
+	c.init()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.seen) == 0 {
+		close(c.changed)
+	}
+	c.seen = append(c.seen, ev)
+}
+
+// Events returns the changes added so far, in order.
+func (c *ChangeLog) Events() []results.StackEvent {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return slices.Clone(c.seen)
 }

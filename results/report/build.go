@@ -68,6 +68,7 @@ func Build(run *results.Run, opts Options) (*Report, error) {
 		Missing: run.Missing, Warnings: run.Warnings, K6Dashboards: findK6Dashboards(run), run: run,
 		Strategy: run.Strategy, Screened: run.Screened, MaxRepeat: run.MaxRepeat,
 	}
+	rep.Warnings = append(slices.Clip(rep.Warnings), placementWarnings(run)...)
 	byCPU := map[float64][]*Cell{}
 	for _, rc := range run.Cells {
 		c := summarise(rc, run.Service, opts)

@@ -1,0 +1,199 @@
+package swarm
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/docker/docker/api/types/swarm"
+
+	"github.com/sweep-tool/sweep/sweep"
+)
+
+// update is a change of some services that has not converged yet: each
+// service's tasks from before the change, which must be gone.
+type update struct {
+	old map[string]map[string]bool // compose service → task ids before
+}
+
+// StartDeps creates the stack's network and the services the target does
+// not come before (compose.Base.Deps), in depends_on order: a service is
+// created once those it depends on run and are healthy. It returns when
+// all of them are, or fails naming the one that is not.
+func (s *Stack) StartDeps(ctx context.Context, cfg sweep.TargetConfig, timeout time.Duration) error {
+	if err := s.ensureNetwork(ctx); err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	deps := s.base.Deps(s.opts.Service)
+	for len(deps) > 0 {
+		wave := s.wave(deps)
+		if len(wave) == 0 {
+			return fmt.Errorf("services %s depend on each other", strings.Join(deps, ", "))
+		}
+		u := &update{old: map[string]map[string]bool{}}
+		for _, svc := range wave {
+			if err := s.create(ctx, svc, cfg); err != nil {
+				return err
+			}
+			u.old[svc] = nil
+		}
+		if err := s.converge(ctx, u, timeout); err != nil {
+			return err
+		}
+		deps = slices.DeleteFunc(deps, func(d string) bool { return slices.Contains(wave, d) })
+	}
+	return nil
+}
+
+// wave lists the services of todo whose dependencies all exist already.
+func (s *Stack) wave(todo []string) []string {
+	var out []string
+	for _, svc := range todo {
+		ready := true
+		for _, d := range s.base.DependsOn[svc] {
+			if _, ok := s.ids[d]; !ok {
+				ready = false
+			}
+		}
+		if ready {
+			out = append(out, svc)
+		}
+	}
+	return out
+}
+
+// Apply sets the cell's configuration on the target: the first call
+// creates it (and the services that come after it), later calls update
+// its CPU limit, memory limit, env and labels, and the env of the
+// services cfg.ServiceEnv names, forcing new tasks. It returns once the
+// manager took the change; WaitReady waits for the new tasks.
+func (s *Stack) Apply(ctx context.Context, cfg sweep.TargetConfig) error {
+	if cfg.CPUSet != "" {
+		return fmt.Errorf("%w", &UnsupportedError{Service: s.opts.Service, Field: "cpuset",
+			Why: "a swarm service cannot pin its containers to CPUs"})
+	}
+	if err := s.ensureNetwork(ctx); err != nil {
+		return err
+	}
+	u := &update{old: map[string]map[string]bool{}}
+	if _, ok := s.ids[s.opts.Service]; !ok {
+		for _, svc := range s.base.Services {
+			if _, ok := s.ids[svc]; ok {
+				continue
+			}
+			if err := s.create(ctx, svc, cfg); err != nil {
+				return err
+			}
+			u.old[svc] = nil
+		}
+		s.setPending(u)
+		return nil
+	}
+	for _, svc := range append([]string{s.opts.Service}, slices.Sorted(maps.Keys(cfg.ServiceEnv))...) {
+		old, err := s.taskIDs(ctx, svc)
+		if err != nil {
+			return err
+		}
+		if err := s.update(ctx, svc, cfg); err != nil {
+			return err
+		}
+		u.old[svc] = old
+	}
+	s.setPending(u)
+	return nil
+}
+
+func (s *Stack) setPending(u *update) {
+	s.mu.Lock()
+	s.pending = u
+	s.mu.Unlock()
+}
+
+// specFor is svc's spec with cfg applied: on the target the CPU and
+// memory limits, env and labels; on others the env cfg.ServiceEnv gives.
+func (s *Stack) specFor(svc string, cfg sweep.TargetConfig) (swarm.ServiceSpec, error) {
+	spec := s.specs[svc]
+	cs := *spec.TaskTemplate.ContainerSpec
+	cs.Labels = maps.Clone(cs.Labels)
+	env := cfg.ServiceEnv[svc]
+	if svc == s.opts.Service {
+		res := *spec.TaskTemplate.Resources
+		limits := *res.Limits
+		limits.NanoCPUs = nanoCPUs(cfg.CPUs)
+		if cfg.Memory != "" {
+			mem, err := sweep.MemoryBytes(cfg.Memory)
+			if err != nil {
+				return spec, err
+			}
+			limits.MemoryBytes = mem
+		}
+		res.Limits = &limits
+		spec.TaskTemplate.Resources = &res
+		env = cfg.Env
+		maps.Copy(cs.Labels, cfg.Labels)
+	}
+	var err error
+	if cs.Env, err = withEnv(cs.Env, env); err != nil {
+		return spec, fmt.Errorf("service %s: %w", svc, err)
+	}
+	spec.TaskTemplate.ContainerSpec = &cs
+	return spec, nil
+}
+
+// withEnv is base (KEY=VALUE, sorted) with set's variables replacing or
+// added, sorted.
+func withEnv(base []string, set map[string]string) ([]string, error) {
+	m := map[string]string{}
+	for _, kv := range base {
+		k, v, _ := strings.Cut(kv, "=")
+		m[k] = v
+	}
+	for k, v := range set {
+		if strings.ContainsAny(v, "\x00") || strings.ContainsAny(k, "=\x00") {
+			return nil, fmt.Errorf("env %s: a NUL byte or = in the name cannot be passed", k)
+		}
+		m[k] = v
+	}
+	out := make([]string, 0, len(m))
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		out = append(out, k+"="+m[k])
+	}
+	return out, nil
+}
+
+// create creates svc with cfg applied.
+func (s *Stack) create(ctx context.Context, svc string, cfg sweep.TargetConfig) error {
+	spec, err := s.specFor(svc, cfg)
+	if err != nil {
+		return err
+	}
+	resp, err := s.mgr.ServiceCreate(ctx, spec, swarm.ServiceCreateOptions{})
+	if err != nil {
+		return fmt.Errorf("create service %s: %w", spec.Name, err)
+	}
+	s.ids[svc] = resp.ID
+	return nil
+}
+
+// update replaces svc's spec with cfg applied, forcing new tasks even
+// when nothing else changed (a repetition of the same cell).
+func (s *Stack) update(ctx context.Context, svc string, cfg sweep.TargetConfig) error {
+	cur, _, err := s.mgr.ServiceInspectWithRaw(ctx, s.ids[svc], swarm.ServiceInspectOptions{})
+	if err != nil {
+		return fmt.Errorf("inspect service %s: %w", svc, err)
+	}
+	spec, err := s.specFor(svc, cfg)
+	if err != nil {
+		return err
+	}
+	spec.TaskTemplate.ForceUpdate = cur.Spec.TaskTemplate.ForceUpdate + 1
+	if _, err := s.mgr.ServiceUpdate(ctx, s.ids[svc], cur.Version, spec, swarm.ServiceUpdateOptions{}); err != nil {
+		return fmt.Errorf("update service %s: %w", cur.Spec.Name, err)
+	}
+	return nil
+}

@@ -1,0 +1,130 @@
+package swarm
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	cerrdefs "github.com/containerd/errdefs"
+	"github.com/docker/docker/api/types/filters"
+	"github.com/docker/docker/api/types/network"
+	"github.com/docker/docker/api/types/swarm"
+
+	"github.com/sweep-tool/sweep/sweep"
+)
+
+// Cleaned lists what Cleanup removed from the swarm, by name.
+type Cleaned struct {
+	Services []string `json:"services"`
+	Networks []string `json:"networks"`
+}
+
+// Down removes the stack's services and network (see Cleanup). Pass a
+// context that outlives cancellation, e.g. context.WithoutCancel(ctx)
+// with a timeout of a minute.
+func (s *Stack) Down(ctx context.Context) error {
+	_, err := Cleanup(ctx, s.mgr, s.opts.RunID)
+	s.ids, s.network = map[string]string{}, ""
+	s.setPending(nil)
+	return err
+}
+
+// Cleanup removes from the swarm, through its manager, the services of a
+// run (label sweep.run=<runID>, or stack sweep<runID>: the stack's own
+// and the one-shot load services), waits until their tasks are gone from
+// every node, then removes the run's networks. It is for Stack.Down,
+// Ctrl-C and `sweep clean`; what is already gone is no error.
+func Cleanup(ctx context.Context, mgr Manager, runID string) (Cleaned, error) {
+	project := sweep.ProjectName(runID)
+	if project == "sweep" {
+		return Cleaned{}, fmt.Errorf("%w: clean: run id %q has no letter or digit", sweep.ErrBadInput, runID)
+	}
+	selectors := []filters.Args{
+		filters.NewArgs(filters.Arg("label", sweep.LabelRun+"="+runID)),
+		filters.NewArgs(filters.Arg("label", NamespaceLabel+"="+project)),
+	}
+	var out Cleaned
+	var errs []error
+	removed := map[string]bool{}
+	for _, f := range selectors {
+		list, err := mgr.ServiceList(ctx, swarm.ServiceListOptions{Filters: f})
+		if err != nil {
+			errs = append(errs, fmt.Errorf("list services: %w", err))
+			continue
+		}
+		for _, svc := range list {
+			if removed[svc.ID] {
+				continue
+			}
+			removed[svc.ID] = true
+			switch err := mgr.ServiceRemove(ctx, svc.ID); {
+			case err == nil:
+				out.Services = append(out.Services, svc.Spec.Name)
+			case !cerrdefs.IsNotFound(err):
+				errs = append(errs, fmt.Errorf("remove service %s: %w", svc.Spec.Name, err))
+			}
+		}
+	}
+	errs = append(errs, tasksGone(ctx, mgr, removed))
+	out.Networks, errs = removeNetworks(ctx, mgr, selectors, errs)
+	if err := errors.Join(errs...); err != nil {
+		return out, fmt.Errorf("clean run %s: %w", runID, err)
+	}
+	return out, nil
+}
+
+// tasksGone waits until no task of the removed services is left: their
+// containers hold the network until then.
+func tasksGone(ctx context.Context, mgr Manager, services map[string]bool) error {
+	for id := range services {
+		for {
+			tasks, err := mgr.TaskList(ctx, swarm.TaskListOptions{Filters: filters.NewArgs(filters.Arg("service", id))})
+			if err != nil && !cerrdefs.IsNotFound(err) {
+				return fmt.Errorf("tasks of removed service %s: %w", short(id), err)
+			}
+			if len(tasks) == 0 {
+				break
+			}
+			select {
+			case <-ctx.Done():
+				return fmt.Errorf("tasks of removed service %s still there: %w", short(id), ctx.Err())
+			case <-time.After(pollEvery):
+			}
+		}
+	}
+	return nil
+}
+
+// removeNetworks removes the networks the selectors find, retrying a
+// network still in use for a few seconds (a node's endpoints go a
+// moment after the tasks).
+func removeNetworks(ctx context.Context, mgr Manager, selectors []filters.Args, errs []error) ([]string, []error) {
+	var out []string
+	seen := map[string]bool{}
+	for _, f := range selectors {
+		list, err := mgr.NetworkList(ctx, network.ListOptions{Filters: f})
+		if err != nil {
+			errs = append(errs, fmt.Errorf("list networks: %w", err))
+			continue
+		}
+		for _, n := range list {
+			if seen[n.ID] {
+				continue
+			}
+			seen[n.ID] = true
+			err := mgr.NetworkRemove(ctx, n.ID)
+			for try := 0; err != nil && !cerrdefs.IsNotFound(err) && try < 50 && ctx.Err() == nil; try++ {
+				time.Sleep(pollEvery)
+				err = mgr.NetworkRemove(ctx, n.ID)
+			}
+			switch {
+			case err == nil:
+				out = append(out, n.Name)
+			case !cerrdefs.IsNotFound(err):
+				errs = append(errs, fmt.Errorf("remove network %s: %w", n.Name, err))
+			}
+		}
+	}
+	return out, errs
+}

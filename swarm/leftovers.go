@@ -1,0 +1,60 @@
+package swarm
+
+import (
+	"context"
+	"fmt"
+	"sort"
+
+	"github.com/docker/docker/api/types/filters"
+	"github.com/docker/docker/api/types/swarm"
+
+	"github.com/sweep-tool/sweep/compose"
+	"github.com/sweep-tool/sweep/sweep"
+)
+
+// Leftovers lists, by run id, the runs whose services on the swarm carry
+// the sweep.run label (Containers counts their services), for `sweep
+// clean` on a manager.
+func Leftovers(ctx context.Context, mgr Manager) ([]compose.Leftover, error) {
+	list, err := mgr.ServiceList(ctx, swarm.ServiceListOptions{Filters: filters.NewArgs(filters.Arg("label", sweep.LabelRun))})
+	if err != nil {
+		return nil, fmt.Errorf("list services: %w", err)
+	}
+	byID := map[string]*compose.Leftover{}
+	for _, svc := range list {
+		l := svc.Spec.Labels
+		got := compose.RunLabels{ID: l[sweep.LabelRun], Dir: l[sweep.LabelDir], Host: l[sweep.LabelHost]}
+		lo, seen := byID[got.ID]
+		if !seen {
+			lo = &compose.Leftover{RunLabels: got}
+			byID[got.ID] = lo
+		}
+		if lo.Dir != got.Dir || lo.Host != got.Host {
+			lo.Dir, lo.Host = "", ""
+		}
+		lo.Containers++
+	}
+	out := make([]compose.Leftover, 0, len(byID))
+	for _, l := range byID {
+		out = append(out, *l)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
+	return out, nil
+}
+
+// CleanDead removes run l's services and networks from the swarm (see
+// Cleanup) when the run is provably dead, by the same rule as
+// compose.CleanDead (its directory is gone, or its lock can be taken);
+// force removes without the proof.
+func CleanDead(ctx context.Context, mgr Manager, l compose.Leftover, force bool) (Cleaned, error) {
+	if !force {
+		lock, err := compose.LockDead(l.RunLabels)
+		if err != nil {
+			return Cleaned{}, fmt.Errorf("run %s: %w", l.ID, err)
+		}
+		if lock != nil {
+			defer lock.Release()
+		}
+	}
+	return Cleanup(ctx, mgr, l.ID)
+}
