@@ -96,6 +96,19 @@ func ReadBase(paths []string, project string) (Base, error) {
 	return b, nil
 }
 
+// Replicas is the service's replica count in the files (scale or
+// deploy.replicas; 1 when neither is set or the service is unknown).
+func (b Base) Replicas(service string) int {
+	if b.Model == nil {
+		return 1
+	}
+	svc, ok := b.Model.Services[service]
+	if !ok {
+		return 1
+	}
+	return max(svc.GetScale(), 1)
+}
+
 // redact takes the values interpolated into the base files out of msg
 // (an error of the compose CLI, which read the same files).
 func (b Base) redact(msg string) string {

@@ -173,6 +173,10 @@ func (s *Stack) Services() []string { return slices.Clone(s.base.Services) }
 // Cleanup).
 func (s *Stack) Engine() Engine { return s.eng }
 
+// Replicas is the target's replica count in the base files (1 unless
+// they scale it).
+func (s *Stack) Replicas() int { return s.base.Replicas(s.opts.Service) }
+
 // Apply writes cfg's override to cfg.Dir/override.yaml and runs compose
 // up: every service on the first successful call (those StartDeps started
 // are up to date by then), then only the target (--no-deps

@@ -20,10 +20,15 @@ const (
 	StatusOK          Status = "ok"
 	StatusFailed      Status = "failed"
 	StatusInterrupted Status = "interrupted"
+	// StatusSkipped is a cell the connection-limit guard did not run: its
+	// pool asks for more connections than the database (or pooler)
+	// allows. The reason says by how much. A later run checks it again.
+	StatusSkipped Status = "skipped"
 )
 
-// Done reports whether a cell in this state needs no further run.
-func (s Status) Done() bool { return s == StatusOK || s == StatusFailed }
+// Done reports whether a cell in this state is finished: measured
+// (ok, failed) or recorded as skipped by the connection-limit guard.
+func (s Status) Done() bool { return s == StatusOK || s == StatusFailed || s == StatusSkipped }
 
 // Record is one cell repetition's result.json.
 type Record struct {
@@ -59,6 +64,11 @@ type Record struct {
 	// Host is the host's CPU pressure over the measured phase.
 	Host     *HostStats `json:"host,omitempty"`
 	Warnings []string   `json:"warnings,omitempty"`
+	// ConnLimit names what came near or past the database's connection
+	// limit in this cell: the guard's finding for a cell run over the
+	// limit, a peak of sessions within 5 % of max_connections, or "too
+	// many clients" in the target's log; empty when nothing did.
+	ConnLimit []string `json:"conn_limit,omitempty"`
 	// Events lists the changes of the stack's containers seen during the
 	// warm-up and the measured phase (restarts, exits, pauses); a record
 	// with events is failed.

@@ -202,7 +202,7 @@ func ReadRecord(path string) (Record, error) {
 		return rec, fmt.Errorf("%s: %w: %w", path, ErrBadRecord, err)
 	}
 	switch {
-	case rec.Status != StatusOK && rec.Status != StatusFailed && rec.Status != StatusInterrupted:
+	case rec.Status != StatusOK && rec.Status != StatusFailed && rec.Status != StatusInterrupted && rec.Status != StatusSkipped:
 		return rec, fmt.Errorf("%s: %w: status %q", path, ErrBadRecord, rec.Status)
 	case rec.Cell.ID == "":
 		return rec, fmt.Errorf("%s: %w: no cell id", path, ErrBadRecord)

@@ -72,9 +72,12 @@ func checkApplied(cfg TargetConfig, got results.Applied, names []string) error {
 func (r *Runner) finish(ctx context.Context, rec *results.Record, dir string, err error) results.Record {
 	start := r.now()
 	var lost *results.WriteError
+	var skipped errSkipped
 	switch {
 	case err == nil:
 		rec.Status = results.StatusOK
+	case errors.As(err, &skipped):
+		rec.Status, rec.Reason = results.StatusSkipped, skipped.Reason()
 	case errors.As(err, &lost):
 		r.lost = lost
 		rec.Status, rec.Reason = results.StatusInterrupted, "run stopped: "+lost.Error()

@@ -11,7 +11,7 @@ import (
 // steer how the run proceeds, not what a cell measures.
 var operational = map[string]bool{
 	"keep": true, "out": true, "retries": true, "max_failures": true, "cooldown": true,
-	"repeat": true, "order": true, "seed": true, "repeat_auto": true, "max_repeat": true,
+	"repeat": true, "order": true, "seed": true, "repeat_auto": true, "max_repeat": true, "over_limit": true,
 }
 
 // DiffSpecs lists the keys (spec JSON names) in which spec differs from the

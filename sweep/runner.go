@@ -35,10 +35,17 @@ type Runner struct {
 	// error aborts the run with nothing recorded for that cell.
 	Prepare  func(ctx context.Context) error
 	prepared bool
-	up       map[Stack]bool      // stacks whose dependencies were started
-	probed   map[Stack]bool      // stacks whose URL answered once
-	abort    error               // Prepare's or the URL probe's error: the run stops
-	lost     *results.WriteError // a run file could not be written: the run stops
+	// Limits, when set, reads the connection limits right after Prepare,
+	// before the first cell (see connlimit.go); Replicas is the target's
+	// replica count (below 1: one).
+	Limits    func(ctx context.Context) (ConnLimits, error)
+	Replicas  int
+	overLimit map[string]OverLimit // cells over the limit, to skip or flag
+	pending   []Job                // the jobs this run has still to do
+	up        map[Stack]bool       // stacks whose dependencies were started
+	probed    map[Stack]bool       // stacks whose URL answered once
+	abort     error                // Prepare's or the URL probe's error: the run stops
+	lost      *results.WriteError  // a run file could not be written: the run stops
 	// Reset, when set, runs before each cell's warm-up (--db-reset-sql).
 	Reset func(ctx context.Context) error
 	// Monitor, when set, watches each measured phase and sees what the
@@ -121,6 +128,7 @@ func (r *Runner) Run(ctx context.Context) (Summary, error) {
 	if r.Progress != nil {
 		r.Progress.Begin(len(jobs), sum.Skipped)
 	}
+	r.pending = todo
 	r.logf("%d jobs, %d already done", len(jobs), sum.Skipped)
 	err := r.runJobs(ctx, todo, &sum)
 	sum.OverheadS = overhead(sum.Records)
@@ -182,8 +190,8 @@ func (r *Runner) runJob(ctx context.Context, job Job) results.Record {
 // as not done with retryFailed).
 func done(dir string, retryFailed bool) bool {
 	rec, err := results.ReadRecord(filepath.Join(dir, results.ResultFile))
-	if err != nil || (retryFailed && rec.Status == results.StatusFailed) {
-		return false
+	if err != nil || (retryFailed && rec.Status == results.StatusFailed) || rec.Status == results.StatusSkipped {
+		return false // a skipped cell is checked against the limits again
 	}
 	return rec.Status.Done()
 }
@@ -252,6 +260,9 @@ func (r *Runner) setup(ctx context.Context, job Job, dir string, rec *results.Re
 	if err := r.startDeps(ctx, job, stack, cfg, rec); err != nil {
 		return err
 	}
+	if err := r.overLimitCell(job.Cell, rec); err != nil {
+		return err
+	}
 	if err := r.timed(job, rec, "apply", func() error { return stack.Apply(ctx, cfg) }); err != nil {
 		return fmt.Errorf("apply: %w", err)
 	}
@@ -291,6 +302,7 @@ func (r *Runner) measure(ctx context.Context, job Job, dir string, rec *results.
 	if err != nil {
 		return err
 	}
+	r.connPressure(ctx, rec)
 	if err := r.delivered(rec); err != nil {
 		return err
 	}

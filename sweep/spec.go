@@ -102,6 +102,11 @@ type Spec struct {
 	// Baseline, when set, adds one cell per CPU limit at the user's
 	// current settings, which the report measures the picks against.
 	Baseline *Baseline `json:"baseline,omitempty"`
+	// OverLimit says what to do with cells whose pools ask for more
+	// connections than the database allows: refuse the run (""), skip
+	// them or run them flagged (see connlimit.go). It steers the run, not
+	// what a cell measures, so a resume may change it.
+	OverLimit string `json:"over_limit,omitempty"`
 	// Script is the user's own k6 script (path and content hash); nil runs
 	// the bundled crud.js.
 	Script *Script `json:"script,omitempty"`
@@ -225,6 +230,9 @@ func (s Spec) Validate() error {
 	case "auto", "k6", "builtin":
 	default:
 		return BadInput("driver", "%q is not one of auto, k6, builtin", s.Driver)
+	}
+	if !ValidOverLimit(s.OverLimit) {
+		return BadInput("over-limit", "%q is not skip or run", s.OverLimit)
 	}
 	if s.FindLimit != nil && len(s.LoadLevels) > 0 {
 		return BadInput("find-limit", "searches the load of every cell; drop --load-levels")

@@ -32,10 +32,18 @@ func (r *Runner) startDeps(ctx context.Context, job Job, stack Stack, cfg Target
 		r.up = map[Stack]bool{}
 	}
 	r.up[stack] = true
-	if r.Prepare == nil || r.prepared {
+	if r.prepared || (r.Prepare == nil && r.Limits == nil) {
 		return nil
 	}
-	if err := r.timed(job, rec, "prepare", func() error { return r.Prepare(ctx) }); err != nil {
+	err = r.timed(job, rec, "prepare", func() error {
+		if r.Prepare != nil {
+			if err := r.Prepare(ctx); err != nil {
+				return err
+			}
+		}
+		return r.guardLimits(ctx)
+	})
+	if err != nil {
 		if ctx.Err() == nil {
 			r.abort = err
 		}

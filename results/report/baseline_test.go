@@ -111,7 +111,6 @@ func TestGainText(t *testing.T) {
 // gain per CPU limit in --json.
 func TestBaselineInReport(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
 	var cells []fxCell
 	rec := func(rps, p99 float64) []results.Rep {
 		return []results.Rep{{Record: results.Record{Status: results.StatusOK,
@@ -127,16 +126,8 @@ func TestBaselineInReport(t *testing.T) {
 		cells = append(cells, fxCell{info: results.CellInfo{ID: id, CPUs: cpu, WebThreads: 1, DBPool: 2, Baseline: true},
 			reps: rec(map[float64]float64{1: 5000, 2: 800}[cpu], map[float64]float64{1: 10, 2: 80}[cpu])})
 	}
-	writeRun(t, dir, "base", map[string]any{"cpus": []float64{1, 2}, "web_mult": []float64{1, 2},
+	rep := buildRun(t, map[string]any{"cpus": []float64{1, 2}, "web_mult": []float64{1, 2},
 		"db_mult": []float64{2}, "service": "app"}, cells)
-	run, err := results.LoadRun(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	rep, err := Build(run, DefaultOptions())
-	if err != nil {
-		t.Fatal(err)
-	}
 	for _, cr := range rep.PerCPU {
 		if cr.Baseline == nil || !strings.HasSuffix(cr.Baseline.ID, "__baseline") {
 			t.Fatalf("CPU %g: baseline %+v", cr.CPUs, cr.Baseline)

@@ -8,6 +8,7 @@ import (
 
 // The bottleneck labels, in the order the rules are tried.
 const (
+	BottleneckConn      = "conn-limit"
 	BottleneckError     = "error-bound"
 	BottleneckLoad      = "load-bound"
 	BottleneckPool      = "pool-starved"
@@ -24,6 +25,7 @@ const saturatedPct = 85
 // Legend explains each bottleneck label, in rule order: a cell gets the
 // first label whose rule holds.
 var Legend = []struct{ Label, Rule string }{
+	{BottleneckConn, "sessions within 5 % of max_connections, \"too many clients\" in the target's log, or run over the connection limit"},
 	{BottleneckError, "failed, or error rate above the bound"},
 	{BottleneckLoad, "the load driver could not keep up (dropped iterations)"},
 	{BottleneckPool, "peak active DB sessions reached the pool size: requests wait for a connection"},
@@ -38,8 +40,10 @@ var Legend = []struct{ Label, Rule string }{
 // bottleneck labels a cell; "" when the cell has no metrics to judge by.
 func bottleneck(c *Cell, service string, opts Options) string {
 	switch {
-	case c.Status == statusMissing || c.Status == statusScreened:
+	case c.Status == statusMissing || c.Status == statusScreened || c.Status == results.StatusSkipped:
 		return ""
+	case c.Status == results.StatusOK && nearConnLimit(c):
+		return BottleneckConn
 	case c.Status == results.StatusFailed || c.ErrorRate.Mean > opts.ErrorBound:
 		return BottleneckError
 	}
@@ -76,4 +80,15 @@ func bottleneck(c *Cell, service string, opts Options) string {
 		return BottleneckGenerator
 	}
 	return BottleneckNone
+}
+
+// nearConnLimit reports whether an ok repetition came near or past the
+// connection limit (results.Record.ConnLimit).
+func nearConnLimit(c *Cell) bool {
+	for _, r := range c.reps {
+		if len(r.ConnLimit) > 0 {
+			return true
+		}
+	}
+	return false
 }

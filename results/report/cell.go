@@ -61,7 +61,13 @@ type Cell struct {
 func summarise(rc results.RunCell, service string, opts Options) *Cell {
 	c := &Cell{CellInfo: rc.CellInfo, Status: statusMissing, Score: math.NaN()}
 	var rps, p99, errs, cpu, sess []float64
+	skipped := 0
 	for _, r := range rc.Reps {
+		if r.Status == results.StatusSkipped {
+			skipped++
+			c.Reason = r.Reason
+			continue
+		}
 		if r.Status != results.StatusOK {
 			c.Failed++
 			c.Reason = r.Reason
@@ -84,6 +90,8 @@ func summarise(rc results.RunCell, service string, opts Options) *Cell {
 		c.Status = results.StatusOK
 	case c.Failed > 0:
 		c.Status = results.StatusFailed
+	case skipped > 0:
+		c.Status = results.StatusSkipped
 	}
 	c.RPS = estimate(rps, opts.NoiseBand)
 	c.P99 = estimate(p99, opts.NoiseBand)
@@ -116,6 +124,8 @@ func ineligible(c *Cell, opts Options) string {
 		return fmt.Sprintf("screened out after round %d (measured %g s)", c.Screened.Round, c.Screened.DurationS)
 	case c.Status == results.StatusFailed:
 		return "failed: " + c.Reason
+	case c.Status == results.StatusSkipped:
+		return "skipped: " + c.Reason
 	case c.ErrorRate.Mean > opts.ErrorBound:
 		return fmt.Sprintf("error rate %.2f %% above the %.2f %% bound", 100*c.ErrorRate.Mean, 100*opts.ErrorBound)
 	case c.SafeLimit != nil && !c.SafeLimit.held():

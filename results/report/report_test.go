@@ -13,7 +13,14 @@ import (
 
 func buildFixture(t *testing.T, name string) *Report {
 	t.Helper()
-	run, err := results.LoadRun(filepath.Join("testdata", name))
+	return buildDir(t, filepath.Join("testdata", name))
+}
+
+// buildDir builds the report of the run directory dir with the default
+// options.
+func buildDir(t *testing.T, dir string) *Report {
+	t.Helper()
+	run, err := results.LoadRun(dir)
 	if err != nil {
 		t.Fatal(err)
 	}

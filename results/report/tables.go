@@ -73,6 +73,8 @@ func cellText(cr *CPUReport, c *Cell, m Metric) string {
 		return screenedText(c, m)
 	case c.Status == results.StatusFailed:
 		return "FAILED: " + shorten(c.Reason, 32)
+	case c.Status == results.StatusSkipped:
+		return "SKIPPED: " + shorten(c.Reason, 32)
 	}
 	e := c.value(m)
 	if e == nil {
