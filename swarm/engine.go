@@ -84,3 +84,17 @@ func nodeEngine(ctx context.Context, host string) (*client.Client, error) {
 	}
 	return cli, nil
 }
+
+// ManagerAt returns a client for the swarm manager at host (unix:///...,
+// tcp://...) and checks that it is an active manager.
+func ManagerAt(ctx context.Context, host string) (*client.Client, error) {
+	cli, err := nodeEngine(ctx, host)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", compose.ErrEngine, err)
+	}
+	if err := checkManager(ctx, cli); err != nil {
+		_ = cli.Close()
+		return nil, err
+	}
+	return cli, nil
+}
