@@ -46,6 +46,12 @@ bench-driver: ## built-in load driver vs wrk/hey: requests/s and generator CPU Â
 bench-strategy: demo-images build ## the same 12-cell demo grid with --strategy grid and --strategy halving: wall times, ratio, each profile's pick and agreement (about 15 min; BENCH_ARGS appended)
 	$(GO) run ./sweep/halving/benchstrategy $(BENCH_ARGS)
 
+bench-overhead: ## per-cell overhead of the swarm backend vs compose, cells alternated in one run (needs make swarm-up and the local engine)
+	$(GO) run ./swarm/benchoverhead
+
+bench-parallel: ## the demo's 4 cells on one swarm node, then on two side by side (needs make swarm-up); last line: parallel 2 / parallel 1 wall time
+	$(GO) run ./swarm/benchparallel
+
 mutation: ## mutation-test the core packages with their unit tests (gremlins v0.6.0, niced, 1 worker: an hour or more per package on 2 shared cores) and print each efficacy; PKGS="sweep results" narrows
 	./.ci/mutation $(PKGS)
 

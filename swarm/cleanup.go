@@ -20,30 +20,43 @@ type Cleaned struct {
 	Networks []string `json:"networks"`
 }
 
-// Down removes the stack's services and network (see Cleanup). Pass a
+// Down removes the stack's services and network (those of its stack
+// name, as Cleanup does for a whole run). Pass a
 // context that outlives cancellation, e.g. context.WithoutCancel(ctx)
 // with a timeout of a minute.
 func (s *Stack) Down(ctx context.Context) error {
-	_, err := Cleanup(ctx, s.mgr, s.opts.RunID)
+	_, err := removeBy(ctx, s.mgr, []filters.Args{filters.NewArgs(filters.Arg("label", NamespaceLabel+"="+s.project))})
+	if err != nil {
+		err = fmt.Errorf("remove stack %s: %w", s.project, err)
+	}
 	s.ids, s.network = map[string]string{}, ""
 	s.setPending(nil)
 	return err
 }
 
 // Cleanup removes from the swarm, through its manager, the services of a
-// run (label sweep.run=<runID>, or stack sweep<runID>: the stack's own
-// and the one-shot load services), waits until their tasks are gone from
-// every node, then removes the run's networks. It is for Stack.Down,
-// Ctrl-C and `sweep clean`; what is already gone is no error.
+// run (label sweep.run=<runID>, or stack sweep<runID>: every stack of the
+// run and its one-shot load services), waits until their tasks are gone
+// from every node, then removes the run's networks. It is for Ctrl-C and
+// `sweep clean`; what is already gone is no error.
 func Cleanup(ctx context.Context, mgr Manager, runID string) (Cleaned, error) {
 	project := sweep.ProjectName(runID)
 	if project == "sweep" {
 		return Cleaned{}, fmt.Errorf("%w: clean: run id %q has no letter or digit", sweep.ErrBadInput, runID)
 	}
-	selectors := []filters.Args{
+	out, err := removeBy(ctx, mgr, []filters.Args{
 		filters.NewArgs(filters.Arg("label", sweep.LabelRun+"="+runID)),
 		filters.NewArgs(filters.Arg("label", NamespaceLabel+"="+project)),
+	})
+	if err != nil {
+		return out, fmt.Errorf("clean run %s: %w", runID, err)
 	}
+	return out, nil
+}
+
+// removeBy removes the services the selectors find, waits until their
+// tasks are gone, then removes the networks they find.
+func removeBy(ctx context.Context, mgr Manager, selectors []filters.Args) (Cleaned, error) {
 	var out Cleaned
 	var errs []error
 	removed := map[string]bool{}
@@ -68,10 +81,7 @@ func Cleanup(ctx context.Context, mgr Manager, runID string) (Cleaned, error) {
 	}
 	errs = append(errs, tasksGone(ctx, mgr, removed))
 	out.Networks, errs = removeNetworks(ctx, mgr, selectors, errs)
-	if err := errors.Join(errs...); err != nil {
-		return out, fmt.Errorf("clean run %s: %w", runID, err)
-	}
-	return out, nil
+	return out, errors.Join(errs...)
 }
 
 // tasksGone waits until no task of the removed services is left: their

@@ -62,6 +62,10 @@ type Options struct {
 	Place map[string][]string
 	// Manager is the swarm manager's engine; nil connects with Connect.
 	Manager Manager
+	// Lane, for one of several stacks of a run measuring cells side by
+	// side (sweep.Lanes), is appended to the stack's name so the stacks
+	// do not collide; they share the run's labels, so Cleanup removes all.
+	Lane string
 }
 
 // Stack is a swarm stack under test. It implements sweep.Stack. Its
@@ -95,6 +99,9 @@ func New(ctx context.Context, opts Options) (*Stack, error) {
 	s := &Stack{opts: opts, mgr: opts.Manager, project: sweep.ProjectName(opts.RunID), ids: map[string]string{}}
 	if strings.ContainsAny(opts.RunID, "\n\r\x00") || s.project == "sweep" {
 		return nil, sweep.BadInput("run-id", "%q needs at least one letter or digit", opts.RunID)
+	}
+	if opts.Lane != "" {
+		s.project = sweep.ProjectName(opts.RunID + opts.Lane)
 	}
 	if len(opts.Files) == 0 {
 		return nil, sweep.BadInput("compose", "no compose file; give the stack's docker-compose.yml")
