@@ -24,8 +24,8 @@ type SwarmFixture struct {
 // Swarm returns the swarm test fixture, read from its state file
 // (SWEEP_SWARM_DIR or /var/lib/sweep-swarm) and checked: the manager
 // answers and is an active swarm manager. When the fixture is not up it
-// skips the test with the reason, or fails it under SWEEP_REQUIRE_SWARM=1
-// (SWEEP_REQUIRE_DOCKER does not apply: CI does not start the fixture yet).
+// skips the test with the reason, or fails it under SWEEP_REQUIRE_SWARM=1,
+// which .ci/run sets once it has started the fixture.
 func Swarm(t testing.TB) *SwarmFixture {
 	t.Helper()
 	SkipShort(t)
