@@ -31,7 +31,11 @@ func Run(ctx context.Context, r *sweep.Runner, p Plan, opts report.Options) (swe
 	if err := p.Validate(); err != nil {
 		return total, err
 	}
+	// Baseline cells are not screened: the gains need them measured in
+	// full, beside the finals.
 	cells := r.Spec.Cells()
+	baselines := slices.DeleteFunc(slices.Clone(cells), func(c sweep.Cell) bool { return !c.Baseline })
+	cells = slices.DeleteFunc(cells, func(c sweep.Cell) bool { return c.Baseline })
 	var anchors []string
 	last := len(p.Rounds)
 	for k, round := range p.Rounds[:last-1] {
@@ -57,6 +61,7 @@ func Run(ctx context.Context, r *sweep.Runner, p Plan, opts report.Options) (swe
 			len(ms), len(sel.Keep), len(sel.Anchors), len(next))
 		cells = slices.DeleteFunc(cells, func(c sweep.Cell) bool { return !slices.Contains(next, c.ID) })
 	}
+	cells = append(cells, baselines...)
 	final := p.Rounds[last-1]
 	fid := finalFidelity(r.Spec, final, last)
 	jobs := sweep.Schedule(cells, r.Spec.Repeat, r.Spec.Order, r.Spec.Seed)

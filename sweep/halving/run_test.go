@@ -230,3 +230,28 @@ func TestDescribePricesBothStrategies(t *testing.T) {
 		t.Errorf("got\n%q\nwant\n%q", lines, want)
 	}
 }
+
+// TestRunMeasuresTheBaselineInFull: baseline cells are never screened;
+// they run in the final round beside the survivors, so the report can
+// measure the picks against them.
+func TestRunMeasuresTheBaselineInFull(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	r, _ := newRunner(t, dir)
+	r.Spec.Baseline = &sweep.Baseline{WebThreads: 2, DBPool: 4}
+	if _, err := run(t, r); err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range []string{"cpu_1__web_2__db_4__baseline", "cpu_2__web_2__db_4__baseline"} {
+		if _, err := os.Stat(results.ScreenDir(dir, id, 1)); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("%s was screened (%v)", id, err)
+		}
+		rec, err := results.ReadRecord(filepath.Join(results.CellDir(dir, id, 1), results.ResultFile))
+		if err != nil || rec.Status != results.StatusOK || rec.DurationS != 120 || !rec.Cell.Baseline {
+			t.Errorf("%s: %+v %v, want a full-length baseline record", id, rec.Cell, err)
+		}
+	}
+	if rep := reportOf(t, dir, r.Spec); len(rep.Gains) != 6 {
+		t.Errorf("%d gains, want 3 profiles × 2 CPU limits", len(rep.Gains))
+	}
+}
