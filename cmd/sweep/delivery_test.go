@@ -125,7 +125,7 @@ func otherDemoStack(t *testing.T) ports {
 	// The compose CLI reads the ports from the environment, as with make demo.
 	t.Setenv("SWEEP_DEMO_PORT", fmt.Sprint(p.app))
 	t.Setenv("SWEEP_DEMO_PG_PORT", fmt.Sprint(p.pg))
-	runID := newRunID(time.Now()) + "other"
+	runID := results.NewRunID(time.Now()) + "other"
 	st, err := compose.New(t.Context(), compose.Options{Files: []string{filepath.Join(repoRoot(t), "compose", "demo", "docker-compose.yaml")},
 		Service: "app", RunID: runID})
 	if err != nil {

@@ -3,17 +3,14 @@ package main
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io"
-	"os"
-	"path/filepath"
-	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/sweep-tool/sweep/results"
 	"github.com/sweep-tool/sweep/sweep"
 	"github.com/sweep-tool/sweep/sweep/limit"
+	"github.com/sweep-tool/sweep/sweep/session"
 )
 
 // limitOpts are the limit command's flags beyond the spec.
@@ -60,8 +57,7 @@ func newLimitCmd(stdout, stderr io.Writer) *cobra.Command {
 		if err != nil {
 			return err
 		}
-		env := &runEnv{stdout: stdout, stderr: stderr, k6Path: flags.k6}
-		return env.limit(cmd.Context(), limitJob{spec: spec, cell: cell, cfg: cfg, dbService: o.search.DBService})
+		return findLimit(cmd.Context(), spec, cell, cfg, session.Options{K6: flags.k6}, o.search.DBService, stdout, stderr)
 	}
 	return cmd
 }
@@ -161,160 +157,20 @@ var measurementFlags = map[string]func(dst *sweep.Spec, src sweep.Spec){
 	"db-reset-sql":  func(d *sweep.Spec, s sweep.Spec) { d.DBResetSQL = s.DBResetSQL },
 }
 
-// limitFile is the file a limit run writes into its directory.
-const limitFile = "limit.json"
-
-// limitJob is one safe-limit search: the spec, its one cell and the
-// search config.
-type limitJob struct {
-	spec      sweep.Spec
-	cell      sweep.Cell
-	cfg       limit.Config
-	dbService string
-}
-
-// limitRecord is limit.json: the search's result with what was measured.
-type limitRecord struct {
-	SchemaVersion int    `json:"schema_version"`
-	RunID         string `json:"run_id"`
-	// Status is running, done or interrupted.
-	Status string           `json:"status"`
-	Cell   results.CellInfo `json:"cell"`
-	Driver string           `json:"driver"`
-	limit.Result
-	Spec sweep.Spec `json:"spec"`
-}
-
-// limit checks everything, applies the cell once, runs the search, tears
-// the stack down, writes limit.json and prints the table.
-func (e *runEnv) limit(ctx context.Context, job limitJob) error {
-	job.cell.Extras.Load = nil // the search sets the load of each level
-	if err := job.spec.Validate(); err != nil {
-		return err
-	}
-	driver, _, err := e.driver(ctx, job.spec)
+// findLimit opens a limit session of spec, searches cell's safe limit and
+// prints the levels' table.
+func findLimit(ctx context.Context, spec sweep.Spec, cell sweep.Cell, cfg limit.Config, opts session.Options,
+	dbService string, stdout, stderr io.Writer) error {
+	opts.Notify = tell(stderr)
+	s, err := session.OpenLimit(ctx, spec, opts)
 	if err != nil {
 		return err
 	}
-	e.runID = newRunID(time.Now())
-	dir := job.spec.Out
-	if dir == "" {
-		dir = filepath.Join("runs", "limit-"+e.runID)
+	defer s.Close()
+	defer guard(s)()
+	res, err := s.Limit(ctx, cell, cfg, dbService)
+	if len(res.Levels) > 0 {
+		err = errors.Join(err, limit.WriteTable(stdout, res))
 	}
-	if hasFile(filepath.Join(dir, limitFile)) {
-		return sweep.BadInput("out", "%s already holds a %s; choose another --out", dir, limitFile)
-	}
-	if err := results.CheckRunDir(dir, nil, 0); err != nil {
-		return sweep.BadInput("out", "%v; choose another --out", err)
-	}
-	ses, err := e.open(ctx, job.spec, dir)
-	if err != nil {
-		return err
-	}
-	defer ses.close()
-	rec := limitRecord{SchemaVersion: results.SchemaVersion, RunID: e.runID, Status: "running",
-		Cell: job.cell.Info(), Driver: driver.Name(), Spec: job.spec.Redacted()}
-	rec.SLO, rec.Config = job.cfg.SLO, job.cfg
-	if err := results.WriteJSONAtomic(filepath.Join(dir, limitFile), rec); err != nil {
-		return err
-	}
-	fmt.Fprintf(e.stderr, "sweep: limit %s: %s, %s levels, SLO %s → %s\n", e.runID, job.cell.ID, job.cfg.Model, job.cfg.SLO, dir)
-	defer e.guard(ses.stack)()
-	rec.Result, err = e.search(ctx, job, dir, ses, driver)
-	e.release(ctx, job.spec, ses.stack, err)
-	return e.limitOutcome(dir, rec, err)
-}
-
-// search applies the cell once and measures the levels the search asks.
-func (e *runEnv) search(ctx context.Context, job limitJob, dir string, ses *session, driver sweep.Driver) (limit.Result, error) {
-	runner := &sweep.Runner{Spec: job.spec, RunID: e.runID, Dir: dir, Stack: ses.stack, Variants: e.variants,
-		Driver: driver, Log: e.log, HostCPUs: e.hostCPUs, Prepare: ses.extras.prepare, Reset: ses.extras.resetFunc(),
-		Monitor: ses.extras.monitor(e.allStacks(ses.stack), job.spec)}
-	lv := &levels{out: e.stderr, job: job, runner: runner, dir: dir}
-	if err := lv.apply(ctx); err != nil {
-		return limit.Result{SLO: job.cfg.SLO, Config: job.cfg}, err
-	}
-	return limit.Search(ctx, job.cfg, lv.measure)
-}
-
-// levels measures the levels of one search on the applied cell.
-type levels struct {
-	out     io.Writer // one progress line per level
-	job     limitJob
-	runner  *sweep.Runner
-	dir     string
-	applied results.Applied
-	steps   int
-	broken  error                  // the target could not be applied again after a failed level
-	recs    map[int]results.Record // the measured levels' records, when set
-}
-
-// apply (re)creates the target with the cell and waits until it is ready.
-func (l *levels) apply(ctx context.Context) error {
-	applied, err := l.runner.Setup(ctx, l.job.cell, filepath.Join(l.dir, "target"))
-	switch {
-	case ctx.Err() != nil:
-		return sweep.ErrInterrupted
-	case err != nil:
-		return fmt.Errorf("apply %s: %w", l.job.cell.ID, err)
-	}
-	l.applied = applied
-	return nil
-}
-
-// measure runs one level: warm-up and measured load on the applied
-// target, the record written to levels/<model>-<level>. A failed level
-// fails the SLO, and the target is applied again for the next one.
-func (l *levels) measure(ctx context.Context, level int) (limit.Level, error) {
-	if l.broken != nil {
-		return limit.Level{}, l.broken
-	}
-	spec := l.job.spec
-	spec.Load = l.job.cfg.Model.LoadSpec(level, spec.Load.MaxVUs)
-	load := spec.LoadFor(l.job.cell, l.runner.Driver.Name())
-	dir := filepath.Join(l.dir, "levels", fmt.Sprintf("%s-%d", l.job.cfg.Model, level))
-	rec := l.runner.MeasureAt(ctx, l.job.cell, l.applied, load, dir)
-	if rec.Status == results.StatusInterrupted || ctx.Err() != nil {
-		return limit.Level{}, sweep.ErrInterrupted
-	}
-	l.steps++
-	fmt.Fprintf(l.out, "sweep: %s step %d: %s=%d: %s %s\n", l.job.cell.ID, l.steps, l.job.cfg.Model, level, rec.Status, levelBrief(rec))
-	if l.recs != nil {
-		l.recs[level] = rec
-	}
-	if rec.Status == results.StatusFailed {
-		l.broken = l.apply(ctx)
-	}
-	return limit.FromRecord(rec, l.job.spec.Service, l.job.dbService), nil
-}
-
-// levelBrief is a level's one-line summary for the progress lines.
-func levelBrief(rec results.Record) string {
-	if rec.Status != results.StatusOK {
-		return sweep.OneLine(rec.Reason)
-	}
-	return fmt.Sprintf("%d requests, %.2f%% ok, p99 %.2f ms", rec.Requests, (1-rec.ErrorRate)*100, rec.LatencyMS.P99)
-}
-
-// limitOutcome writes limit.json, prints the table and maps the search's
-// error to the command's.
-func (e *runEnv) limitOutcome(dir string, rec limitRecord, searchErr error) error {
-	rec.Status = "done"
-	if errors.Is(searchErr, sweep.ErrInterrupted) {
-		rec.Status = "interrupted"
-		searchErr = fmt.Errorf("%w: the levels measured so far are in %s", sweep.ErrInterrupted, filepath.Join(dir, limitFile))
-	}
-	werr := results.WriteJSONAtomic(filepath.Join(dir, limitFile), rec)
-	if len(rec.Levels) > 0 {
-		if err := limit.WriteTable(e.stdout, rec.Result); err != nil {
-			werr = errors.Join(werr, err)
-		}
-	}
-	return errors.Join(searchErr, werr)
-}
-
-// hasFile reports whether path exists.
-func hasFile(path string) bool {
-	_, err := os.Stat(path)
-	return err == nil
+	return err
 }

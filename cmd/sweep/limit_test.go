@@ -147,7 +147,7 @@ type limitRun struct {
 
 func readLimit(t *testing.T, dir string) limitRun {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join(dir, limitFile))
+	b, err := os.ReadFile(filepath.Join(dir, limit.FileName))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -175,7 +175,7 @@ func checkLevels(t *testing.T, levels []limit.Level) {
 // in its limit.json.
 func removeLimit(t *testing.T, dir string) {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join(dir, limitFile))
+	b, err := os.ReadFile(filepath.Join(dir, limit.FileName))
 	var r limitRun
 	if err != nil || json.Unmarshal(b, &r) != nil || r.RunID == "" {
 		return

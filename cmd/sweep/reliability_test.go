@@ -159,7 +159,7 @@ func TestCrashingCellFails(t *testing.T) {
 func TestRunIDsDiffer(t *testing.T) {
 	t.Parallel()
 	now := time.Now()
-	a, b := newRunID(now), newRunID(now)
+	a, b := results.NewRunID(now), results.NewRunID(now)
 	if a == b || sweep.ProjectName(a) == sweep.ProjectName(b) {
 		t.Errorf("two runs started at %s share the id %s (project %s)", now, a, sweep.ProjectName(a))
 	}

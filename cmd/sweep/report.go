@@ -1,12 +1,9 @@
 package main
 
 import (
-	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"path/filepath"
 
 	"github.com/spf13/cobra"
 
@@ -20,7 +17,6 @@ type reportFlags struct {
 	metrics []string
 	json    bool
 	opts    report.Options
-	skip    bool // no report (preflight check)
 }
 
 func (f *reportFlags) bind(cmd *cobra.Command) {
@@ -58,134 +54,18 @@ func newReportCmd(stdout, stderr io.Writer) *cobra.Command {
 	return cmd
 }
 
-// writeReport builds the report of dir, writes its files and prints it.
-// A run with extra axes is reported per slice (one grid per combination
-// of the extra values) in slices/<slice>/, with an index at the top.
+// writeReport builds the report of dir, writes its files and prints it
+// (see report.WriteRun); notes go to stderr.
 func writeReport(dir string, f reportFlags, stdout, stderr io.Writer) error {
 	metrics, err := parseMetrics(f.metrics)
 	if err != nil {
 		return err
 	}
-	run, err := results.LoadRun(dir)
-	if err != nil {
-		return reportInput(err)
-	}
-	for _, w := range run.Warnings {
-		fmt.Fprintf(stderr, "report: %s\n", w)
-	}
-	for _, m := range run.Missing {
-		fmt.Fprintf(stderr, "report: missing: %s\n", m)
-	}
-	slices := run.Slices()
-	if len(slices) == 1 {
-		return reportSlice(dir, run, f, metrics, stdout, stderr)
-	}
-	return reportSlices(dir, run, slices, f, metrics, stdout, stderr)
-}
-
-// reportSlice reports one grid into dir.
-func reportSlice(dir string, run *results.Run, f reportFlags, metrics []report.Metric, stdout, stderr io.Writer) error {
-	rep, err := report.Build(run, f.opts)
-	if err != nil {
-		return reportInput(err)
-	}
-	if err := report.WriteFiles(dir, rep); err != nil {
-		return err
-	}
-	if rep.USL == nil && len(f.opts.PredictCPUs) > 0 {
-		fmt.Fprintf(stderr, "report: %s\n", rep.USLNote)
-	}
-	if f.json {
-		return report.WriteJSON(stdout, rep)
-	}
-	for _, m := range metrics {
-		if !rep.HasMetric(m) {
-			fmt.Fprintf(stderr, "report: %s was not recorded in this run; its matrix is left out\n", m)
-			continue
-		}
-		if err := report.WriteTerminalMatrices(stdout, rep, m); err != nil {
-			return err
-		}
-	}
-	if err := report.WriteTerminalSummary(stdout, rep); err != nil {
-		return err
-	}
-	fmt.Fprintf(stderr, "report: wrote report.md, report.html, results.csv, results.json and charts/ in %s\n", dir)
-	return nil
-}
-
-// reportSlices reports each slice into dir/slices/<slug> and writes the
-// index report.md and the tidy results.csv of the whole run into dir.
-func reportSlices(dir string, run *results.Run, names []string, f reportFlags, metrics []report.Metric,
-	stdout, stderr io.Writer) error {
-	var index bytes.Buffer
-	fmt.Fprintf(&index, "# sweep report: run %s\n\nThe run has extra axes; each slice below is one grid of CPU × web threads × pool.\n\n", run.RunID)
-	var docs []json.RawMessage
-	sub := f
-	sub.json = false
-	out := stdout
-	if f.json {
-		out = io.Discard
-	}
-	for _, name := range names {
-		slug := filepath.Join("slices", results.SliceSlug(name))
-		fmt.Fprintf(out, "== slice: %s ==\n", name)
-		fmt.Fprintf(&index, "- %s: [report.md](%s/report.md), [report.html](%s/report.html)\n", name, slug, slug)
-		if err := reportSlice(filepath.Join(dir, slug), run.Only(name), sub, metrics, out, stderr); err != nil {
-			if !errors.Is(err, sweep.ErrBadInput) {
-				return err
-			}
-			fmt.Fprintf(stderr, "report: slice %s: %v\n", name, err)
-			continue
-		}
-		doc, err := sliceJSON(run.Only(name), f.opts, name)
-		if err != nil {
-			return err
-		}
-		docs = append(docs, doc)
-	}
-	if err := results.WriteFileAtomic(filepath.Join(dir, "report.md"), index.Bytes()); err != nil {
-		return err
-	}
-	if err := wholeCSV(dir, run, f.opts); err != nil {
-		return err
-	}
-	if f.json {
-		return json.NewEncoder(stdout).Encode(map[string]any{"run_id": run.RunID, "slices": docs})
-	}
-	return nil
-}
-
-// sliceJSON is the --json recommendation of one slice, with its name.
-func sliceJSON(run *results.Run, opts report.Options, name string) (json.RawMessage, error) {
-	rep, err := report.Build(run, opts)
-	if err != nil {
-		return nil, err
-	}
-	var buf bytes.Buffer
-	if err := report.WriteJSON(&buf, rep); err != nil {
-		return nil, err
-	}
-	var doc map[string]any
-	if err := json.Unmarshal(buf.Bytes(), &doc); err != nil {
-		return nil, err
-	}
-	doc["slice"] = name
-	return json.Marshal(doc)
-}
-
-// wholeCSV writes results.csv of every slice: one row per cell ×
-// repetition with the extra axes as columns.
-func wholeCSV(dir string, run *results.Run, opts report.Options) error {
-	rep, err := report.Build(run, opts)
-	if err != nil {
-		return reportInput(err)
-	}
-	var buf bytes.Buffer
-	if err := report.WriteCSV(&buf, rep); err != nil {
-		return err
-	}
-	return results.WriteFileAtomic(filepath.Join(dir, "results.csv"), buf.Bytes())
+	return reportInput(report.WriteRun(dir, f.opts, report.Print{Metrics: metrics, JSON: f.json, Out: stdout,
+		Note: func(s string) { fmt.Fprintf(stderr, "report: %s\n", s) },
+		SliceFailed: func(name string, err error) {
+			fmt.Fprintf(stderr, "report: slice %s: %v\n", name, reportInput(err))
+		}}))
 }
 
 func parseMetrics(names []string) ([]report.Metric, error) {
@@ -202,8 +82,7 @@ func parseMetrics(names []string) ([]report.Metric, error) {
 
 // reportInput turns the report's input errors into bad input.
 func reportInput(err error) error {
-	if errors.Is(err, results.ErrNotRun) || errors.Is(err, results.ErrNoFinishedCells) ||
-		errors.Is(err, report.ErrBadInput) {
+	if report.IsInput(err) {
 		return sweep.BadInput("report", "%v", err)
 	}
 	return err

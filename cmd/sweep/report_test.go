@@ -15,7 +15,7 @@ import (
 // rps grows with web threads, p99 with the axis value's length.
 func writeRun(t *testing.T, dir string, spec sweep.Spec) {
 	t.Helper()
-	meta := newMeta("20260101-000000", spec)
+	meta := sweep.NewMeta("20260101-000000", version, spec)
 	meta.Spec, _ = json.Marshal(spec.Redacted())
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)

@@ -2,25 +2,19 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
-	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/sweep-tool/sweep/results"
+	"github.com/sweep-tool/sweep/results/report"
 	"github.com/sweep-tool/sweep/sweep"
+	"github.com/sweep-tool/sweep/sweep/session"
 )
-
-// runOpts are the run command's flags beyond the spec.
-type runOpts struct {
-	checkFirst  bool
-	forceNew    bool
-	retryFailed bool
-	yes         bool
-}
 
 func newRunCmd(stdout, stderr io.Writer) *cobra.Command {
 	cmd := &cobra.Command{
@@ -33,24 +27,25 @@ func newRunCmd(stdout, stderr io.Writer) *cobra.Command {
 	}
 	flags := newSpecFlags(cmd.Flags())
 	fl := newFindLimitFlags(cmd.Flags())
-	var ro runOpts
-	cmd.Flags().BoolVar(&ro.forceNew, "force-new", false, "start a new run even if --out holds a run with a different spec (the old one is moved aside)")
-	cmd.Flags().BoolVar(&ro.retryFailed, "retry-failed", false, "on resume, run failed cells again")
-	cmd.Flags().BoolVar(&ro.yes, "yes", false, "allow grids above 500 cells or 48 hours")
+	var opts session.Options
+	var checkFirst bool
+	cmd.Flags().BoolVar(&opts.ForceNew, "force-new", false, "start a new run even if --out holds a run with a different spec (the old one is moved aside)")
+	cmd.Flags().BoolVar(&opts.RetryFailed, "retry-failed", false, "on resume, run failed cells again")
+	cmd.Flags().BoolVar(&opts.AllowLarge, "yes", false, "allow grids above 500 cells or 48 hours")
 	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
 		spec, err := resolveGrid(cmd, flags, fl)
 		if err != nil {
 			return err
 		}
-		if ro.checkFirst {
-			if err := preflight(cmd.Context(), spec, flags, stdout, stderr); err != nil {
+		if checkFirst {
+			if err := preflight(cmd.Context(), spec, flags.k6, stdout, stderr); err != nil {
 				return err
 			}
 		}
-		env := &runEnv{stdout: stdout, stderr: stderr, k6Path: flags.k6, opts: ro}
-		return env.sweep(cmd.Context(), spec)
+		opts.K6 = flags.k6
+		return runGrid(cmd.Context(), spec, opts, stdout, stderr, true)
 	}
-	cmd.Flags().BoolVar(&ro.checkFirst, "check-first", false, "run `sweep check` (one short cell end to end) before the grid")
+	cmd.Flags().BoolVar(&checkFirst, "check-first", false, "run `sweep check` (one short cell end to end) before the grid")
 	return cmd
 }
 
@@ -70,33 +65,26 @@ func newCheckCmd(stdout, stderr io.Writer) *cobra.Command {
 		if err != nil {
 			return err
 		}
-		return preflight(cmd.Context(), spec, flags, stdout, stderr)
+		return preflight(cmd.Context(), spec, flags.k6, stdout, stderr)
 	}
 	return cmd
 }
 
 // preflight runs the first cell of spec briefly in a throwaway directory.
-func preflight(ctx context.Context, spec sweep.Spec, flags *specFlags, stdout, stderr io.Writer) error {
+func preflight(ctx context.Context, spec sweep.Spec, k6 string, stdout, stderr io.Writer) error {
 	dir, err := os.MkdirTemp("", "sweep-check-")
 	if err != nil {
 		return err
 	}
 	defer os.RemoveAll(dir)
-	first := spec.Cells()
-	if len(first) == 0 {
-		return sweep.BadInput("cpus", "the grid is empty")
+	check, job, err := session.CheckSpec(spec, dir)
+	if err != nil {
+		return err
 	}
-	check := spec
-	check.Out, check.Repeat, check.Retries, check.MaxFailures = dir, 1, 0, 0
-	check.FindLimit = nil // one short load tells whether the stack works
-	check.Warmup = sweep.Duration(min(spec.Warmup.Std(), 2*time.Second))
-	check.Duration = sweep.Duration(min(spec.Duration.Std(), 5*time.Second))
-	env := &runEnv{stdout: io.Discard, stderr: stderr, k6Path: flags.k6, check: true,
-		jobs: []sweep.Job{{Cell: first[0], Rep: 1}}}
-	if err := env.sweep(ctx, check); err != nil {
+	if err := runGrid(ctx, check, session.Options{K6: k6, Jobs: []sweep.Job{job}}, io.Discard, stderr, false); err != nil {
 		return fmt.Errorf("check: %w", err)
 	}
-	rec, err := results.ReadRecord(filepath.Join(results.CellDir(dir, first[0].ID, 1), results.ResultFile))
+	rec, err := results.ReadRecord(filepath.Join(results.CellDir(dir, job.Cell.ID, 1), results.ResultFile))
 	if err != nil {
 		return fmt.Errorf("check: %w", err)
 	}
@@ -104,4 +92,69 @@ func preflight(ctx context.Context, spec sweep.Spec, flags *specFlags, stdout, s
 		rec.Cell.ID, check.Duration.Std(), rec.RPS, rec.LatencyMS.P99, rec.ErrorRate*100,
 		rec.PhasesS["apply"]+rec.PhasesS["ready"]+rec.PhasesS["readback"])
 	return nil
+}
+
+// runGrid opens a session of spec, runs it, and prints the summary of
+// what ran and (withReport) the run's report; the error is the run's as
+// the user reads it.
+func runGrid(ctx context.Context, spec sweep.Spec, opts session.Options, stdout, stderr io.Writer, withReport bool) error {
+	opts.Version, opts.Notify, opts.Progress = version, tell(stderr), newProgress(stderr)
+	s, err := session.Open(ctx, spec, opts)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	defer guard(s)()
+	res, runErr := s.Run(ctx)
+	if errors.Is(runErr, sweep.ErrBadInput) && len(res.Records) == 0 {
+		return runErr // nothing was recorded, so there is nothing to report
+	}
+	reportErr := summarize(stdout, s, res.Summary)
+	if reportErr == nil && withReport {
+		rf := reportFlags{metrics: []string{"rps", "p99"}, opts: report.DefaultOptions()}
+		if spec.FindLimit != nil {
+			rf.metrics = append(rf.metrics, string(report.MetricLimit))
+		}
+		reportErr = writeReport(s.Dir(), rf, stdout, stderr)
+	}
+	if reportErr != nil && !isLost(reportErr) {
+		fmt.Fprintf(stderr, "sweep: report: %v\n", reportErr)
+		reportErr = nil
+	}
+	err = outcome(res.Summary, runErr)
+	if isLost(err) {
+		return err // the later writes failed for the same reason
+	}
+	return errors.Join(err, res.FactsErr, reportErr)
+}
+
+// isLost reports whether err means a run file could not be written or
+// read back: the run's records are not safe, which is exit 1.
+func isLost(err error) bool {
+	var we *results.WriteError
+	return errors.As(err, &we) || errors.Is(err, results.ErrBadRecord)
+}
+
+// outcome maps the runner's result to the command's error.
+func outcome(sum sweep.Summary, runErr error) error {
+	switch {
+	case errors.Is(runErr, sweep.ErrInterrupted):
+		return fmt.Errorf("%w: the current cell is marked interrupted; run the same command again to resume", runErr)
+	case isLost(runErr):
+		return fmt.Errorf("%w; the run stopped so that no measurement is lost: make the run directory writable "+
+			"(free space, permissions) and run the same command again to resume", runErr)
+	case runErr != nil:
+		return runErr
+	case sum.Failed() > 0:
+		return fmt.Errorf("%w: %d of %d cells failed (see their target.log)", errFailedCells, sum.Failed(), len(sum.Records))
+	}
+	return nil
+}
+
+// guard makes a second Ctrl-C remove the session's containers by label;
+// the returned function withdraws that.
+func guard(s *session.Session) func() {
+	cleanup := func() { s.Cleanup(context.Background()) }
+	onHardExit.Store(&cleanup)
+	return func() { onHardExit.Store(nil) }
 }

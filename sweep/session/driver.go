@@ -1,9 +1,8 @@
-package main
+package session
 
 import (
 	"context"
 	"errors"
-	"fmt"
 	"time"
 
 	"github.com/sweep-tool/sweep/load/builtin"
@@ -11,34 +10,37 @@ import (
 	"github.com/sweep-tool/sweep/sweep"
 )
 
-// driver picks the load driver: k6 when asked or found, else builtin.
-func (e *runEnv) driver(ctx context.Context, spec sweep.Spec) (sweep.Driver, string, error) {
+// pickDriver picks the load driver: k6 when asked or found, else builtin;
+// with k6, its version.
+func (s *Session) pickDriver(ctx context.Context) (sweep.Driver, string, error) {
+	spec := s.spec
 	if spec.Driver == "builtin" {
 		if spec.Script != nil {
 			return nil, "", sweep.BadInput("script", "a k6 script runs only with k6; drop --driver builtin or --script")
 		}
 		return builtin.New(builtin.Options{}), "", nil
 	}
-	bin, err := k6.Find(e.k6Path)
+	bin, err := k6.Find(s.opts.K6)
 	switch {
-	case err != nil && e.k6Path != "":
+	case err != nil && s.opts.K6 != "":
 		return nil, "", sweep.BadInput("k6", "%v", err)
 	case err != nil && spec.Driver == "k6":
 		return nil, "", sweep.BadInput("driver", "%v", err)
 	case err != nil && spec.Script != nil:
 		return nil, "", sweep.BadInput("script", "a k6 script runs only with k6: %v", err)
 	case err != nil:
-		fmt.Fprintln(e.stderr, "sweep: k6 not found on PATH; using the built-in driver (--driver builtin)")
+		s.notify(NoK6{})
 		return builtin.New(builtin.Options{}), "", nil
 	}
-	return e.k6Driver(ctx, spec, bin)
+	return s.k6Driver(ctx, bin)
 }
 
 // k6Driver checks the phases, the binary and the user's script (before
 // anything starts: a script k6 cannot load, or whose options would
 // replace sweep's load, is bad input) and returns the k6 driver with
 // k6's version.
-func (e *runEnv) k6Driver(ctx context.Context, spec sweep.Spec, bin string) (sweep.Driver, string, error) {
+func (s *Session) k6Driver(ctx context.Context, bin string) (sweep.Driver, string, error) {
+	spec := s.spec
 	for _, d := range []struct {
 		flag string
 		v    time.Duration
@@ -52,7 +54,7 @@ func (e *runEnv) k6Driver(ctx context.Context, spec sweep.Spec, bin string) (swe
 		return nil, "", sweep.BadInput("k6", "%v", err)
 	}
 	d := k6.New(k6.Options{Binary: bin, Script: spec.Script})
-	notice, err := spec.CheckLoad(ctx, d, e.jobs)
+	notice, err := spec.CheckLoad(ctx, d, s.opts.Jobs)
 	if errors.Is(err, k6.ErrScript) || errors.Is(err, k6.ErrClash) || errors.Is(err, sweep.ErrScriptChanged) {
 		return nil, "", sweep.BadInput("script", "%v", err)
 	}
@@ -60,7 +62,7 @@ func (e *runEnv) k6Driver(ctx context.Context, spec sweep.Spec, bin string) (swe
 		return nil, "", err
 	}
 	if notice != "" {
-		fmt.Fprintf(e.stderr, "sweep: %s\n", notice)
+		s.notify(DriverNotice{Text: notice})
 	}
 	return d, version, nil
 }

@@ -1,9 +1,8 @@
-package main
+package session
 
 import (
 	"context"
 	"fmt"
-	"io"
 	"os"
 	"time"
 
@@ -14,23 +13,24 @@ import (
 	"github.com/sweep-tool/sweep/sweep"
 )
 
-// dbExtras is what --db-dsn and --db-reset-sql add to a run: the DB
-// sampler's connection and the reset script.
-type dbExtras struct {
-	db          *metrics.DB // nil without --db-dsn, or until prepare
+// samplers is what a database DSN, a PgBouncer DSN and a reset file add
+// to a run: the samplers' connections and the reset script.
+type samplers struct {
+	db          *metrics.DB // nil without a DSN, or until prepare
 	dsn         string
-	pooler      *metrics.PgBouncer // nil without --pooler-dsn, or until prepare
+	pooler      *metrics.PgBouncer // nil without a PgBouncer DSN, or until prepare
 	poolerDSN   string
 	wait        time.Duration // how long prepare waits for a server that does not answer yet
 	resetSQL    string
 	largestPool int
-	stderr      io.Writer
+	notify      func(Event)
 }
 
-// database checks the DSNs' form and reads the reset file, before
+// samplers checks the DSNs' form and reads the reset file, before
 // anything starts; it connects nothing (see prepare).
-func (e *runEnv) database(spec sweep.Spec) (*dbExtras, error) {
-	x := &dbExtras{poolerDSN: spec.PoolerDSN, wait: spec.ReadyTimeout.Std(), stderr: e.stderr}
+func (s *Session) samplers() (*samplers, error) {
+	spec := s.spec
+	x := &samplers{poolerDSN: spec.PoolerDSN, wait: spec.ReadyTimeout.Std(), notify: s.notify}
 	if spec.PoolerDSN != "" {
 		if _, err := pgx.ParseConfig(spec.PoolerDSN); err != nil {
 			return nil, sweep.BadInput("pooler-dsn", "%s is not a valid DSN", metrics.RedactDSN(spec.PoolerDSN))
@@ -47,7 +47,7 @@ func (e *runEnv) database(spec sweep.Spec) (*dbExtras, error) {
 		}
 	}
 	if spec.DBDSN == "" {
-		fmt.Fprintln(e.stderr, "sweep: no --db-dsn: database metrics are skipped and the report says so")
+		s.notify(NoDatabase{})
 		return x, nil
 	}
 	if _, err := pgx.ParseConfig(spec.DBDSN); err != nil {
@@ -61,15 +61,17 @@ func (e *runEnv) database(spec sweep.Spec) (*dbExtras, error) {
 // prepare checks the DSNs (connect and authenticate) once the services
 // the target needs are up, before the first cell: a database that is part
 // of the stack is waited for, a refusal is at once bad input naming the
-// DSN's flag, with the host and the error but never the password.
-func (x *dbExtras) prepare(ctx context.Context) error {
+// DSN's field, with the host and the error but never the password.
+func (x *samplers) prepare(ctx context.Context) error {
 	if x.dsn != "" && x.db == nil {
 		db, err := metrics.Open(ctx, x.dsn, x.waitFor("the database"))
 		if err != nil {
 			return &sweep.BadInputError{Flag: "db-dsn", Msg: err.Error() + "; check the DSN (or SWEEP_DB_DSN)", Err: err}
 		}
 		x.db = db
-		x.checkMax()
+		if x.largestPool+1 > db.MaxConnections {
+			x.notify(PoolAboveMax{Pool: x.largestPool, Max: db.MaxConnections})
+		}
 	}
 	if x.poolerDSN != "" && x.pooler == nil {
 		b, err := metrics.OpenPgBouncer(ctx, x.poolerDSN, x.waitFor("PgBouncer"))
@@ -83,19 +85,10 @@ func (x *dbExtras) prepare(ctx context.Context) error {
 
 // waitFor is how prepare waits for what: up to the ready timeout, saying
 // so once the wait has lasted a few seconds.
-func (x *dbExtras) waitFor(what string) metrics.Wait {
+func (x *samplers) waitFor(what string) metrics.Wait {
 	return metrics.Wait{For: x.wait, Notify: func(err error) {
-		fmt.Fprintf(x.stderr, "sweep: waiting up to %s for %s: %v\n", x.wait, what, err)
+		x.notify(Waiting{What: what, For: x.wait, Err: err})
 	}}
-}
-
-// checkMax warns when the largest pool plus the sampler exceeds the
-// database's max_connections.
-func (x *dbExtras) checkMax() {
-	if x.largestPool+1 > x.db.MaxConnections {
-		fmt.Fprintf(x.stderr, "sweep: warning: the largest pool (%d) plus the sampler's connection exceeds the database's max_connections (%d)\n",
-			x.largestPool, x.db.MaxConnections)
-	}
 }
 
 func largestPool(spec sweep.Spec) int {
@@ -106,8 +99,8 @@ func largestPool(spec sweep.Spec) int {
 	return n
 }
 
-// reset is the runner's Reset hook, or nil without a reset file.
-func (x *dbExtras) resetFunc() func(context.Context) error {
+// resetFunc is the runner's Reset hook, or nil without a reset file.
+func (x *samplers) resetFunc() func(context.Context) error {
 	if x.resetSQL == "" {
 		return nil
 	}
@@ -126,13 +119,13 @@ var _ metrics.Engine = compose.Engine(nil)
 // monitor is the runner's Monitor: containers of the stack, what the
 // target receives of the load at spec's URL and, with a DSN, the
 // database.
-func (x *dbExtras) monitor(stacks []*compose.Stack, spec sweep.Spec) sweep.Monitor {
+func (x *samplers) monitor(stacks []*compose.Stack, spec sweep.Spec) sweep.Monitor {
 	return &metrics.Monitor{Engine: stacks[0].Engine(), Containers: running(stacks), Target: spec.Service, URL: spec.URL,
 		DB: func() *metrics.DB { return x.db }, Pooler: func() *metrics.PgBouncer { return x.pooler }}
 }
 
 // running lists the containers of whichever stack is up (one at a time
-// with --variant).
+// with variants).
 func running(stacks []*compose.Stack) func(context.Context) (map[string]string, error) {
 	return func(ctx context.Context) (map[string]string, error) {
 		for _, st := range stacks {
@@ -145,7 +138,7 @@ func running(stacks []*compose.Stack) func(context.Context) (map[string]string, 
 	}
 }
 
-func (x *dbExtras) close() {
+func (x *samplers) close() {
 	if x.pooler != nil {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()

@@ -1,0 +1,48 @@
+package main
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/sweep-tool/sweep/sweep/session"
+)
+
+// tell is a session's Notify: what a person should know, one line each
+// on w (stderr), in sweep's words and with the flags that steer it.
+func tell(w io.Writer) func(session.Event) {
+	return func(e session.Event) {
+		switch e := e.(type) {
+		case session.Started:
+			if e.Jobs > 0 {
+				fmt.Fprintf(w, "sweep: run %s: %d job(s) → %s\n", e.RunID, e.Jobs, e.Dir)
+			} else {
+				fmt.Fprintf(w, "sweep: run %s: %d cells × %d repetitions → %s\n", e.RunID, e.Cells, e.Repeat, e.Dir)
+			}
+		case session.Resumed:
+			fmt.Fprintf(w, "sweep: resuming run %s in %s\n", e.RunID, e.Dir)
+		case session.MovedAside:
+			fmt.Fprintf(w, "sweep: --force-new: moved the earlier run to %s\n", e.To)
+		case session.LockTakenOver:
+			fmt.Fprintf(w, "sweep: took over the lock of %s from process %d, which is gone\n", e.Dir, e.PID)
+		case session.Kept:
+			fmt.Fprintf(w, "sweep: --keep: the stack stays up as compose project %s; `sweep clean --run %s` removes it\n", e.Project, e.RunID)
+		case session.TeardownFailed:
+			fmt.Fprintf(w, "sweep: tear down: %v; `sweep clean --run %s` removes what is left\n", e.Err, e.RunID)
+		case session.NoDatabase:
+			fmt.Fprintln(w, "sweep: no --db-dsn: database metrics are skipped and the report says so")
+		case session.Waiting:
+			fmt.Fprintf(w, "sweep: waiting up to %s for %s: %v\n", e.For, e.What, e.Err)
+		case session.PoolAboveMax:
+			fmt.Fprintf(w, "sweep: warning: the largest pool (%d) plus the sampler's connection exceeds the database's max_connections (%d)\n",
+				e.Pool, e.Max)
+		case session.NoK6:
+			fmt.Fprintln(w, "sweep: k6 not found on PATH; using the built-in driver (--driver builtin)")
+		case session.DriverNotice:
+			fmt.Fprintf(w, "sweep: %s\n", e.Text)
+		case session.LimitStarted:
+			fmt.Fprintf(w, "sweep: limit %s: %s, %s levels, SLO %s → %s\n", e.RunID, e.Cell, e.Model, e.SLO, e.Dir)
+		case session.LevelMeasured:
+			fmt.Fprintf(w, "sweep: %s\n", e)
+		}
+	}
+}

@@ -1,0 +1,60 @@
+package session
+
+import (
+	"time"
+
+	"github.com/sweep-tool/sweep/results"
+	"github.com/sweep-tool/sweep/sweep"
+)
+
+// SavedSpec reads the spec a run directory saved, with the DSNs given now:
+// the spec does not keep them, and another host or password is no other
+// spec. The run directory is the spec's output.
+func SavedSpec(dir, dbDSN, poolerDSN string) (sweep.Spec, error) {
+	meta, err := results.ReadMeta(dir)
+	if err != nil {
+		return sweep.Spec{}, sweep.BadInput("run", "%s is not a run directory: %v", dir, err)
+	}
+	spec, err := sweep.SpecOf(meta, dbDSN)
+	if err != nil {
+		return spec, err
+	}
+	spec.Out, spec.PoolerDSN = dir, poolerDSN
+	return spec, nil
+}
+
+// Again is the spec and the job that run cell cellID of the run in dir
+// once more, as its next repetition (give the job as Options.Jobs). An
+// unknown cell is said before anything else about the run (its database,
+// its script) is asked for.
+func Again(dir, cellID, dbDSN, poolerDSN string) (sweep.Spec, sweep.Job, error) {
+	if meta, err := results.ReadMeta(dir); err == nil {
+		if _, err := sweep.FindSavedCell(meta, cellID); err != nil {
+			return sweep.Spec{}, sweep.Job{}, err
+		}
+	}
+	spec, err := SavedSpec(dir, dbDSN, poolerDSN)
+	if err != nil {
+		return spec, sweep.Job{}, err
+	}
+	cell, err := spec.FindCell(cellID)
+	if err != nil {
+		return spec, sweep.Job{}, err
+	}
+	return spec, sweep.Job{Cell: cell, Rep: sweep.NextRep(dir, cell.ID)}, nil
+}
+
+// CheckSpec is spec cut down to a check of the stack: its first cell
+// once, for a few seconds, into dir, with no search and no retries.
+func CheckSpec(spec sweep.Spec, dir string) (sweep.Spec, sweep.Job, error) {
+	first := spec.Cells()
+	if len(first) == 0 {
+		return spec, sweep.Job{}, sweep.BadInput("cpus", "the grid is empty")
+	}
+	check := spec
+	check.Out, check.Repeat, check.Retries, check.MaxFailures = dir, 1, 0, 0
+	check.FindLimit = nil // one short load tells whether the stack works
+	check.Warmup = sweep.Duration(min(spec.Warmup.Std(), 2*time.Second))
+	check.Duration = sweep.Duration(min(spec.Duration.Std(), 5*time.Second))
+	return check, sweep.Job{Cell: first[0], Rep: 1}, nil
+}

@@ -1,0 +1,238 @@
+// Package session is sweep as a library: what the commands run, resume,
+// rerun, check and limit do, without flags and without printing. Open
+// resolves a spec into a run (a new run directory, or the resume of the
+// run already in it), builds its stacks, load driver and samplers and
+// takes the directory's lock; Run runs the grid (or the jobs asked) and
+// tears the stacks down; OpenLimit and Limit do the same for one
+// configuration's safe-limit search; Close releases what Open took.
+//
+// What a person should be told along the way reaches the caller as
+// values (see Event), the per-cell progress through sweep.Progress, and
+// errors keep their causes: the caller decides the words, the exit code
+// and where they go. Package cmd/sweep is one such caller.
+package session
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/sweep-tool/sweep/compose"
+	"github.com/sweep-tool/sweep/results"
+	"github.com/sweep-tool/sweep/sweep"
+)
+
+// Options are what a session needs besides the spec.
+type Options struct {
+	// K6 is the k6 binary's path; empty: k6 on PATH when the spec's
+	// driver allows it.
+	K6 string
+	// Version is the tool version recorded in sweep.json.
+	Version string
+	// ForceNew starts a new run where the run directory holds one with a
+	// different spec, moving the earlier run aside.
+	ForceNew bool
+	// RetryFailed runs failed cells of an earlier run again.
+	RetryFailed bool
+	// AllowLarge lets a grid above MaxJobs cell runs or MaxHours run.
+	AllowLarge bool
+	// Jobs, when set, are run instead of the spec's schedule (one cell
+	// again as a new repetition: see Again).
+	Jobs []sweep.Job
+	// Progress is told about each job; Observer each second of every
+	// measured phase. Both may be nil.
+	Progress sweep.Progress
+	Observer sweep.Observer
+	// Notify is told what a person should know as it happens (see
+	// Event); nil tells nobody.
+	Notify func(Event)
+}
+
+// Limits above which a grid needs Options.AllowLarge.
+const (
+	MaxJobs  = 500
+	MaxHours = 48
+)
+
+// teardownTimeout bounds taking a stack down, even after Ctrl-C.
+const teardownTimeout = 2 * time.Minute
+
+// Session is one open run: its directory (locked), its stacks, load
+// driver and samplers. Nothing runs until Run or Limit.
+type Session struct {
+	spec     sweep.Spec
+	opts     Options
+	runID    string
+	dir      string
+	meta     results.Meta
+	driver   sweep.Driver
+	stack    *compose.Stack         // the main stack (the first variant's)
+	variants map[string]sweep.Stack // with variants: each stack by name
+	stacks   []*compose.Stack       // with variants: every stack, for teardown
+	db       *samplers
+	lock     *results.Lock
+	log      *results.LazyFile
+	hostCPUs int
+	search   *cellSearch // the spec's per-cell safe-limit search, or nil
+}
+
+// RunID is the run's id (a resumed run keeps its own).
+func (s *Session) RunID() string { return s.runID }
+
+// Dir is the run directory.
+func (s *Session) Dir() string { return s.dir }
+
+// Spec is the spec the session runs.
+func (s *Session) Spec() sweep.Spec { return s.spec }
+
+// Open checks everything it can before starting anything (the spec, the
+// grid's size, the load driver, the run directory, the compose files,
+// the engine's CPUs, the DSNs' form), then takes the run directory's
+// lock and writes sweep.json: a new run, or the resume of the run
+// already there when its spec is the same. Errors caused by the spec are
+// bad input (sweep.ErrBadInput); nothing is left behind by them.
+func Open(ctx context.Context, spec sweep.Spec, opts Options) (_ *Session, err error) {
+	s := &Session{spec: spec, opts: opts}
+	if err := s.validate(); err != nil {
+		return nil, err
+	}
+	driverVersion := ""
+	if s.driver, driverVersion, err = s.pickDriver(ctx); err != nil {
+		return nil, err
+	}
+	if err := s.prepareDir(); err != nil {
+		return nil, err
+	}
+	if err := s.open(ctx); err != nil {
+		return nil, err
+	}
+	defer func() {
+		if err != nil {
+			s.Close()
+		}
+	}()
+	s.meta.Host.Driver, s.meta.Host.K6Version = s.driver.Name(), driverVersion
+	if err := results.WriteJSONAtomic(filepath.Join(s.dir, results.MetaFile), s.meta); err != nil {
+		return nil, err
+	}
+	if err := spec.Script.Save(s.dir); err != nil {
+		return nil, err
+	}
+	s.notify(Started{RunID: s.runID, Dir: s.dir, Cells: len(spec.Cells()), Repeat: spec.Repeat, Jobs: len(opts.Jobs)})
+	return s, nil
+}
+
+// validate checks the spec, its search and the grid's size.
+func (s *Session) validate() error {
+	if err := s.spec.Validate(); err != nil {
+		return err
+	}
+	var err error
+	if s.search, err = newCellSearch(s.spec); err != nil {
+		return err
+	}
+	est := s.spec.Estimate()
+	if hours := est.Total.Hours(); !s.opts.AllowLarge && (est.Jobs > MaxJobs || hours > MaxHours) {
+		return sweep.BadInput("yes", "the grid has %d cell runs (≈%.0f h); narrow it or pass --yes", est.Jobs, hours)
+	}
+	return nil
+}
+
+// open builds the stacks, checks the CPU limits against the engine,
+// checks the database settings, then creates the directory and takes its
+// lock; nothing is started yet. On an error it releases what it took.
+func (s *Session) open(ctx context.Context) (err error) {
+	s.log = results.NewLazyFile(filepath.Join(s.dir, results.LogFile))
+	defer func() {
+		if err != nil {
+			s.Close()
+		}
+	}()
+	if err := s.buildStacks(ctx); err != nil {
+		return err
+	}
+	if s.hostCPUs, err = s.checkCPUs(ctx); err != nil {
+		return err
+	}
+	if s.db, err = s.samplers(); err != nil {
+		return err
+	}
+	if err := os.MkdirAll(s.dir, 0o755); err != nil {
+		return sweep.BadInput("out", "cannot create %s: %v", s.dir, err)
+	}
+	return s.takeLock()
+}
+
+// Close releases the lock, the database connections and the log file.
+func (s *Session) Close() {
+	if s.lock != nil {
+		_ = s.lock.Release()
+		s.lock = nil
+	}
+	if s.db != nil {
+		s.db.close()
+	}
+	if s.log != nil {
+		_ = s.log.Close()
+	}
+}
+
+// Result is what Run did.
+type Result struct {
+	sweep.Summary
+	// FactsErr is sweep.json's write error when the engine, compose and
+	// image facts were recorded after the run.
+	FactsErr error
+}
+
+// Run runs the grid (or Options.Jobs), records the facts of what ran in
+// sweep.json and tears every stack down (unless the spec keeps it up).
+// Its error is the runner's (see sweep.Runner.Run), with the summary so
+// far.
+func (s *Session) Run(ctx context.Context) (Result, error) {
+	runner := s.runner()
+	runner.Jobs, runner.RetryFailed, runner.Progress = s.opts.Jobs, s.opts.RetryFailed, s.opts.Progress
+	// Once the services the target needs are up, before the first cell:
+	// check the DSNs against what now runs, and record the facts (images,
+	// versions), so a run that crashes keeps them too.
+	runner.Prepare = func(ctx context.Context) error {
+		return errors.Join(s.db.prepare(ctx), s.recordFacts(ctx))
+	}
+	if s.search != nil {
+		runner.Measure = s.search.hook(runner, s.runID, s.log)
+	}
+	sum, err := runner.Run(ctx)
+	res := Result{Summary: sum, FactsErr: s.recordFacts(ctx)}
+	s.release(ctx, err)
+	return res, err
+}
+
+// runner is the one place a Runner is built: the spec, the run, the
+// stacks, the driver and the samplers of this session.
+func (s *Session) runner() *sweep.Runner {
+	return &sweep.Runner{Spec: s.spec, RunID: s.runID, Dir: s.dir, Stack: s.stack, Variants: s.variants,
+		Driver: s.driver, Log: s.log, HostCPUs: s.hostCPUs, Observer: s.opts.Observer,
+		Prepare: s.db.prepare, Reset: s.db.resetFunc(), Monitor: s.db.monitor(s.allStacks(), s.spec)}
+}
+
+// Cleanup removes, best effort and at once, every container labelled
+// with the run's id: what a second Ctrl-C asks for.
+func (s *Session) Cleanup(ctx context.Context) {
+	cctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	_, _ = compose.Cleanup(cctx, s.stack.Engine(), s.runID)
+}
+
+func (s *Session) notify(e Event) {
+	if s.opts.Notify != nil {
+		s.opts.Notify(e)
+	}
+}
+
+// logf writes one line to sweep.log.
+func (s *Session) logf(format string, args ...any) {
+	fmt.Fprintf(s.log, format+"\n", args...)
+}
