@@ -115,7 +115,7 @@ func TestReadBaseHidesInterpolatedValues(t *testing.T) {
 	t.Setenv("WEB_CPUS", secret)
 	_, err := ReadBase([]string{filepath.Join("testdata", "load", "interp", "compose.yaml")}, "sweepr1")
 	var bad *sweep.BadInputError
-	if !errors.As(err, &bad) || bad.Flag != "compose" {
+	if !errors.As(err, &bad) || bad.Field != "compose" {
 		t.Fatalf("err = %v, want a bad input of the compose field", err)
 	}
 	if strings.Contains(err.Error(), "hunter2") || !strings.Contains(err.Error(), "services.web.cpus") {
@@ -229,7 +229,7 @@ func TestReadBaseEnvFiles(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err := ReadBase(paths, "sweepr1")
-	if !errors.Is(err, ErrBadInput) || strings.Contains(err.Error(), "hunter2") || !strings.Contains(err.Error(), "alt.env: line ") {
+	if !errors.Is(err, sweep.ErrBadInput) || strings.Contains(err.Error(), "hunter2") || !strings.Contains(err.Error(), "alt.env: line ") {
 		t.Errorf("bad env file: err = %v; want bad input naming the file and line without the value", err)
 	}
 }

@@ -30,7 +30,7 @@ type Cleaned struct {
 func Cleanup(ctx context.Context, eng Engine, runID string) (Cleaned, error) {
 	project := sweep.ProjectName(runID)
 	if project == "sweep" {
-		return Cleaned{}, fmt.Errorf("%w: clean: run id %q has no letter or digit", ErrBadInput, runID)
+		return Cleaned{}, fmt.Errorf("%w: clean: run id %q has no letter or digit", sweep.ErrBadInput, runID)
 	}
 	selectors := []filters.Args{
 		labelFilter(sweep.LabelRun + "=" + runID),

@@ -265,7 +265,7 @@ func TestReadBase(t *testing.T) {
 			}
 			if err != nil {
 				var bad *sweep.BadInputError
-				if !errors.As(err, &bad) || bad.Flag != "compose" {
+				if !errors.As(err, &bad) || bad.Field != "compose" {
 					t.Errorf("err = %#v, want a bad input of the compose field", err)
 				}
 				return
@@ -293,17 +293,17 @@ func TestNewRefusesBadInput(t *testing.T) {
 		want []string
 	}{
 		{"missing file", Options{Files: []string{file, "nope/compose.yml"}, Service: "web", RunID: "r1"},
-			[]string{"--compose", "nope/compose.yml"}},
-		{"no file", Options{Service: "web", RunID: "r1"}, []string{"--compose"}},
-		{"run id without letters", Options{Files: []string{file}, Service: "web", RunID: "--"}, []string{"--run-id"}},
-		{"not yaml", Options{Files: []string{broken}, Service: "web", RunID: "r1"}, []string{"--compose", "broken.yml"}},
+			[]string{"{compose}", "nope/compose.yml"}},
+		{"no file", Options{Service: "web", RunID: "r1"}, []string{"{compose}"}},
+		{"run id without letters", Options{Files: []string{file}, Service: "web", RunID: "--"}, []string{"{run_id}"}},
+		{"not yaml", Options{Files: []string{broken}, Service: "web", RunID: "r1"}, []string{"{compose}", "broken.yml"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
 			_, err := New(t.Context(), c.opts)
-			if !errors.Is(err, ErrBadInput) {
-				t.Fatalf("New = %v, want ErrBadInput", err)
+			if !errors.Is(err, sweep.ErrBadInput) {
+				t.Fatalf("New = %v, want sweep.ErrBadInput", err)
 			}
 			for _, w := range c.want {
 				if !strings.Contains(err.Error(), w) {

@@ -1,15 +1,6 @@
 package compose
 
-import (
-	"errors"
-
-	"github.com/sweep-tool/sweep/sweep"
-)
-
-// ErrBadInput is sweep.ErrBadInput: New wraps it when a compose file is
-// missing or invalid, the service is not in the stack, or the run id cannot
-// name a project. The CLI maps it to exit code 2.
-var ErrBadInput = sweep.ErrBadInput
+import "errors"
 
 // ErrNoComposeCLI means neither the `docker compose` plugin (v2) nor the
 // `docker-compose` binary (v1) could be found.

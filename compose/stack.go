@@ -70,7 +70,7 @@ var _ sweep.Stack = (*Stack)(nil)
 
 // New validates the options against the files, the engine and the compose
 // CLI before anything starts. Bad files, service or run id give errors
-// wrapping ErrBadInput that name the flag; an engine that does not answer
+// wrapping sweep.ErrBadInput that name the input; an engine that does not answer
 // gives ErrEngine, a missing CLI ErrNoComposeCLI.
 func New(ctx context.Context, opts Options) (*Stack, error) {
 	s := &Stack{opts: opts, cli: opts.CLI, eng: opts.Engine, project: sweep.ProjectName(opts.RunID)}
@@ -121,7 +121,7 @@ func runLabels(opts Options) (RunLabels, error) {
 // checkInput checks the run id and that every compose file exists.
 func (s *Stack) checkInput() error {
 	if strings.ContainsAny(s.opts.RunID, "\n\r\x00") || s.project == "sweep" {
-		return sweep.BadInput("run-id", "%q needs at least one letter or digit", s.opts.RunID)
+		return sweep.BadInput("run_id", "%q needs at least one letter or digit", s.opts.RunID)
 	}
 	if len(s.opts.Files) == 0 {
 		return sweep.BadInput("compose", "no compose file; give the stack's docker-compose.yml")

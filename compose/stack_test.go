@@ -23,7 +23,7 @@ func TestStackOnEngine(t *testing.T) {
 	file := writeStack(t, testenv.GoImage(t, eng, "sweep-compose-test", "./testdata/httpd"))
 	runID := newRunID(t)
 	_, err := New(t.Context(), Options{Files: []string{file}, Service: "nope", RunID: runID, Engine: eng, CLI: cli})
-	if !errors.Is(err, ErrBadInput) || !strings.Contains(err.Error(), "--service") ||
+	if !errors.Is(err, sweep.ErrBadInput) || !strings.Contains(err.Error(), "{service}") ||
 		!strings.Contains(err.Error(), "services: side, web") {
 		t.Errorf("New with an unknown service = %v, want bad input naming --service and listing the services", err)
 	}

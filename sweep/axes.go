@@ -53,23 +53,23 @@ var (
 func ParseAxis(text string) (Axis, error) {
 	key, vals, ok := strings.Cut(text, "=")
 	if !ok || vals == "" {
-		return Axis{}, BadInput("axis", "%q is not NAME=v1,v2 or SERVICE:NAME=v1,v2", text)
+		return Axis{}, BadInput("axes", "%q is not NAME=v1,v2 or SERVICE:NAME=v1,v2", text)
 	}
 	var a Axis
 	if svc, name, ok := strings.Cut(key, ":"); ok {
 		a.Service, a.Name = svc, name
 		if !serviceRe.MatchString(svc) {
-			return Axis{}, BadInput("axis", "%q is not a compose service name", svc)
+			return Axis{}, BadInput("axes", "%q is not a compose service name", svc)
 		}
 	} else {
 		a.Name = key
 	}
 	if !envNameRe.MatchString(a.Name) {
-		return Axis{}, BadInput("axis", "%q is not an environment variable name", a.Name)
+		return Axis{}, BadInput("axes", "%q is not an environment variable name", a.Name)
 	}
 	for _, v := range strings.Split(vals, ",") {
 		if v == "" || strings.ContainsAny(v, "\n\r\x00") {
-			return Axis{}, BadInput("axis", "%q: values must be non-empty and on one line", text)
+			return Axis{}, BadInput("axes", "%q: values must be non-empty and on one line", text)
 		}
 		a.Values = append(a.Values, v)
 	}
@@ -80,7 +80,7 @@ func ParseAxis(text string) (Axis, error) {
 func ParseVariant(text string) (Variant, error) {
 	name, files, ok := strings.Cut(text, "=")
 	if !ok || files == "" || !envNameRe.MatchString(strings.ReplaceAll(name, "-", "_")) {
-		return Variant{}, BadInput("variant", "%q is not NAME=FILE (compose files joined with +)", text)
+		return Variant{}, BadInput("variants", "%q is not NAME=FILE (compose files joined with +)", text)
 	}
 	return Variant{Name: name, Files: strings.Split(files, "+")}, nil
 }
@@ -119,16 +119,16 @@ func MemoryBytes(v string) (int64, error) {
 func ParseLoadLevels(text string) ([]LoadSpec, error) {
 	key, vals, ok := strings.Cut(text, "=")
 	if !ok {
-		return nil, BadInput("load-levels", "%q is not vus=N1,N2… or rate=R1,R2…", text)
+		return nil, BadInput("load_levels", "%q is not vus=N1,N2… or rate=R1,R2…", text)
 	}
 	var out []LoadSpec
 	for _, v := range strings.Split(vals, ",") {
 		l, err := ParseLoad(key + "=" + strings.TrimSpace(v))
 		if err != nil {
-			return nil, BadInput("load-levels", "%s", err.(*BadInputError).Msg)
+			return nil, BadInput("load_levels", "%s", err.(*BadInputError).Msg)
 		}
 		if n := len(out); n > 0 && l.level() <= out[n-1].level() {
-			return nil, BadInput("load-levels", "levels must increase: %s", vals)
+			return nil, BadInput("load_levels", "levels must increase: %s", vals)
 		}
 		out = append(out, l)
 	}

@@ -60,14 +60,14 @@ func TestAxisParsingRefusesBadInput(t *testing.T) {
 		f    func() error
 		flag string
 	}{
-		{"axis without values", func() error { _, err := ParseAxis("A="); return err }, "--axis"},
-		{"axis bad name", func() error { _, err := ParseAxis("1A=x"); return err }, "--axis"},
-		{"axis bad service", func() error { _, err := ParseAxis("bad svc:A=x"); return err }, "--axis"},
-		{"levels not increasing", func() error { _, err := ParseLoadLevels("vus=10,5"); return err }, "--load-levels"},
-		{"levels zero", func() error { _, err := ParseLoadLevels("rate=0,5"); return err }, "--load-levels"},
-		{"memory unit", func() error { _, err := ParseMemory("12 parsecs"); return err }, "--memory"},
-		{"memory tiny", func() error { _, err := ParseMemory("1k"); return err }, "--memory"},
-		{"variant without file", func() error { _, err := ParseVariant("go"); return err }, "--variant"},
+		{"axis without values", func() error { _, err := ParseAxis("A="); return err }, "{axes}"},
+		{"axis bad name", func() error { _, err := ParseAxis("1A=x"); return err }, "{axes}"},
+		{"axis bad service", func() error { _, err := ParseAxis("bad svc:A=x"); return err }, "{axes}"},
+		{"levels not increasing", func() error { _, err := ParseLoadLevels("vus=10,5"); return err }, "{load_levels}"},
+		{"levels zero", func() error { _, err := ParseLoadLevels("rate=0,5"); return err }, "{load_levels}"},
+		{"memory unit", func() error { _, err := ParseMemory("12 parsecs"); return err }, "{memory}"},
+		{"memory tiny", func() error { _, err := ParseMemory("1k"); return err }, "{memory}"},
+		{"variant without file", func() error { _, err := ParseVariant("go"); return err }, "{variants}"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			err := tc.f()

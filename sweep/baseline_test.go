@@ -26,7 +26,7 @@ func TestParseBaseline(t *testing.T) {
 	for _, text := range []string{"", "web=8", "web=8,pool=0", "web=8,pool=x", "web=8,pool=2,web=3", "threads=8,pool=2", "web=1.5,pool=2"} {
 		_, err := ParseBaseline(text)
 		var bad *BadInputError
-		if !errors.As(err, &bad) || bad.Flag != "baseline" {
+		if !errors.As(err, &bad) || bad.Field != "baseline" {
 			t.Errorf("%q: %v, want bad input naming baseline", text, err)
 		}
 	}

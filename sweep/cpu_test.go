@@ -99,7 +99,7 @@ func TestCheckEngineCPUs(t *testing.T) {
 		var bad *BadInputError
 		got := ""
 		if errors.As(err, &bad) {
-			got = bad.Flag
+			got = bad.Field
 		}
 		if got != tc.flag || (err != nil && got == "") {
 			t.Errorf("cpus %v cpuset %q on 2 CPUs: %v, want bad input naming %q", tc.cpus, tc.cpuset, err, tc.flag)
@@ -107,7 +107,7 @@ func TestCheckEngineCPUs(t *testing.T) {
 	}
 	s := testSpec()
 	s.CPUs = []float64{0.005}
-	if err := s.Validate(); !strings.Contains(fmt.Sprint(err), "--cpus") {
+	if err := s.Validate(); !strings.Contains(fmt.Sprint(err), "{cpus}") {
 		t.Errorf("cpus 0.005: Validate = %v, want bad input naming --cpus (the engine's minimum is 0.01)", err)
 	}
 }

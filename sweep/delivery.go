@@ -120,7 +120,7 @@ func checkBytes(url, service string, d *results.Delivery) error {
 	// Rounded down, so a ratio just under the bound never reads as on it.
 	pct := math.Floor(1000*d.Ratio) / 10
 	return fmt.Errorf("%w: %s received %d bytes while the driver sent %d to %s (%.1f%%, under %.0f%%; "+
-		"is --url the target's address?)", ErrNotDelivered, service, d.ReceivedBytes, d.SentBytes, url,
+		"is the URL the target's address?)", ErrNotDelivered, service, d.ReceivedBytes, d.SentBytes, url,
 		pct, 100*MinDeliveryRatio)
 }
 
@@ -132,7 +132,7 @@ func checkHostSocket(url, service string, d *results.Delivery, requests int64) e
 		if len(d.Listeners) > 0 {
 			held = "its port is held by " + strings.Join(d.Listeners, ", ")
 		}
-		return fmt.Errorf("%w: %s: %s, not by %s (is --url the target's address?)", ErrNotDelivered, url, held, service)
+		return fmt.Errorf("%w: %s: %s, not by %s (is the URL the target's address?)", ErrNotDelivered, url, held, service)
 	}
 	if need := float64(requests) * MinCPUPerRequest.Seconds(); requests > 0 && d.TargetCPUS < need {
 		return fmt.Errorf("%w: %s holds the socket of %s but used %.6f s of CPU for %d requests (under %s each)",

@@ -71,10 +71,10 @@ func TestCheckDelivery(t *testing.T) {
 		{"exactly half", 1_000_000, 2000, network(500_000), 0.5, "network", "", ""},
 		{"another target took the load", 4_000_000, 8000, network(3_000), 0.00075, "network",
 			"load did not reach the target: app received 3000 bytes while the driver sent 4000000 to " + testURL +
-				" (0.0%, under 50%; is --url the target's address?)", ""},
+				" (0.0%, under 50%; is the URL the target's address?)", ""},
 		{"just under half", 1_000_000, 2000, network(499_999), 0.499999, "network",
 			"load did not reach the target: app received 499999 bytes while the driver sent 1000000 to " + testURL +
-				" (49.9%, under 50%; is --url the target's address?)", ""},
+				" (49.9%, under 50%; is the URL the target's address?)", ""},
 		{"driver counts no bytes", 0, 2000, network(900), 0, "none", "",
 			"delivery to the target not proven: the driver did not report the bytes it sent"},
 		{"no monitor", 1000, 2, nil, 0, "none", "", "delivery to the target not proven: nothing watched the target"},
@@ -83,9 +83,9 @@ func TestCheckDelivery(t *testing.T) {
 		{"host: target's socket, CPU used", 50_000, 1000, host(true, 0.25, "pid 812 demoapp (target)"), 0, "host-socket", "", ""},
 		{"host: exactly 1µs of CPU a request", 50_000, 1000, host(true, 0.001, "pid 812 demoapp (target)"), 0, "host-socket", "", ""},
 		{"host: another process holds the port", 50_000, 1000, host(false, 0.25, "pid 99 nginx"), 0, "host-socket",
-			"load did not reach the target: " + testURL + ": its port is held by pid 99 nginx, not by app (is --url the target's address?)", ""},
+			"load did not reach the target: " + testURL + ": its port is held by pid 99 nginx, not by app (is the URL the target's address?)", ""},
 		{"host: nobody listens", 50_000, 1000, host(false, 0.25), 0, "host-socket",
-			"load did not reach the target: " + testURL + ": nothing listens on its port, not by app (is --url the target's address?)", ""},
+			"load did not reach the target: " + testURL + ": nothing listens on its port, not by app (is the URL the target's address?)", ""},
 		{"host: target did not run", 50_000, 1000, host(true, 0.0009, "pid 812 demoapp (target)"), 0, "host-socket",
 			"load did not reach the target: app holds the socket of " + testURL + " but used 0.000900 s of CPU for 1000 requests (under 1µs each)", ""},
 	}
@@ -143,7 +143,7 @@ func TestRunnerFailsUndeliveredLoad(t *testing.T) {
 	}{
 		{"delivered", results.Measurement{Requests: 100, BytesSent: 20_000}, 31_000, results.StatusOK, "", ""},
 		{"elsewhere", results.Measurement{Requests: 100, BytesSent: 20_000}, 1_200, results.StatusFailed,
-			"load did not reach the target: app received 1200 bytes while the driver sent 20000 to " + answering.URL + " (6.0%, under 50%; is --url the target's address?)", ""},
+			"load did not reach the target: app received 1200 bytes while the driver sent 20000 to " + answering.URL + " (6.0%, under 50%; is the URL the target's address?)", ""},
 		{"unreachable", results.Measurement{Requests: 1, ConnectErrors: 9, BytesSent: 90, ConnectErrorKinds: map[string]int64{"refused": 9}}, 0,
 			results.StatusFailed, "target unreachable: 9 of 10 attempts to connect to " + answering.URL + " failed (refused 9)", ""},
 		{"driver without a byte count", results.Measurement{Requests: 100}, 31_000, results.StatusOK, "",

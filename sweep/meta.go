@@ -48,9 +48,9 @@ func SpecOf(meta results.Meta, dsn string) (Spec, error) {
 	}
 	switch sampled := meta.SampledDB(); {
 	case sampled && dsn == "":
-		return s, BadInput("db-dsn", "the run sampled a database; give its DSN with --db-dsn or SWEEP_DB_DSN")
+		return s, BadInput("db_dsn", "the run sampled a database; give its DSN with {db_dsn} or SWEEP_DB_DSN")
 	case !sampled && dsn != "":
-		return s, BadInput("db-dsn", "the run used no database; drop --db-dsn and SWEEP_DB_DSN")
+		return s, BadInput("db_dsn", "the run used no database; drop {db_dsn} and SWEEP_DB_DSN")
 	}
 	return s, nil
 }

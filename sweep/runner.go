@@ -158,7 +158,7 @@ func (r *Runner) runJobs(ctx context.Context, todo []Job, sum *Summary) error {
 		}
 		if max := r.Spec.MaxFailures; max > 0 && sum.Failed() >= max {
 			r.logf("aborting: %d cells failed (--max-failures %d)", sum.Failed(), max)
-			return fmt.Errorf("%w: %d (--max-failures %d)", ErrTooManyFailures, sum.Failed(), max)
+			return fmt.Errorf("%w: %d ({max_failures} %d)", ErrTooManyFailures, sum.Failed(), max)
 		}
 	}
 	return nil

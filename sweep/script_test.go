@@ -118,7 +118,7 @@ func TestScriptSaveAndMissing(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = SpecOf(meta, "")
-	if !errors.Is(err, ErrBadInput) || !strings.Contains(err.Error(), "--script") || !strings.Contains(err.Error(), "script/ folder") {
+	if !errors.Is(err, ErrBadInput) || !strings.Contains(err.Error(), "{script}") || !strings.Contains(err.Error(), "script/ folder") {
 		t.Errorf("script gone: %v", err)
 	}
 	if _, err := ReadScript(filepath.Join(dir, "nope.js")); !errors.Is(err, ErrBadInput) {

@@ -182,22 +182,22 @@ func (s Spec) Validate() error {
 		flag string
 		msg  string
 	}{
-		{len(s.CPUs) == 0, "cpus", "no CPU limits; give e.g. --cpus 2,4,6,8"},
-		{len(s.WebMult) == 0, "web-mult", "no web multipliers"},
-		{len(s.DBMult) == 0, "db-mult", "no DB pool multipliers"},
+		{len(s.CPUs) == 0, "cpus", "no CPU limits; give e.g. {cpus} 2,4,6,8"},
+		{len(s.WebMult) == 0, "web_mult", "no web multipliers"},
+		{len(s.DBMult) == 0, "db_mult", "no DB pool multipliers"},
 		{s.Service == "", "service", "no target service; name the compose service to sweep"},
-		{s.WebEnv == "" || s.PoolEnv == "", "web-env", "the web-thread and pool variable names must not be empty"},
-		{s.ReadyTimeout <= 0, "ready-timeout", "must be > 0, e.g. 120s"},
+		{s.WebEnv == "" || s.PoolEnv == "", "web_env", "the web-thread and pool variable names must not be empty"},
+		{s.ReadyTimeout <= 0, "ready_timeout", "must be > 0, e.g. 120s"},
 		{s.Duration <= 0, "duration", "must be > 0, e.g. 5m"},
 		{s.Warmup < 0, "warmup", "must be >= 0 (0 skips the warm-up)"},
-		{!strings.HasPrefix(s.ReadyPath, "/"), "ready-path", "must start with /, e.g. /health"},
+		{!strings.HasPrefix(s.ReadyPath, "/"), "ready_path", "must start with /, e.g. /health"},
 		{s.Repeat < 1 || s.Repeat > 100, "repeat", "must be between 1 and 100"},
 		{s.RepeatAuto && (s.MaxRepeat < max(2, s.Repeat) || s.MaxRepeat > 100), "max-repeat",
 			"must be from 2 (and the first repetitions) up to 100"},
 		{!s.RepeatAuto && s.MaxRepeat != 0, "max-repeat", "caps automatic repetitions; give --repeat auto too"},
 		{!ValidOrder(s.Order), "order", "must be grid, interleave or shuffle"},
 		{s.Retries < 0 || s.Retries > 10, "retries", "must be between 0 and 10"},
-		{s.MaxFailures < 0, "max-failures", "must be >= 0 (0: never abort)"},
+		{s.MaxFailures < 0, "max_failures", "must be >= 0 (0: never abort)"},
 		{s.Cooldown < 0, "cooldown", "must be >= 0"},
 		{!(s.Precision >= 0 && s.Precision < 1), "precision", "must be a share from 0 up to below 100 %, e.g. 2%"},
 		{s.MinDuration < 0 || s.MinDuration > s.Duration, "min-duration", "must be from 0 up to the measured phase's duration"},
@@ -223,7 +223,7 @@ func (s Spec) Validate() error {
 	}
 	for _, name := range []string{s.WebEnv, s.PoolEnv, s.NameEnv} {
 		if strings.ContainsAny(name, "=\n\x00 ") {
-			return BadInput("web-env", "%q is not a valid environment variable name", name)
+			return BadInput("web_env", "%q is not a valid environment variable name", name)
 		}
 	}
 	switch s.Driver {
@@ -235,7 +235,7 @@ func (s Spec) Validate() error {
 		return BadInput("over-limit", "%q is not skip or run", s.OverLimit)
 	}
 	if s.FindLimit != nil && len(s.LoadLevels) > 0 {
-		return BadInput("find-limit", "searches the load of every cell; drop --load-levels")
+		return BadInput("find_limit", "searches the load of every cell; drop {load_levels}")
 	}
 	return nil
 }

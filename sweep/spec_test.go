@@ -23,18 +23,18 @@ func TestValidate(t *testing.T) {
 	}{
 		{"test spec", func(*Spec) {}, ""},
 		{"no cpus", func(s *Spec) { s.CPUs = nil }, "cpus"},
-		{"no web mult", func(s *Spec) { s.WebMult = nil }, "web-mult"},
-		{"no db mult", func(s *Spec) { s.DBMult = nil }, "db-mult"},
+		{"no web mult", func(s *Spec) { s.WebMult = nil }, "web_mult"},
+		{"no db mult", func(s *Spec) { s.DBMult = nil }, "db_mult"},
 		{"no service", func(s *Spec) { s.Service = "" }, "service"},
-		{"no web env", func(s *Spec) { s.WebEnv = "" }, "web-env"},
-		{"no pool env", func(s *Spec) { s.PoolEnv = "" }, "web-env"},
-		{"ready timeout 0", func(s *Spec) { s.ReadyTimeout = 0 }, "ready-timeout"},
+		{"no web env", func(s *Spec) { s.WebEnv = "" }, "web_env"},
+		{"no pool env", func(s *Spec) { s.PoolEnv = "" }, "web_env"},
+		{"ready timeout 0", func(s *Spec) { s.ReadyTimeout = 0 }, "ready_timeout"},
 		{"ready timeout 1ns", func(s *Spec) { s.ReadyTimeout = 1 }, ""},
 		{"duration 0", func(s *Spec) { s.Duration = 0 }, "duration"},
 		{"duration 1ns", func(s *Spec) { s.Duration = 1 }, ""},
 		{"warm-up 0", func(s *Spec) { s.Warmup = 0 }, ""},
 		{"warm-up negative", func(s *Spec) { s.Warmup = -1 }, "warmup"},
-		{"ready path without slash", func(s *Spec) { s.ReadyPath = "health" }, "ready-path"},
+		{"ready path without slash", func(s *Spec) { s.ReadyPath = "health" }, "ready_path"},
 		{"repeat 0", func(s *Spec) { s.Repeat = 0 }, "repeat"},
 		{"repeat 100", func(s *Spec) { s.Repeat = 100 }, ""},
 		{"repeat 101", func(s *Spec) { s.Repeat = 101 }, "repeat"},
@@ -43,7 +43,7 @@ func TestValidate(t *testing.T) {
 		{"retries 11", func(s *Spec) { s.Retries = 11 }, "retries"},
 		{"retries negative", func(s *Spec) { s.Retries = -1 }, "retries"},
 		{"max failures 0", func(s *Spec) { s.MaxFailures = 0 }, ""},
-		{"max failures negative", func(s *Spec) { s.MaxFailures = -1 }, "max-failures"},
+		{"max failures negative", func(s *Spec) { s.MaxFailures = -1 }, "max_failures"},
 		{"cooldown 0", func(s *Spec) { s.Cooldown = 0 }, ""},
 		{"cooldown negative", func(s *Spec) { s.Cooldown = -1 }, "cooldown"},
 		{"precision 2 %", func(s *Spec) { s.Precision = 0.02 }, ""},
@@ -64,13 +64,13 @@ func TestValidate(t *testing.T) {
 		{"https url", func(s *Spec) { s.URL = "https://example.test" }, ""},
 		{"ftp url", func(s *Spec) { s.URL = "ftp://h/" }, "url"},
 		{"url without host", func(s *Spec) { s.URL = "http:///x" }, "url"},
-		{"env name with space", func(s *Spec) { s.NameEnv = "A B" }, "web-env"},
+		{"env name with space", func(s *Spec) { s.NameEnv = "A B" }, "web_env"},
 		{"driver k6", func(s *Spec) { s.Driver = "k6" }, ""},
 		{"driver auto", func(s *Spec) { s.Driver = "auto" }, ""},
 		{"unknown driver", func(s *Spec) { s.Driver = "wrk" }, "driver"},
 		{"find-limit with load levels", func(s *Spec) {
 			s.FindLimit, s.LoadLevels = &FindLimit{SLO: "p99<=1s"}, []LoadSpec{{VUs: 1}}
-		}, "find-limit"},
+		}, "find_limit"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -97,7 +97,7 @@ func badField(err error) string {
 	if !errors.As(err, &bad) {
 		return ""
 	}
-	return bad.Flag
+	return bad.Field
 }
 
 func TestParseNumberList(t *testing.T) {

@@ -63,7 +63,7 @@ func (r *Runner) probeOnce(ctx context.Context, job Job, stack Stack, rec *resul
 	err := r.timed(job, rec, "probe", func() error { return Probe(ctx, r.Spec.URL) })
 	if err != nil {
 		if ctx.Err() == nil {
-			r.abort = &BadInputError{Flag: "url", Msg: err.Error() + "; the target is ready, so the URL does not lead to it", Err: err}
+			r.abort = &BadInputError{Field: "url", Msg: err.Error() + "; the target is ready, so the URL does not lead to it", Err: err}
 		}
 		return err
 	}

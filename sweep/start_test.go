@@ -51,7 +51,7 @@ func TestRunnerProbesTheURLOnce(t *testing.T) {
 	sum, err := (&Runner{Spec: spec, Dir: dir, Stack: stack, Driver: &fakeDriver{}}).Run(t.Context())
 	var bad *BadInputError
 	var probe *ProbeError
-	if !errors.Is(err, ErrBadInput) || !errors.As(err, &bad) || bad.Flag != "url" || !errors.As(err, &probe) ||
+	if !errors.Is(err, ErrBadInput) || !errors.As(err, &bad) || bad.Field != "url" || !errors.As(err, &probe) ||
 		probe.Kind != ConnectRefused || len(sum.Records) != 0 {
 		t.Fatalf("err %v (%d records), want bad input naming url with a refused probe and no record", err, len(sum.Records))
 	}

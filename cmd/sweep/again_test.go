@@ -51,7 +51,7 @@ func TestSavedSpecTakesNewDSNs(t *testing.T) {
 	}
 	t.Setenv("SWEEP_DB_DSN", "")
 	if _, err := savedSpec(newResumeCmd(io.Discard, io.Discard).Flags(), dir, dsnFlags{}); !errors.Is(err, sweep.ErrBadInput) ||
-		!strings.Contains(err.Error(), "--db-dsn") {
+		!strings.Contains(message(err), "--db-dsn") {
 		t.Errorf("no DSN for a run that sampled a database: %v, want bad input naming --db-dsn", err)
 	}
 }

@@ -17,7 +17,7 @@ func runCLI(t *testing.T, args ...string) (code int, stdout, stderr string) {
 	var out, errb bytes.Buffer
 	err := run(t.Context(), args, &out, &errb)
 	if err != nil {
-		errb.WriteString("sweep: " + err.Error() + "\n")
+		errb.WriteString("sweep: " + message(err) + "\n")
 	}
 	return exitCode(err), out.String(), errb.String()
 }
@@ -165,7 +165,7 @@ func TestConfigRefusesUnknownKeys(t *testing.T) {
 	t.Parallel()
 	for _, text := range []string{"cpu: [1]\n", "cpus: {a: 1}\n", "cpus: [0]\n", ": : :\n"} {
 		_, err := resolveSpec(t, "--config", writeConfig(t, text))
-		if exitCode(err) != exitBadInput || !strings.Contains(err.Error(), "--config") {
+		if exitCode(err) != exitBadInput || !strings.Contains(message(err), "--config") {
 			t.Errorf("config %q: err %v, want bad input naming --config", text, err)
 		}
 	}

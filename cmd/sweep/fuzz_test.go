@@ -19,7 +19,7 @@ func FuzzNumberList(f *testing.F) {
 	f.Fuzz(func(t *testing.T, s string) {
 		vals, err := sweep.ParseNumberList("cpus", s)
 		if err != nil {
-			if !strings.HasPrefix(err.Error(), "--cpus: ") || exitCode(err) != exitBadInput {
+			if !strings.HasPrefix(message(err), "--cpus: ") || exitCode(err) != exitBadInput {
 				t.Fatalf("error %q is not bad input naming --cpus", err)
 			}
 			return

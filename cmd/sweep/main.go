@@ -36,7 +36,7 @@ func main() {
 	err := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
 	code := exitCode(err)
 	if err != nil && !errors.Is(err, errSilent) {
-		fmt.Fprintln(os.Stderr, "sweep: "+err.Error())
+		fmt.Fprintln(os.Stderr, "sweep: "+message(err))
 	}
 	stop()
 	os.Exit(code)

@@ -64,7 +64,7 @@ func writeReport(dir string, f reportFlags, stdout, stderr io.Writer) error {
 	return reportInput(report.WriteRun(dir, f.opts, report.Print{Metrics: metrics, JSON: f.json, Out: stdout,
 		Note: func(s string) { fmt.Fprintf(stderr, "report: %s\n", s) },
 		SliceFailed: func(name string, err error) {
-			fmt.Fprintf(stderr, "report: slice %s: %v\n", name, reportInput(err))
+			fmt.Fprintf(stderr, "report: slice %s: %s\n", name, message(reportInput(err)))
 		}}))
 }
 
@@ -82,7 +82,8 @@ func parseMetrics(names []string) ([]report.Metric, error) {
 
 // reportInput turns the report's input errors into bad input.
 func reportInput(err error) error {
-	if report.IsInput(err) {
+	var b *sweep.BadInputError
+	if !errors.As(err, &b) && report.IsInput(err) {
 		return sweep.BadInput("report", "%v", err)
 	}
 	return err

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"strings"
 
@@ -46,7 +47,8 @@ func badFlag(err error) error {
 		flag = strings.Fields(msg[i+2:])[0]
 		flag = strings.Trim(flag, `"':`)
 	}
-	return sweep.BadInput(flag, "%s (see sweep --help)", msg)
+	// the flag may be one no command has, so the message names it itself
+	return &sweep.BadInputError{Msg: fmt.Sprintf("--%s: %s (see sweep --help)", flag, msg)}
 }
 
 func asBadInput(err error) (*sweep.BadInputError, bool) {

@@ -118,7 +118,7 @@ func runGrid(ctx context.Context, spec sweep.Spec, opts session.Options, stdout,
 		reportErr = writeReport(s.Dir(), rf, stdout, stderr)
 	}
 	if reportErr != nil && !isLost(reportErr) {
-		fmt.Fprintf(stderr, "sweep: report: %v\n", reportErr)
+		fmt.Fprintf(stderr, "sweep: report: %s\n", message(reportErr))
 		reportErr = nil
 	}
 	err = outcome(res.Summary, runErr)

@@ -11,9 +11,9 @@ import (
 	"time"
 )
 
-// installHint tells the user how to get past a missing k6.
-const installHint = "install k6 (https://grafana.com/docs/k6/latest/set-up/install-k6/) " +
-	"and put it on PATH or pass --k6 PATH, or use --driver builtin"
+// installHint tells the user how to get k6; a caller adds its own ways
+// past a missing k6 (another path, another driver).
+const installHint = "install k6 (https://grafana.com/docs/k6/latest/set-up/install-k6/) and put it on PATH"
 
 // Find returns the k6 binary to run: flagPath when set (a path, or a name
 // looked up on PATH), else "k6" on PATH. The error wraps ErrNotFound and

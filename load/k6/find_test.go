@@ -57,8 +57,8 @@ func TestFind(t *testing.T) {
 			t.Setenv("PATH", tc.path)
 			got, err := Find(tc.flag)
 			if tc.wantErr {
-				if !errors.Is(err, ErrNotFound) || !strings.Contains(err.Error(), "--driver builtin") {
-					t.Errorf("error = %v, want ErrNotFound saying how to get k6 or use --driver builtin", err)
+				if !errors.Is(err, ErrNotFound) || !strings.Contains(err.Error(), "put it on PATH") {
+					t.Errorf("error = %v, want ErrNotFound saying how to get k6", err)
 				}
 				return
 			}

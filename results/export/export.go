@@ -83,7 +83,7 @@ type Settings struct {
 
 // Export builds the settings opts asks for from run. Bad options give
 // errors wrapping sweep.ErrBadInput that name the option; a run the
-// report cannot read wraps report.ErrBadInput or the results errors; a
+// report cannot read wraps sweep.ErrBadInput or the results errors; a
 // profile without a qualifying pair wraps ErrNoPick.
 func Export(run *results.Run, opts Options) (*Settings, error) {
 	if err := opts.validate(); err != nil {
@@ -91,7 +91,7 @@ func Export(run *results.Run, opts Options) (*Settings, error) {
 	}
 	if sl := run.Slices(); len(sl) > 1 {
 		return nil, fmt.Errorf("%w: run %s has extra axes (%d slices: %s); export reads a run of one grid",
-			report.ErrBadInput, run.RunID, len(sl), strings.Join(sl, "; "))
+			sweep.ErrBadInput, run.RunID, len(sl), strings.Join(sl, "; "))
 	}
 	ropts := opts.Report
 	ropts.PredictCPUs = []float64{opts.CPUs} // used only outside the measured limits

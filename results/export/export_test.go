@@ -176,7 +176,7 @@ func TestBadOptions(t *testing.T) {
 			t.Parallel()
 			_, err := Export(run, c.opts)
 			var bad *sweep.BadInputError
-			if !errors.As(err, &bad) || bad.Flag != c.field {
+			if !errors.As(err, &bad) || bad.Field != c.field {
 				t.Errorf("err = %v, want bad input of %s", err, c.field)
 			}
 		})
@@ -259,7 +259,7 @@ func TestRefusesSlices(t *testing.T) {
 	}
 	_, err := Export(loadFixture(t, fixture{spec: spec, cells: cells}),
 		Options{Profile: "balanced", CPUs: 1, Format: FormatEnv, Report: report.DefaultOptions()})
-	if !errors.Is(err, report.ErrBadInput) || !strings.Contains(err.Error(), "has extra axes (2 slices: memory=256m; memory=1g)") {
+	if !errors.Is(err, sweep.ErrBadInput) || !strings.Contains(err.Error(), "has extra axes (2 slices: memory=256m; memory=1g)") {
 		t.Errorf("err = %v, want bad input naming the two slices", err)
 	}
 }

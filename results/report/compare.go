@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/sweep-tool/sweep/results"
+	"github.com/sweep-tool/sweep/sweep"
 )
 
 // CompareOptions tune Compare.
@@ -60,7 +61,7 @@ func Compare(a, b *results.Run, opts CompareOptions) (*Comparison, error) {
 		opts.Alpha = 0.05
 	}
 	if opts.Alpha < 0 || opts.Alpha >= 1 {
-		return nil, fmt.Errorf("%w: alpha %v is outside 0..1", ErrBadInput, opts.Alpha)
+		return nil, fmt.Errorf("%w: alpha %v is outside 0..1", sweep.ErrBadInput, opts.Alpha)
 	}
 	ca, cb := okCells(a), okCells(b)
 	cmp := &Comparison{RunA: a.RunID, RunB: b.RunID}
@@ -83,7 +84,7 @@ func Compare(a, b *results.Run, opts CompareOptions) (*Comparison, error) {
 		}
 	}
 	if len(cmp.Rows) == 0 {
-		return nil, fmt.Errorf("%w: runs %s and %s share no measured configuration", ErrBadInput, a.RunID, b.RunID)
+		return nil, fmt.Errorf("%w: runs %s and %s share no measured configuration", sweep.ErrBadInput, a.RunID, b.RunID)
 	}
 	return cmp, nil
 }

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/sweep-tool/sweep/results"
+	"github.com/sweep-tool/sweep/sweep"
 )
 
 func TestParseGates(t *testing.T) {
@@ -30,8 +31,8 @@ func TestParseGates(t *testing.T) {
 			t.Parallel()
 			got, err := ParseGates(tc.in)
 			if tc.err {
-				if !errors.Is(err, ErrBadInput) {
-					t.Fatalf("ParseGates(%q) = %v, %v; want ErrBadInput", tc.in, got, err)
+				if !errors.Is(err, sweep.ErrBadInput) {
+					t.Fatalf("ParseGates(%q) = %v, %v; want sweep.ErrBadInput", tc.in, got, err)
 				}
 				return
 			}

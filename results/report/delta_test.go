@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/sweep-tool/sweep/results"
+	"github.com/sweep-tool/sweep/sweep"
 )
 
 // The p-values below do not come from gonum, which welch uses: where
@@ -155,7 +156,7 @@ func TestCompareAlpha(t *testing.T) {
 	a := compareRun("a", [3]float64{1000, 10, 0.01}, [3]float64{1100, 12, 0.03})
 	b := compareRun("b", [3]float64{900, 15, 0.02}, [3]float64{950, 15, 0.04})
 	for _, alpha := range []float64{-0.01, 1} {
-		if _, err := Compare(a, b, CompareOptions{Alpha: alpha}); !errors.Is(err, ErrBadInput) {
+		if _, err := Compare(a, b, CompareOptions{Alpha: alpha}); !errors.Is(err, sweep.ErrBadInput) {
 			t.Errorf("alpha %v: err %v, want bad input", alpha, err)
 		}
 	}

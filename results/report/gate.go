@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/sweep-tool/sweep/sweep"
 )
 
 // Gate is one --fail-on limit: the change of Metric from run A to run B,
@@ -36,24 +38,24 @@ func ParseGates(s string) ([]Gate, error) {
 		}
 		name, limit, ok := strings.Cut(part, ":")
 		if !ok {
-			return nil, fmt.Errorf("%w: gate %q: want metric:±N%%", ErrBadInput, part)
+			return nil, fmt.Errorf("%w: gate %q: want metric:±N%%", sweep.ErrBadInput, part)
 		}
 		m, err := ParseMetric(strings.TrimSpace(name))
 		if err != nil || !comparable(m) {
-			return nil, fmt.Errorf("%w: gate %q: metric must be rps, p99 or errors", ErrBadInput, part)
+			return nil, fmt.Errorf("%w: gate %q: metric must be rps, p99 or errors", sweep.ErrBadInput, part)
 		}
 		limit = strings.TrimSuffix(strings.TrimSpace(limit), "%")
 		if !strings.HasPrefix(limit, "+") && !strings.HasPrefix(limit, "-") {
-			return nil, fmt.Errorf("%w: gate %q: the limit needs a sign (+ for a rise, - for a drop)", ErrBadInput, part)
+			return nil, fmt.Errorf("%w: gate %q: the limit needs a sign (+ for a rise, - for a drop)", sweep.ErrBadInput, part)
 		}
 		v, err := strconv.ParseFloat(limit, 64)
 		if err != nil || v == 0 {
-			return nil, fmt.Errorf("%w: gate %q: limit %q is not a non-zero number", ErrBadInput, part, limit)
+			return nil, fmt.Errorf("%w: gate %q: limit %q is not a non-zero number", sweep.ErrBadInput, part, limit)
 		}
 		gates = append(gates, Gate{Metric: m, Limit: v})
 	}
 	if len(gates) == 0 {
-		return nil, fmt.Errorf("%w: empty --fail-on list", ErrBadInput)
+		return nil, fmt.Errorf("%w: empty {fail_on} list", sweep.ErrBadInput)
 	}
 	return gates, nil
 }

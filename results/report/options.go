@@ -1,15 +1,12 @@
 package report
 
 import (
-	"errors"
 	"fmt"
 	"math"
 	"strings"
-)
 
-// ErrBadInput marks errors caused by what the user asked for (an unknown
-// metric, a malformed gate). The CLI maps it to exit code 2.
-var ErrBadInput = errors.New("bad input")
+	"github.com/sweep-tool/sweep/sweep"
+)
 
 // Options tune the analysis. The zero value is not useful; start from
 // DefaultOptions.
@@ -33,14 +30,14 @@ func DefaultOptions() Options { return Options{ErrorBound: 0.01, NoiseBand: 0.05
 
 func (o Options) validate() error {
 	if o.ErrorBound < 0 || o.ErrorBound > 1 {
-		return fmt.Errorf("%w: error bound %v is outside 0..1", ErrBadInput, o.ErrorBound)
+		return fmt.Errorf("%w: error bound %v is outside 0..1", sweep.ErrBadInput, o.ErrorBound)
 	}
 	if o.NoiseBand < 0 || o.NoiseBand >= 1 {
-		return fmt.Errorf("%w: noise band %v is outside 0..1", ErrBadInput, o.NoiseBand)
+		return fmt.Errorf("%w: noise band %v is outside 0..1", sweep.ErrBadInput, o.NoiseBand)
 	}
 	for _, n := range o.PredictCPUs {
 		if !(n > 0) || math.IsInf(n, 0) {
-			return fmt.Errorf("%w: CPU limit %v to predict at is not a number > 0", ErrBadInput, n)
+			return fmt.Errorf("%w: CPU limit %v to predict at is not a number > 0", sweep.ErrBadInput, n)
 		}
 	}
 	return nil
@@ -71,7 +68,7 @@ func ParseMetric(s string) (Metric, error) {
 			return m, nil
 		}
 	}
-	return "", fmt.Errorf("%w: unknown metric %q (want one of %s)", ErrBadInput, s, metricNames())
+	return "", fmt.Errorf("%w: unknown metric %q (want one of %s)", sweep.ErrBadInput, s, metricNames())
 }
 
 func metricNames() string {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/sweep-tool/sweep/internal/testenv"
 	"github.com/sweep-tool/sweep/results"
+	"github.com/sweep-tool/sweep/sweep"
 )
 
 func buildFixture(t *testing.T, name string) *Report {
@@ -66,14 +67,14 @@ func TestGolden(t *testing.T) {
 func TestUnknownMetric(t *testing.T) {
 	t.Parallel()
 	rep := buildFixture(t, "gop")
-	if _, err := ParseMetric("latency"); !errors.Is(err, ErrBadInput) {
-		t.Errorf("ParseMetric(latency) = %v, want ErrBadInput", err)
+	if _, err := ParseMetric("latency"); !errors.Is(err, sweep.ErrBadInput) {
+		t.Errorf("ParseMetric(latency) = %v, want sweep.ErrBadInput", err)
 	}
-	if err := WriteTerminal(&bytes.Buffer{}, rep, MetricCPU); !errors.Is(err, ErrBadInput) {
-		t.Errorf("cpu matrix of a run without metrics = %v, want ErrBadInput", err)
+	if err := WriteTerminal(&bytes.Buffer{}, rep, MetricCPU); !errors.Is(err, sweep.ErrBadInput) {
+		t.Errorf("cpu matrix of a run without metrics = %v, want sweep.ErrBadInput", err)
 	}
-	if _, err := Build(&results.Run{}, Options{NoiseBand: 2}); !errors.Is(err, ErrBadInput) {
-		t.Errorf("noise band 2 = %v, want ErrBadInput", err)
+	if _, err := Build(&results.Run{}, Options{NoiseBand: 2}); !errors.Is(err, sweep.ErrBadInput) {
+		t.Errorf("noise band 2 = %v, want sweep.ErrBadInput", err)
 	}
 }
 

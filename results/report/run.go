@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 
 	"github.com/sweep-tool/sweep/results"
+	"github.com/sweep-tool/sweep/sweep"
 )
 
 // Print is how WriteRun reports a run besides its files: the matrices (or
@@ -34,7 +35,7 @@ type Print struct {
 // as it is (not a run, no finished cell, bad analysis options): the
 // input's fault, not the machine's.
 func IsInput(err error) bool {
-	return errors.Is(err, results.ErrNotRun) || errors.Is(err, results.ErrNoFinishedCells) || errors.Is(err, ErrBadInput)
+	return errors.Is(err, results.ErrNotRun) || errors.Is(err, results.ErrNoFinishedCells) || errors.Is(err, sweep.ErrBadInput)
 }
 
 func (p Print) note(format string, args ...any) {

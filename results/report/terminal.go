@@ -6,11 +6,13 @@ import (
 
 	"github.com/olekukonko/tablewriter"
 	"github.com/olekukonko/tablewriter/tw"
+
+	"github.com/sweep-tool/sweep/sweep"
 )
 
 // WriteTerminal prints the matrices of metric m for every CPU limit, the
 // per-limit winners and the recommendation, as text tables. A metric the
-// run did not record returns an error wrapping ErrBadInput.
+// run did not record returns an error wrapping sweep.ErrBadInput.
 func WriteTerminal(w io.Writer, rep *Report, m Metric) error {
 	if err := WriteTerminalMatrices(w, rep, m); err != nil {
 		return err
@@ -21,7 +23,7 @@ func WriteTerminal(w io.Writer, rep *Report, m Metric) error {
 // WriteTerminalMatrices prints the matrix of m for every CPU limit.
 func WriteTerminalMatrices(w io.Writer, rep *Report, m Metric) error {
 	if !rep.HasMetric(m) {
-		return fmt.Errorf("%w: metric %q was not recorded in run %s", ErrBadInput, m, rep.RunID)
+		return fmt.Errorf("%w: metric %q was not recorded in run %s", sweep.ErrBadInput, m, rep.RunID)
 	}
 	for _, cr := range rep.PerCPU {
 		if err := terminalTable(w, matrixTable(rep, cr, m)); err != nil {

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/sweep-tool/sweep/results/report"
+	"github.com/sweep-tool/sweep/sweep"
 )
 
 // Round is one pass over the cells that survived the round before.
@@ -66,17 +66,17 @@ func DefaultPlan(w, d time.Duration) Plan {
 // positive duration and a minimum no longer than it, fractions in (0, 1].
 func (p Plan) Validate() error {
 	if len(p.Rounds) < 2 {
-		return fmt.Errorf("%w: a halving plan needs at least two rounds, has %d", report.ErrBadInput, len(p.Rounds))
+		return fmt.Errorf("%w: a halving plan needs at least two rounds, has %d", sweep.ErrBadInput, len(p.Rounds))
 	}
 	for i, r := range p.Rounds {
 		last := i == len(p.Rounds)-1
 		switch {
 		case r.Duration < shortestScreenS:
-			return fmt.Errorf("%w: round %d measures %s, less than %s", report.ErrBadInput, i+1, r.Duration, shortestScreenS)
+			return fmt.Errorf("%w: round %d measures %s, less than %s", sweep.ErrBadInput, i+1, r.Duration, shortestScreenS)
 		case r.MinDuration > r.Duration || r.Warmup < 0:
-			return fmt.Errorf("%w: round %d: minimum %s above duration %s or negative warm-up", report.ErrBadInput, i+1, r.MinDuration, r.Duration)
+			return fmt.Errorf("%w: round %d: minimum %s above duration %s or negative warm-up", sweep.ErrBadInput, i+1, r.MinDuration, r.Duration)
 		case !last && !(r.Keep > 0 && r.Keep <= 1):
-			return fmt.Errorf("%w: round %d keeps %v, outside (0, 1]", report.ErrBadInput, i+1, r.Keep)
+			return fmt.Errorf("%w: round %d keeps %v, outside (0, 1]", sweep.ErrBadInput, i+1, r.Keep)
 		}
 	}
 	return nil

@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sweep-tool/sweep/results/report"
+	"github.com/sweep-tool/sweep/sweep"
 )
 
 const s = time.Second
@@ -54,7 +54,7 @@ func TestPlanValidate(t *testing.T) {
 		"zero final duration": {Rounds: []Round{first, {}}},
 	}
 	for name, p := range cases {
-		if err := p.Validate(); !errors.Is(err, report.ErrBadInput) {
+		if err := p.Validate(); !errors.Is(err, sweep.ErrBadInput) {
 			t.Errorf("%s: %v, want ErrBadInput", name, err)
 		}
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/sweep-tool/sweep/results"
 	"github.com/sweep-tool/sweep/results/report"
+	"github.com/sweep-tool/sweep/sweep"
 )
 
 // Measurement is one cell measured in one round.
@@ -111,11 +112,11 @@ func Select(ms []Measurement, opts SelectOptions) (Selection, error) {
 
 func validate(ms []Measurement, opts SelectOptions) error {
 	if !(opts.Keep > 0 && opts.Keep <= 1) {
-		return fmt.Errorf("%w: keep fraction %v is outside (0, 1]", report.ErrBadInput, opts.Keep)
+		return fmt.Errorf("%w: keep fraction %v is outside (0, 1]", sweep.ErrBadInput, opts.Keep)
 	}
 	for _, m := range ms[min(1, len(ms)):] {
 		if m.Round != ms[0].Round {
-			return fmt.Errorf("%w: cells of rounds %d and %d compared in one selection", report.ErrBadInput, ms[0].Round, m.Round)
+			return fmt.Errorf("%w: cells of rounds %d and %d compared in one selection", sweep.ErrBadInput, ms[0].Round, m.Round)
 		}
 	}
 	return nil

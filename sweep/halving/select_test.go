@@ -187,12 +187,12 @@ func TestSelectPassesAnchorsOnAndRejectsBadInput(t *testing.T) {
 		t.Errorf("later round: anchors %v, %v; want the ones passed in", sel.Anchors, err)
 	}
 	for _, keep := range []float64{0, -0.5, 1.5} {
-		if _, err := Select(ms, opts(keep)); !errors.Is(err, report.ErrBadInput) {
+		if _, err := Select(ms, opts(keep)); !errors.Is(err, sweep.ErrBadInput) {
 			t.Errorf("keep %v: %v, want ErrBadInput", keep, err)
 		}
 	}
 	ms[2].Round = 2
-	if _, err := Select(ms, opts(0.5)); !errors.Is(err, report.ErrBadInput) {
+	if _, err := Select(ms, opts(0.5)); !errors.Is(err, sweep.ErrBadInput) {
 		t.Errorf("rounds 1 and 2 mixed: %v, want ErrBadInput", err)
 	}
 	sel, err = Select(round([]float64{1}, []float64{1, 2}, map[float64]fig{1: {status: results.StatusFailed}, 2: {status: results.StatusFailed}}), opts(0.5))

@@ -37,7 +37,7 @@ func ParseModel(text string) (Model, error) {
 	case ModelVUs, ModelRate:
 		return m, nil
 	}
-	return "", sweep.BadInput("model", "%q is not vus (closed: levels are VUs) or rate (open: levels are iterations/s)", text)
+	return "", sweep.BadInput("find_limit.model", "%q is not vus (closed: levels are VUs) or rate (open: levels are iterations/s)", text)
 }
 
 // LoadSpec is the load of one level; maxVUs bounds the open model.

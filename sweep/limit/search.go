@@ -44,21 +44,21 @@ type Config struct {
 func (c Config) Validate() error {
 	switch {
 	case c.Model != ModelVUs && c.Model != ModelRate:
-		return sweep.BadInput("model", "%q is not vus or rate", c.Model)
+		return sweep.BadInput("find_limit.model", "%q is not vus or rate", c.Model)
 	case len(c.SLO) == 0:
-		return sweep.BadInput("slo", "no terms; give e.g. %s", DefaultSLO)
+		return sweep.BadInput("find_limit.slo", "no terms; give e.g. %s", DefaultSLO)
 	case len(c.Levels) > 0:
 		return checkLevels(c.Levels)
 	case c.Start <= 0:
-		return sweep.BadInput("start-level", "must be a whole number > 0")
+		return sweep.BadInput("find_limit.start_level", "must be a whole number > 0")
 	case c.Max <= 0:
-		return sweep.BadInput("max-level", "must be a whole number > 0")
+		return sweep.BadInput("find_limit.max_level", "must be a whole number > 0")
 	case c.Start > c.Max:
-		return sweep.BadInput("start-level", "%d is above --max-level %d", c.Start, c.Max)
+		return sweep.BadInput("find_limit.start_level", "%d is above {find_limit.max_level} %d", c.Start, c.Max)
 	case !(c.Factor > 1) || math.IsInf(c.Factor, 0):
-		return sweep.BadInput("factor", "must be a number > 1, e.g. 2")
+		return sweep.BadInput("find_limit.factor", "must be a number > 1, e.g. 2")
 	case c.MaxSteps < 1:
-		return sweep.BadInput("max-steps", "must be at least 1")
+		return sweep.BadInput("find_limit.max_steps", "must be at least 1")
 	}
 	return nil
 }
@@ -87,10 +87,10 @@ func ConfigOf(f sweep.FindLimit, load sweep.LoadSpec) (Config, error) {
 func checkLevels(levels []int) error {
 	for i, l := range levels {
 		if l <= 0 {
-			return sweep.BadInput("levels", "%d: levels must be whole numbers > 0", l)
+			return sweep.BadInput("find_limit.levels", "%d: levels must be whole numbers > 0", l)
 		}
 		if i > 0 && l <= levels[i-1] {
-			return sweep.BadInput("levels", "%d follows %d: the levels must be increasing", l, levels[i-1])
+			return sweep.BadInput("find_limit.levels", "%d follows %d: the levels must be increasing", l, levels[i-1])
 		}
 	}
 	return nil
@@ -103,7 +103,7 @@ func ParseLevels(text string) ([]int, error) {
 	for _, f := range strings.Split(text, ",") {
 		v, err := strconv.Atoi(strings.TrimSpace(f))
 		if err != nil {
-			return nil, sweep.BadInput("levels", "%q is not a whole number; give increasing levels like 10,20,40", strings.TrimSpace(f))
+			return nil, sweep.BadInput("find_limit.levels", "%q is not a whole number; give increasing levels like 10,20,40", strings.TrimSpace(f))
 		}
 		out = append(out, v)
 	}

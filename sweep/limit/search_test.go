@@ -179,11 +179,11 @@ func TestConfigValidate(t *testing.T) {
 		name, flag string
 		edit       func(*Config)
 	}{
-		{"start above max", "start-level", func(c *Config) { c.Start = 200 }},
-		{"zero start", "start-level", func(c *Config) { c.Start = 0 }},
-		{"negative max", "max-level", func(c *Config) { c.Max = -1 }},
+		{"start above max", "start_level", func(c *Config) { c.Start = 200 }},
+		{"zero start", "start_level", func(c *Config) { c.Start = 0 }},
+		{"negative max", "max_level", func(c *Config) { c.Max = -1 }},
 		{"factor one", "factor", func(c *Config) { c.Factor = 1 }},
-		{"zero steps", "max-steps", func(c *Config) { c.MaxSteps = 0 }},
+		{"zero steps", "max_steps", func(c *Config) { c.MaxSteps = 0 }},
 		{"no slo", "slo", func(c *Config) { c.SLO = nil }},
 		{"bad model", "model", func(c *Config) { c.Model = "users" }},
 		{"levels not increasing", "levels", func(c *Config) { c.Levels = []int{10, 20, 20} }},
@@ -194,8 +194,8 @@ func TestConfigValidate(t *testing.T) {
 			cfg := config(1, 100, 2, 8)
 			tc.edit(&cfg)
 			err := cfg.Validate()
-			if !errors.Is(err, sweep.ErrBadInput) || !strings.HasPrefix(err.Error(), "--"+tc.flag+":") {
-				t.Errorf("Validate() = %v, want bad input naming --%s", err, tc.flag)
+			if !errors.Is(err, sweep.ErrBadInput) || !strings.HasPrefix(err.Error(), "{find_limit."+tc.flag+"}:") {
+				t.Errorf("Validate() = %v, want bad input naming find_limit.%s", err, tc.flag)
 			}
 		})
 	}
@@ -210,7 +210,7 @@ func TestParseLevels(t *testing.T) {
 		t.Errorf("ParseLevels = %v, %v", got, err)
 	}
 	for _, bad := range []string{"", "10,,20", "10,5", "ten", "1.5", "-3"} {
-		if _, err := ParseLevels(bad); !errors.Is(err, sweep.ErrBadInput) || !strings.HasPrefix(err.Error(), "--levels:") {
+		if _, err := ParseLevels(bad); !errors.Is(err, sweep.ErrBadInput) || !strings.HasPrefix(err.Error(), "{find_limit.levels}:") {
 			t.Errorf("ParseLevels(%q) = %v, want bad input naming --levels", bad, err)
 		}
 	}
@@ -242,11 +242,11 @@ func TestConfigOf(t *testing.T) {
 	for flag, edit := range map[string]func(*sweep.FindLimit){
 		"slo":         func(f *sweep.FindLimit) { f.SLO = "p99<5ms" },
 		"model":       func(f *sweep.FindLimit) { f.Model = "users" },
-		"start-level": func(f *sweep.FindLimit) { f.Start = 100 },
+		"start_level": func(f *sweep.FindLimit) { f.Start = 100 },
 	} {
 		f := asked
 		edit(&f)
-		if _, err := ConfigOf(f, sweep.LoadSpec{VUs: 1}); !errors.Is(err, sweep.ErrBadInput) || !strings.HasPrefix(err.Error(), "--"+flag) {
+		if _, err := ConfigOf(f, sweep.LoadSpec{VUs: 1}); !errors.Is(err, sweep.ErrBadInput) || !strings.HasPrefix(err.Error(), "{find_limit."+flag+"}") {
 			t.Errorf("ConfigOf with a bad %s = %v, want bad input naming it", flag, err)
 		}
 	}

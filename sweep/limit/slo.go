@@ -34,17 +34,17 @@ var latencyMetrics = []string{"avg", "p50", "p90", "p95", "p99"}
 // BadInput naming --slo.
 func ParseSLO(text string) (SLO, error) {
 	if strings.TrimSpace(text) == "" {
-		return nil, sweep.BadInput("slo", "empty; give terms like %s", DefaultSLO)
+		return nil, sweep.BadInput("find_limit.slo", "empty; give terms like %s", DefaultSLO)
 	}
 	var slo SLO
 	seen := map[string]bool{}
 	for _, raw := range strings.Split(text, ",") {
 		t, err := parseTerm(strings.TrimSpace(raw))
 		if err != nil {
-			return nil, sweep.BadInput("slo", "term %q: %v", strings.TrimSpace(raw), err)
+			return nil, sweep.BadInput("find_limit.slo", "term %q: %v", strings.TrimSpace(raw), err)
 		}
 		if seen[t.Metric] {
-			return nil, sweep.BadInput("slo", "%s is bounded twice in %q; keep one term per metric", t.Metric, text)
+			return nil, sweep.BadInput("find_limit.slo", "%s is bounded twice in %q; keep one term per metric", t.Metric, text)
 		}
 		seen[t.Metric] = true
 		slo = append(slo, t)

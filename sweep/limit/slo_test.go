@@ -60,7 +60,7 @@ func TestParseSLORejects(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			_, err := ParseSLO(tc.text)
-			if !errors.Is(err, sweep.ErrBadInput) || !strings.HasPrefix(err.Error(), "--slo: ") {
+			if !errors.Is(err, sweep.ErrBadInput) || !strings.HasPrefix(err.Error(), "{find_limit.slo}: ") {
 				t.Fatalf("ParseSLO(%q) = %v, want bad input naming --slo", tc.text, err)
 			}
 			if !strings.Contains(err.Error(), tc.want) {
@@ -77,7 +77,7 @@ func FuzzParseSLO(f *testing.F) {
 	f.Fuzz(func(t *testing.T, text string) {
 		slo, err := ParseSLO(text)
 		if err != nil {
-			if !errors.Is(err, sweep.ErrBadInput) || !strings.HasPrefix(err.Error(), "--slo: ") {
+			if !errors.Is(err, sweep.ErrBadInput) || !strings.HasPrefix(err.Error(), "{find_limit.slo}: ") {
 				t.Fatalf("ParseSLO(%q): %v is not bad input naming --slo", text, err)
 			}
 			return

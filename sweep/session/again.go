@@ -13,7 +13,7 @@ import (
 func SavedSpec(dir, dbDSN, poolerDSN string) (sweep.Spec, error) {
 	meta, err := results.ReadMeta(dir)
 	if err != nil {
-		return sweep.Spec{}, sweep.BadInput("run", "%s is not a run directory: %v", dir, err)
+		return sweep.Spec{}, sweep.BadInput("run_dir", "%s is not a run directory: %v", dir, err)
 	}
 	spec, err := sweep.SpecOf(meta, dbDSN)
 	if err != nil {

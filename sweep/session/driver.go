@@ -10,24 +10,27 @@ import (
 	"github.com/sweep-tool/sweep/sweep"
 )
 
+// orBuiltin follows k6.Find's error: the other ways past a missing k6.
+const orBuiltin = " or pass {k6} PATH, or use {driver} builtin"
+
 // pickDriver picks the load driver: k6 when asked or found, else builtin;
 // with k6, its version.
 func (s *Session) pickDriver(ctx context.Context) (sweep.Driver, string, error) {
 	spec := s.spec
 	if spec.Driver == "builtin" {
 		if spec.Script != nil {
-			return nil, "", sweep.BadInput("script", "a k6 script runs only with k6; drop --driver builtin or --script")
+			return nil, "", sweep.BadInput("script", "a k6 script runs only with k6; drop {driver} builtin or {script}")
 		}
 		return builtin.New(builtin.Options{}), "", nil
 	}
 	bin, err := k6.Find(s.opts.K6)
 	switch {
 	case err != nil && s.opts.K6 != "":
-		return nil, "", sweep.BadInput("k6", "%v", err)
+		return nil, "", sweep.BadInput("k6", "%v%s", err, orBuiltin)
 	case err != nil && spec.Driver == "k6":
-		return nil, "", sweep.BadInput("driver", "%v", err)
+		return nil, "", sweep.BadInput("driver", "%v%s", err, orBuiltin)
 	case err != nil && spec.Script != nil:
-		return nil, "", sweep.BadInput("script", "a k6 script runs only with k6: %v", err)
+		return nil, "", sweep.BadInput("script", "a k6 script runs only with k6: %v%s", err, orBuiltin)
 	case err != nil:
 		s.notify(NoK6{})
 		return builtin.New(builtin.Options{}), "", nil
@@ -46,7 +49,7 @@ func (s *Session) k6Driver(ctx context.Context, bin string) (sweep.Driver, strin
 		v    time.Duration
 	}{{"warmup", spec.Warmup.Std()}, {"duration", spec.Duration.Std()}} {
 		if d.v > 0 && d.v < time.Second {
-			return nil, "", sweep.BadInput(d.flag, "k6 runs phases of at least 1s; give 1s or more (or --driver builtin)")
+			return nil, "", sweep.BadInput(d.flag, "k6 runs phases of at least 1s; give 1s or more (or {driver} builtin)")
 		}
 	}
 	version, err := k6.Version(ctx, bin)

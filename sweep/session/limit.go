@@ -32,10 +32,10 @@ func OpenLimit(ctx context.Context, spec sweep.Spec, opts Options) (_ *Session, 
 		s.dir = filepath.Join("runs", "limit-"+s.runID)
 	}
 	if _, err := os.Stat(filepath.Join(s.dir, limit.FileName)); err == nil {
-		return nil, sweep.BadInput("out", "%s already holds a %s; choose another --out", s.dir, limit.FileName)
+		return nil, sweep.BadInput("out", "%s already holds a %s; choose another {out}", s.dir, limit.FileName)
 	}
 	if err := results.CheckRunDir(s.dir, nil, 0); err != nil {
-		return nil, sweep.BadInput("out", "%v; choose another --out", err)
+		return nil, sweep.BadInput("out", "%v; choose another {out}", err)
 	}
 	if err := s.open(ctx); err != nil {
 		return nil, err

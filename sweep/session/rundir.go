@@ -29,14 +29,14 @@ func (s *Session) prepareDir() error {
 		}
 	case errors.Is(err, os.ErrNotExist):
 	default:
-		return sweep.BadInput("out", "%s has an unreadable sweep.json (%v); choose another --out", s.dir, err)
+		return sweep.BadInput("out", "%s has an unreadable sweep.json (%v); choose another {out}", s.dir, err)
 	}
 	var ids []string
 	for _, c := range s.spec.Cells() {
 		ids = append(ids, c.ID)
 	}
 	if err := results.CheckRunDir(s.dir, ids, s.spec.Repeat); err != nil {
-		return sweep.BadInput("out", "%v; choose another --out", err)
+		return sweep.BadInput("out", "%v; choose another {out}", err)
 	}
 	if meta.RunID == "" {
 		meta = sweep.NewMeta(s.runID, s.opts.Version, s.spec)
@@ -62,11 +62,11 @@ func (s *Session) resumable(meta results.Meta) error {
 	}
 	if !s.opts.ForceNew {
 		return sweep.BadInput("out", "%s holds run %s with a different spec: %s; resume with the same settings, "+
-			"choose another --out, or pass --force-new", s.dir, meta.RunID, strings.Join(diff, "; "))
+			"choose another {out}, or pass {force_new}", s.dir, meta.RunID, strings.Join(diff, "; "))
 	}
 	aside := s.dir + ".old-" + meta.RunID
 	if err := results.MoveAside(s.dir, aside); err != nil {
-		return sweep.BadInput("out", "--force-new: cannot move %s aside: %v", s.dir, err)
+		return sweep.BadInput("out", "{force_new}: cannot move %s aside: %v", s.dir, err)
 	}
 	s.notify(MovedAside{Dir: s.dir, To: aside})
 	return nil
@@ -76,7 +76,7 @@ func (s *Session) resumable(meta results.Meta) error {
 func (s *Session) takeLock() error {
 	lock, stale, err := results.AcquireLock(s.dir)
 	if errors.Is(err, results.ErrLocked) {
-		return sweep.BadInput("out", "%v; wait for it or choose another --out", err)
+		return sweep.BadInput("out", "%v; wait for it or choose another {out}", err)
 	}
 	if err != nil {
 		return sweep.BadInput("out", "%v", err)

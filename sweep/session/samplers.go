@@ -33,17 +33,17 @@ func (s *Session) samplers() (*samplers, error) {
 	x := &samplers{poolerDSN: spec.PoolerDSN, wait: spec.ReadyTimeout.Std(), notify: s.notify}
 	if spec.PoolerDSN != "" {
 		if _, err := pgx.ParseConfig(spec.PoolerDSN); err != nil {
-			return nil, sweep.BadInput("pooler-dsn", "%s is not a valid DSN", metrics.RedactDSN(spec.PoolerDSN))
+			return nil, sweep.BadInput("pooler_dsn", "%s is not a valid DSN", metrics.RedactDSN(spec.PoolerDSN))
 		}
 	}
 	if spec.DBResetSQL != "" {
 		b, err := os.ReadFile(spec.DBResetSQL)
 		if err != nil {
-			return nil, sweep.BadInput("db-reset-sql", "%v", err)
+			return nil, sweep.BadInput("db_reset_sql", "%v", err)
 		}
 		x.resetSQL = string(b)
 		if spec.DBDSN == "" {
-			return nil, sweep.BadInput("db-reset-sql", "needs --db-dsn (or SWEEP_DB_DSN) to know where to run")
+			return nil, sweep.BadInput("db_reset_sql", "needs {db_dsn} (or SWEEP_DB_DSN) to know where to run")
 		}
 	}
 	if spec.DBDSN == "" {
@@ -51,7 +51,7 @@ func (s *Session) samplers() (*samplers, error) {
 		return x, nil
 	}
 	if _, err := pgx.ParseConfig(spec.DBDSN); err != nil {
-		return nil, sweep.BadInput("db-dsn", "%s is not a valid DSN; give postgres://user:password@host:port/db",
+		return nil, sweep.BadInput("db_dsn", "%s is not a valid DSN; give postgres://user:password@host:port/db",
 			metrics.RedactDSN(spec.DBDSN))
 	}
 	x.dsn, x.largestPool = spec.DBDSN, largestPool(spec)
@@ -66,7 +66,7 @@ func (x *samplers) prepare(ctx context.Context) error {
 	if x.dsn != "" && x.db == nil {
 		db, err := metrics.Open(ctx, x.dsn, x.waitFor("the database"))
 		if err != nil {
-			return &sweep.BadInputError{Flag: "db-dsn", Msg: err.Error() + "; check the DSN (or SWEEP_DB_DSN)", Err: err}
+			return &sweep.BadInputError{Field: "db_dsn", Msg: err.Error() + "; check the DSN (or SWEEP_DB_DSN)", Err: err}
 		}
 		x.db = db
 		if x.largestPool+1 > db.MaxConnections {
@@ -76,7 +76,7 @@ func (x *samplers) prepare(ctx context.Context) error {
 	if x.poolerDSN != "" && x.pooler == nil {
 		b, err := metrics.OpenPgBouncer(ctx, x.poolerDSN, x.waitFor("PgBouncer"))
 		if err != nil {
-			return &sweep.BadInputError{Flag: "pooler-dsn", Msg: err.Error() + "; check the DSN (or SWEEP_POOLER_DSN)", Err: err}
+			return &sweep.BadInputError{Field: "pooler_dsn", Msg: err.Error() + "; check the DSN (or SWEEP_POOLER_DSN)", Err: err}
 		}
 		x.pooler = b
 	}

@@ -136,7 +136,7 @@ func (s *Session) validate() error {
 	}
 	est := s.spec.Estimate()
 	if hours := est.Total.Hours(); !s.opts.AllowLarge && (est.Jobs > MaxJobs || hours > MaxHours) {
-		return sweep.BadInput("yes", "the grid has %d cell runs (≈%.0f h); narrow it or pass --yes", est.Jobs, hours)
+		return sweep.BadInput("allow_large", "the grid has %d cell runs (≈%.0f h); narrow it or pass {allow_large}", est.Jobs, hours)
 	}
 	return nil
 }

@@ -16,7 +16,7 @@ import (
 func (s *Session) buildStacks(ctx context.Context) error {
 	if len(s.spec.Variants) == 0 {
 		if len(s.spec.Compose) == 0 {
-			return sweep.BadInput("compose", "no compose file; give --compose FILE (repeatable)")
+			return sweep.BadInput("compose", "no compose file; give {compose} FILE (repeatable)")
 		}
 		var err error
 		s.stack, err = s.newStack(ctx, "compose", s.spec.Compose)
@@ -58,7 +58,7 @@ func (s *Session) newStack(ctx context.Context, flag string, files []string) (*c
 	}
 	for _, a := range spec.Axes {
 		if a.Service != "" && !slices.Contains(st.Services(), a.Service) {
-			return nil, sweep.BadInput("axis", "service %q is not in the stack (%s); services: %s",
+			return nil, sweep.BadInput("axes", "service %q is not in the stack (%s); services: %s",
 				a.Service, strings.Join(files, ", "), strings.Join(st.Services(), ", "))
 		}
 	}

@@ -1,0 +1,69 @@
+package main
+
+import (
+	"context"
+	"io"
+	"strings"
+	"sync"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/sweep-tool/sweep/sweep"
+)
+
+// fieldFlags are the library's input names whose flag is not the name's
+// last part with dashes for underscores (find_limit.max_level is
+// --max-level, web_mult --web-mult).
+var fieldFlags = map[string]string{
+	"axes":        "axis",
+	"variants":    "variant",
+	"allow_large": "yes",
+	"run_dir":     "run",
+}
+
+// pseudoFlags are names errors carry that no command defines as a flag:
+// a report that cannot be read, a run id sweep made.
+var pseudoFlags = map[string]bool{"report": true, "run-id": true, "help": true}
+
+// flagNames is every flag name of every command, once asked.
+var flagNames struct {
+	once  sync.Once
+	names map[string]bool
+}
+
+// allFlags is every flag name of every command.
+func allFlags() map[string]bool {
+	flagNames.once.Do(func() {
+		flagNames.names = map[string]bool{}
+		var walk func(c *cobra.Command)
+		walk = func(c *cobra.Command) {
+			c.Flags().VisitAll(func(f *pflag.Flag) { flagNames.names[f.Name] = true })
+			for _, sub := range c.Commands() {
+				walk(sub)
+			}
+		}
+		walk(newRootCmd(context.Background(), io.Discard, io.Discard))
+	})
+	return flagNames.names
+}
+
+// flagOf is the flag, with its dashes, that sets the library's input
+// field; false when no flag does.
+func flagOf(field string) (string, bool) {
+	name, ok := fieldFlags[field]
+	if !ok {
+		name = field[strings.LastIndex(field, ".")+1:]
+		name = strings.ReplaceAll(name, "_", "-")
+	}
+	if !allFlags()[name] && !pseudoFlags[name] {
+		return "", false
+	}
+	return "--" + name, true
+}
+
+// message is err as a user of the CLI reads it: the inputs it names as
+// {field} are named as the flags that set them.
+func message(err error) string {
+	return sweep.NameFields(err.Error(), flagOf)
+}
