@@ -98,7 +98,7 @@ var _ sweep.Stack = (*Stack)(nil)
 func New(ctx context.Context, opts Options) (*Stack, error) {
 	s := &Stack{opts: opts, mgr: opts.Manager, project: sweep.ProjectName(opts.RunID), ids: map[string]string{}}
 	if strings.ContainsAny(opts.RunID, "\n\r\x00") || s.project == "sweep" {
-		return nil, sweep.BadInput("run-id", "%q needs at least one letter or digit", opts.RunID)
+		return nil, sweep.BadInput("run_id", "%q needs at least one letter or digit", opts.RunID)
 	}
 	if opts.Lane != "" {
 		s.project = sweep.ProjectName(opts.RunID + opts.Lane)

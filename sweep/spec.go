@@ -192,16 +192,16 @@ func (s Spec) Validate() error {
 		{s.Warmup < 0, "warmup", "must be >= 0 (0 skips the warm-up)"},
 		{!strings.HasPrefix(s.ReadyPath, "/"), "ready_path", "must start with /, e.g. /health"},
 		{s.Repeat < 1 || s.Repeat > 100, "repeat", "must be between 1 and 100"},
-		{s.RepeatAuto && (s.MaxRepeat < max(2, s.Repeat) || s.MaxRepeat > 100), "max-repeat",
+		{s.RepeatAuto && (s.MaxRepeat < max(2, s.Repeat) || s.MaxRepeat > 100), "max_repeat",
 			"must be from 2 (and the first repetitions) up to 100"},
-		{!s.RepeatAuto && s.MaxRepeat != 0, "max-repeat", "caps automatic repetitions; give --repeat auto too"},
+		{!s.RepeatAuto && s.MaxRepeat != 0, "max_repeat", "caps automatic repetitions; give {repeat} auto too"},
 		{!ValidOrder(s.Order), "order", "must be grid, interleave or shuffle"},
 		{s.Retries < 0 || s.Retries > 10, "retries", "must be between 0 and 10"},
 		{s.MaxFailures < 0, "max_failures", "must be >= 0 (0: never abort)"},
 		{s.Cooldown < 0, "cooldown", "must be >= 0"},
 		{!(s.Precision >= 0 && s.Precision < 1), "precision", "must be a share from 0 up to below 100 %, e.g. 2%"},
-		{s.MinDuration < 0 || s.MinDuration > s.Duration, "min-duration", "must be from 0 up to the measured phase's duration"},
-		{s.MinDuration > 0 && s.Precision == 0, "min-duration", "bounds the steady-state rule; give a precision too"},
+		{s.MinDuration < 0 || s.MinDuration > s.Duration, "min_duration", "must be from 0 up to the measured phase's duration"},
+		{s.MinDuration > 0 && s.Precision == 0, "min_duration", "bounds the steady-state rule; give a precision too"},
 		{!validStrategy(s.Strategy), "strategy", "must be grid or halving"},
 	}
 	for _, c := range checks {
@@ -232,7 +232,7 @@ func (s Spec) Validate() error {
 		return BadInput("driver", "%q is not one of auto, k6, builtin", s.Driver)
 	}
 	if !ValidOverLimit(s.OverLimit) {
-		return BadInput("over-limit", "%q is not skip or run", s.OverLimit)
+		return BadInput("over_limit", "%q is not skip or run", s.OverLimit)
 	}
 	if s.FindLimit != nil && len(s.LoadLevels) > 0 {
 		return BadInput("find_limit", "searches the load of every cell; drop {load_levels}")

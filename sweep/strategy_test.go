@@ -15,8 +15,8 @@ func TestParseStrategy(t *testing.T) {
 			t.Errorf("%q: %q, %v; want %q", in, got, err, want)
 		}
 	}
-	if _, err := ParseStrategy("strategy", "bayes"); !errors.Is(err, ErrBadInput) || !strings.Contains(err.Error(), "--strategy") {
-		t.Errorf("bayes: %v, want bad input naming --strategy", err)
+	if _, err := ParseStrategy("strategy", "bayes"); !errors.Is(err, ErrBadInput) || !strings.Contains(err.Error(), "{strategy}") {
+		t.Errorf("bayes: %v, want bad input naming the strategy", err)
 	}
 	s := testSpec()
 	s.Strategy = "bayes"
