@@ -234,6 +234,9 @@ func (s Spec) Validate() error {
 	if !ValidOverLimit(s.OverLimit) {
 		return BadInput("over_limit", "%q is not skip or run", s.OverLimit)
 	}
+	if s.FindLimit != nil && s.Strategy == StrategyHalving {
+		return BadInput("strategy", "halving measures one load per cell; drop {find_limit}")
+	}
 	if s.FindLimit != nil && len(s.LoadLevels) > 0 {
 		return BadInput("find_limit", "searches the load of every cell; drop {load_levels}")
 	}

@@ -47,6 +47,7 @@ type specFlags struct {
 	load       string
 	config     string
 	k6         string
+	strategy   string
 	script     string
 	loadLevels string
 	memory     []string
@@ -95,6 +96,7 @@ func newSpecFlags(fs *pflag.FlagSet) *specFlags {
 	fs.StringArrayVar(&f.variants, "variant", nil, "stack variant NAME=FILE[+FILE] compared in one run; replaces --compose for its cells (repeatable)")
 	fs.StringVar(&f.k6, "k6", "", "path of the k6 binary (default: k6 on PATH)")
 	fs.StringVar(&f.script, "script", "", "your own k6 script instead of the bundled crud.js")
+	fs.StringVar(&f.strategy, "strategy", sweep.StrategyGrid, "grid (every cell in full) or halving (every cell briefly, the ones that could still win longer; see sweep plan)")
 	return f
 }
 
@@ -210,6 +212,9 @@ func (f *specFlags) resolve(cmd *cobra.Command) (sweep.Spec, error) {
 	}
 	load.MaxVUs = f.spec.Load.MaxVUs
 	f.spec.Load = load
+	if f.spec.Strategy, err = sweep.ParseStrategy("strategy", f.strategy); err != nil {
+		return sweep.Spec{}, err
+	}
 	if f.spec.Script, err = sweep.ReadScript(f.script); err != nil {
 		return sweep.Spec{}, err
 	}

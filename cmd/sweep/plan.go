@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/sweep-tool/sweep/sweep"
+	"github.com/sweep-tool/sweep/sweep/halving"
 )
 
 func newPlanCmd(stdout, stderr io.Writer) *cobra.Command {
@@ -67,5 +68,13 @@ func writePlan(w io.Writer, spec sweep.Spec) error {
 	_, err := fmt.Fprintf(w, "%d cells × %d repetitions × (warm-up %s + measure %s%s + ~%s per cell) + ~%s to start and stop the stack ≈ %s\n",
 		len(cells), max(spec.Repeat, 1), spec.Warmup.Std(), spec.Duration.Std(), search, sweep.CellOverhead,
 		sweep.StackOverhead, sweep.Round(est.Total))
-	return err
+	if err != nil || spec.FindLimit != nil {
+		return err
+	}
+	for _, line := range halving.Describe(spec, halving.DefaultPlan(spec.Warmup.Std(), spec.Duration.Std())) {
+		if _, err := fmt.Fprintln(w, line); err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -22,7 +22,9 @@ import (
 
 	"github.com/sweep-tool/sweep/compose"
 	"github.com/sweep-tool/sweep/results"
+	"github.com/sweep-tool/sweep/results/report"
 	"github.com/sweep-tool/sweep/sweep"
+	"github.com/sweep-tool/sweep/sweep/halving"
 )
 
 // Options are what a session needs besides the spec.
@@ -204,10 +206,21 @@ func (s *Session) Run(ctx context.Context) (Result, error) {
 	if s.search != nil {
 		runner.Measure = s.search.hook(runner, s.runID, s.log)
 	}
-	sum, err := runner.Run(ctx)
+	sum, err := s.measure(ctx, runner)
 	res := Result{Summary: sum, FactsErr: s.recordFacts(ctx)}
 	s.release(ctx, err)
 	return res, err
+}
+
+// measure runs the spec's strategy: the grid (or the jobs asked) through
+// the runner, or successive halving's rounds (sweep/halving) with its
+// default plan for the spec's warm-up and duration.
+func (s *Session) measure(ctx context.Context, runner *sweep.Runner) (sweep.Summary, error) {
+	if s.spec.Strategy != sweep.StrategyHalving || runner.Jobs != nil {
+		return runner.Run(ctx)
+	}
+	plan := halving.DefaultPlan(s.spec.Warmup.Std(), s.spec.Duration.Std())
+	return halving.Run(ctx, runner, plan, report.DefaultOptions())
 }
 
 // runner is the one place a Runner is built: the spec, the run, the

@@ -1,0 +1,87 @@
+package main
+
+import (
+	"errors"
+	"io/fs"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/sweep-tool/sweep/results"
+	"github.com/sweep-tool/sweep/results/report"
+)
+
+// TestHalvingRunEndToEnd runs --strategy halving on the demo stack with
+// seconds-long phases: every cell is screened (round 1, 5 s), the cells
+// that could still win and the anchors are measured in full (round 2,
+// 6 s), and the report recommends from the finals alone.
+func TestHalvingRunEndToEnd(t *testing.T) {
+	bin, cli := demo(t)
+	p, out := freePorts(t), filepath.Join(t.TempDir(), "run")
+	c := demoRun(t, p, out, "1")
+	c.args = append(c.args, "--web-mult", "1,2,3,4", "--duration", "6s", "--strategy", "halving")
+	code, pr := runSweep(t, bin, c)
+	if code != exitOK {
+		t.Fatalf("exit %d, want 0\nstderr:\n%s", code, pr.stderr.String())
+	}
+	meta := readMeta(t, out)
+	var finals []string
+	for _, cell := range meta.Cells {
+		s, err := results.ReadRecord(filepath.Join(results.ScreenDir(out, cell.ID, 1), results.ResultFile))
+		if err != nil || s.Round != 1 || s.DurationS < 4 || s.DurationS > 5.5 || s.Status != results.StatusOK {
+			t.Errorf("%s screening: round %d, %.2f s, %s, %v; want round 1 of 5 s, ok", cell.ID, s.Round, s.DurationS, s.Status, err)
+		}
+		f, err := results.ReadRecord(filepath.Join(results.CellDir(out, cell.ID, 1), results.ResultFile))
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil || f.Round != 2 || f.DurationS < 5 || f.DurationS > 6.5 {
+			t.Errorf("%s final: round %d, %.2f s, %v; want round 2 of 6 s", cell.ID, f.Round, f.DurationS, err)
+		}
+		finals = append(finals, cell.ID)
+	}
+	run, err := results.LoadRun(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := report.Build(run, report.DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Strategy != report.StrategyHalving || len(finals) == 0 || len(finals)+len(rep.Screened) != len(meta.Cells) {
+		t.Fatalf("strategy %q, finals %v, screened %v of %d cells", rep.Strategy, finals, rep.Screened, len(meta.Cells))
+	}
+	for _, prof := range rep.Profiles {
+		if !prof.Found {
+			t.Errorf("%s: no pick (%s)", prof.Key, prof.Note)
+			continue
+		}
+		if id := prof.CellAt(1).Cell; !slices.Contains(finals, id) {
+			t.Errorf("%s picked %s, which was not measured in full (finals %v)", prof.Key, id, finals)
+		}
+	}
+	t.Logf("finals %v, screened out %v", finals, rep.Screened)
+	assertNoContainers(t, cli, meta.RunID)
+}
+
+// TestPlanShowsBothStrategies: sweep plan prices the study's grid under
+// both strategies (80 cells of 8 s overhead, 30 s warm-up, 5 min measure).
+func TestPlanShowsBothStrategies(t *testing.T) {
+	t.Parallel()
+	code, out, _ := runCLI(t, "plan", "--cpus", "2,4,6,8", "--warmup", "30s", "--duration", "5m")
+	for _, want := range []string{"worst case, grid: 7h31m", "worst case, halving: 7h29m",
+		"round 1: every remaining cell once, warm-up 5s + measure 5s", "round 2 (finals)"} {
+		if code != 0 || !strings.Contains(out, want) {
+			t.Errorf("exit %d; plan lacks %q:\n%s", code, want, out)
+		}
+	}
+}
+
+func TestStrategyFlag(t *testing.T) {
+	t.Parallel()
+	code, _, errOut := runCLI(t, "run", "--cpus", "1", "--service", "app", "--url", "http://127.0.0.1:1", "--strategy", "bayes")
+	if code != exitBadInput || !strings.Contains(errOut, "--strategy") {
+		t.Errorf("--strategy bayes: exit %d, %s; want bad input naming --strategy", code, errOut)
+	}
+}
