@@ -119,7 +119,8 @@ func (e *OverLimitError) Error() string {
 	for i, o := range e.Cells {
 		lines[i] = o.Cell + ": " + o.Reason()
 	}
-	return fmt.Sprintf("%d cell(s) ask for more connections than the database allows:\n  %s",
+	return fmt.Sprintf("%d cell(s) ask for more connections than the database allows:\n  %s\n"+
+		"raise the limit, or set {over_limit} to skip (record them skipped, run the rest) or run (measure them, flagged)",
 		len(e.Cells), strings.Join(lines, "\n  "))
 }
 

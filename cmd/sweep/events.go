@@ -32,9 +32,6 @@ func tell(w io.Writer) func(session.Event) {
 			fmt.Fprintln(w, "sweep: no --db-dsn: database metrics are skipped and the report says so")
 		case session.Waiting:
 			fmt.Fprintf(w, "sweep: waiting up to %s for %s: %v\n", e.For, e.What, e.Err)
-		case session.PoolAboveMax:
-			fmt.Fprintf(w, "sweep: warning: the largest pool (%d) plus the sampler's connection exceeds the database's max_connections (%d)\n",
-				e.Pool, e.Max)
 		case session.NoK6:
 			fmt.Fprintln(w, "sweep: k6 not found on PATH; using the built-in driver (--driver builtin)")
 		case session.DriverNotice:

@@ -49,6 +49,7 @@ type specFlags struct {
 	k6         string
 	strategy   string
 	script     string
+	baseline   string
 	loadLevels string
 	memory     []string
 	axes       []string
@@ -97,6 +98,8 @@ func newSpecFlags(fs *pflag.FlagSet) *specFlags {
 	fs.StringVar(&f.k6, "k6", "", "path of the k6 binary (default: k6 on PATH)")
 	fs.StringVar(&f.script, "script", "", "your own k6 script instead of the bundled crud.js")
 	fs.StringVar(&f.strategy, "strategy", sweep.StrategyGrid, "grid (every cell in full) or halving (every cell briefly, the ones that could still win longer; see sweep plan)")
+	fs.StringVar(&f.baseline, "baseline", "", "your current settings web=W,pool=P (absolute): one more cell per CPU limit, the picks' gain measured against it")
+	fs.StringVar(&s.OverLimit, "over-limit", "", "cells whose pool exceeds the database's connection limit: skip (record them skipped) or run (measure them, flagged); unset: refuse the run")
 	return f
 }
 
@@ -217,6 +220,11 @@ func (f *specFlags) resolve(cmd *cobra.Command) (sweep.Spec, error) {
 	}
 	if f.spec.Script, err = sweep.ReadScript(f.script); err != nil {
 		return sweep.Spec{}, err
+	}
+	if f.baseline != "" {
+		if f.spec.Baseline, err = sweep.ParseBaseline(f.baseline); err != nil {
+			return sweep.Spec{}, err
+		}
 	}
 	if err := f.resolveAxes(); err != nil {
 		return sweep.Spec{}, err

@@ -141,6 +141,9 @@ func (o *limitOpts) fromRun(cmd *cobra.Command, flags *specFlags) (sweep.Spec, s
 		}
 	}
 	spec.Out, spec.FindLimit = flags.spec.Out, nil
+	if cell.Baseline {
+		return spec, cell, sweep.BadInput("cell", "%s is the baseline cell, which has no multipliers; give a grid cell", cell.ID)
+	}
 	spec.CPUs, spec.WebMult, spec.DBMult = []float64{cell.CPUs}, []float64{cell.Mults[0][0]}, []float64{cell.Mults[0][1]}
 	return spec, cell, nil
 }

@@ -52,6 +52,9 @@ func writePlan(w io.Writer, spec sweep.Spec) error {
 		for j, m := range c.Mults {
 			pairs[j] = sweep.FormatNumber(m[0]) + "×" + sweep.FormatNumber(m[1])
 		}
+		if c.Baseline {
+			pairs = []string{"baseline"}
+		}
 		if err := t.Append(fmt.Sprint(i+1), c.ID, sweep.FormatNumber(c.CPUs), fmt.Sprint(c.WebThreads),
 			fmt.Sprint(c.DBPool), strings.Join(pairs, " ")); err != nil {
 			return err

@@ -55,10 +55,6 @@ type Waiting struct {
 	Err  error
 }
 
-// PoolAboveMax: the largest pool plus the sampler's connection exceed the
-// database's max_connections.
-type PoolAboveMax struct{ Pool, Max int }
-
 // NoK6: k6 was not found, so the built-in driver runs the load.
 type NoK6 struct{}
 
@@ -88,7 +84,6 @@ func (Kept) event()           {}
 func (TeardownFailed) event() {}
 func (NoDatabase) event()     {}
 func (Waiting) event()        {}
-func (PoolAboveMax) event()   {}
 func (NoK6) event()           {}
 func (DriverNotice) event()   {}
 func (LimitStarted) event()   {}

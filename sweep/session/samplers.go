@@ -16,14 +16,13 @@ import (
 // samplers is what a database DSN, a PgBouncer DSN and a reset file add
 // to a run: the samplers' connections and the reset script.
 type samplers struct {
-	db          *metrics.DB // nil without a DSN, or until prepare
-	dsn         string
-	pooler      *metrics.PgBouncer // nil without a PgBouncer DSN, or until prepare
-	poolerDSN   string
-	wait        time.Duration // how long prepare waits for a server that does not answer yet
-	resetSQL    string
-	largestPool int
-	notify      func(Event)
+	db        *metrics.DB // nil without a DSN, or until prepare
+	dsn       string
+	pooler    *metrics.PgBouncer // nil without a PgBouncer DSN, or until prepare
+	poolerDSN string
+	wait      time.Duration // how long prepare waits for a server that does not answer yet
+	resetSQL  string
+	notify    func(Event)
 }
 
 // samplers checks the DSNs' form and reads the reset file, before
@@ -54,7 +53,7 @@ func (s *Session) samplers() (*samplers, error) {
 		return nil, sweep.BadInput("db_dsn", "%s is not a valid DSN; give postgres://user:password@host:port/db",
 			metrics.RedactDSN(spec.DBDSN))
 	}
-	x.dsn, x.largestPool = spec.DBDSN, largestPool(spec)
+	x.dsn = spec.DBDSN
 	return x, nil
 }
 
@@ -69,9 +68,6 @@ func (x *samplers) prepare(ctx context.Context) error {
 			return &sweep.BadInputError{Field: "db_dsn", Msg: err.Error() + "; check the DSN (or SWEEP_DB_DSN)", Err: err}
 		}
 		x.db = db
-		if x.largestPool+1 > db.MaxConnections {
-			x.notify(PoolAboveMax{Pool: x.largestPool, Max: db.MaxConnections})
-		}
 	}
 	if x.poolerDSN != "" && x.pooler == nil {
 		b, err := metrics.OpenPgBouncer(ctx, x.poolerDSN, x.waitFor("PgBouncer"))
@@ -91,12 +87,22 @@ func (x *samplers) waitFor(what string) metrics.Wait {
 	}}
 }
 
-func largestPool(spec sweep.Spec) int {
-	n := 0
-	for _, c := range spec.Cells() {
-		n = max(n, c.DBPool)
+// limitsFunc is the runner's Limits (the connection-limit guard): the
+// server's limits and, with a pooler in the stack, the pooler's; nil
+// without a DSN.
+func (x *samplers) limitsFunc() func(context.Context) (sweep.ConnLimits, error) {
+	if x.dsn == "" {
+		return nil
 	}
-	return n
+	return func(ctx context.Context) (sweep.ConnLimits, error) {
+		l, err := x.db.Limits(ctx)
+		if err != nil || x.pooler == nil {
+			return l, err
+		}
+		p, err := x.pooler.Limits(ctx)
+		l.Pooler = &p
+		return l, err
+	}
 }
 
 // resetFunc is the runner's Reset hook, or nil without a reset file.

@@ -228,7 +228,17 @@ func (s *Session) measure(ctx context.Context, runner *sweep.Runner) (sweep.Summ
 func (s *Session) runner() *sweep.Runner {
 	return &sweep.Runner{Spec: s.spec, RunID: s.runID, Dir: s.dir, Stack: s.stack, Variants: s.variants,
 		Driver: s.driver, Log: s.log, HostCPUs: s.hostCPUs, Observer: s.opts.Observer,
-		Prepare: s.db.prepare, Reset: s.db.resetFunc(), Monitor: s.db.monitor(s.allStacks(), s.spec)}
+		Prepare: s.db.prepare, Reset: s.db.resetFunc(), Monitor: s.db.monitor(s.allStacks(), s.spec),
+		Limits: s.db.limitsFunc(), Replicas: replicas(s.stack)}
+}
+
+// replicas is the target's replica count where the stack knows it (a
+// compose stack's files), else 1.
+func replicas(st any) int {
+	if r, ok := st.(interface{ Replicas() int }); ok {
+		return r.Replicas()
+	}
+	return 1
 }
 
 // Cleanup removes, best effort and at once, every container labelled
