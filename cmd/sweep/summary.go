@@ -15,10 +15,10 @@ import (
 func summarize(w io.Writer, s *session.Session, sum sweep.Summary) error {
 	service := s.Spec().Service
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "cell\trep\tstatus\trps\tp99 ms\terrors %\ttarget cpu % of limit\tpeak db sessions\tnote")
+	fmt.Fprintln(tw, "cell\trep\tstatus\trps\tp99 ms\terrors %\ttarget cpu % of limit\tpeak db sessions\tlittle's\tnote")
 	for _, r := range sum.Records {
-		fmt.Fprintf(tw, "%s\tr%d\t%s\t%.1f\t%.2f\t%.2f\t%s\t%s\t%s\n", r.Cell.ID, r.Repetition, r.Status,
-			r.RPS, r.LatencyMS.P99, r.ErrorRate*100, targetCPU(r, service), peakSessions(r), note(r))
+		fmt.Fprintf(tw, "%s\tr%d\t%s\t%.1f\t%.2f\t%.2f\t%s\t%s\t%s\t%s\n", r.Cell.ID, r.Repetition, r.Status,
+			r.RPS, r.LatencyMS.P99, r.ErrorRate*100, targetCPU(r, service), peakSessions(r), littles(r), note(r))
 	}
 	if err := tw.Flush(); err != nil {
 		return err
@@ -42,10 +42,25 @@ func peakSessions(r results.Record) string {
 	return fmt.Sprint(r.DB.Sessions.TotalPeak)
 }
 
+// littles is the Little's ratio over what the driver's figures lead one
+// to expect, marked OFF beyond the tolerance; "-" without one.
+func littles(r results.Record) string {
+	if r.LittlesRatio == nil || r.LittlesExpected == nil || *r.LittlesExpected <= 0 {
+		return "-"
+	}
+	s := fmt.Sprintf("%.2f", *r.LittlesRatio / *r.LittlesExpected)
+	if r.LittlesOff() != "" {
+		s += " OFF"
+	}
+	return s
+}
+
 func note(r results.Record) string {
 	switch {
 	case r.Status != results.StatusOK:
 		return sweep.OneLine(r.Reason)
+	case r.LittlesOff() != "":
+		return r.LittlesOff()
 	case len(r.Warnings) > 0:
 		return sweep.OneLine(r.Warnings[0])
 	}

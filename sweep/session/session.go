@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/sweep-tool/sweep/compose"
+	"github.com/sweep-tool/sweep/load/builtin"
 	"github.com/sweep-tool/sweep/results"
 	"github.com/sweep-tool/sweep/results/report"
 	"github.com/sweep-tool/sweep/sweep"
@@ -51,6 +52,13 @@ type Options struct {
 	// Notify is told what a person should know as it happens (see
 	// Event); nil tells nobody.
 	Notify func(Event)
+	// CheckGenerator, when set, makes each job the generator check
+	// (sweep.GeneratorHook): the job's load with the chosen driver, then
+	// with the built-in one, the comparison passed here.
+	CheckGenerator func(sweep.GeneratorCheck) error
+	// Checked is a generator check made before this run (run
+	// --check-first); Open writes it into the run directory.
+	Checked *sweep.GeneratorCheck
 }
 
 // Limits above which a grid needs Options.AllowLarge.
@@ -122,6 +130,11 @@ func Open(ctx context.Context, spec sweep.Spec, opts Options) (_ *Session, err e
 	}
 	if err := spec.Script.Save(s.dir); err != nil {
 		return nil, err
+	}
+	if opts.Checked != nil {
+		if err := opts.Checked.Write(s.dir); err != nil {
+			return nil, err
+		}
 	}
 	s.notify(Started{RunID: s.runID, Dir: s.dir, Cells: len(spec.Cells()), Repeat: spec.Repeat, Jobs: len(opts.Jobs)})
 	return s, nil
@@ -205,6 +218,9 @@ func (s *Session) Run(ctx context.Context) (Result, error) {
 	}
 	if s.search != nil {
 		runner.Measure = s.search.hook(runner, s.runID, s.log)
+	}
+	if s.opts.CheckGenerator != nil {
+		runner.Measure = sweep.GeneratorHook(runner, builtin.New(builtin.Options{}), s.opts.CheckGenerator)
 	}
 	sum, err := s.measure(ctx, runner)
 	res := Result{Summary: sum, FactsErr: s.recordFacts(ctx)}
