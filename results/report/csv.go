@@ -93,6 +93,7 @@ func csvRow(runID string, r results.Rep, bottleneck string) map[string]string {
 	addBreakdown(row, r.Breakdown)
 	addSafeLimit(row, r.SafeLimit)
 	addUsage(row, r)
+	addConsistency(row, r)
 	addAxes(row, r.Cell)
 	return row
 }

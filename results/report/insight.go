@@ -109,3 +109,18 @@ func generatorCheckNote(rep *Report) string {
 		"(gap %.1f %%, within noise): the generator did not limit the load.", gc.Cell.ID, gc.Chosen.Driver, gc.Chosen.RPS,
 		gc.Reference.Driver, gc.Reference.RPS, gc.GapPct)
 }
+
+// addConsistency adds, where the repetition has them, the Little's law
+// figures, the host's CPU pressure and the driver's CPU per request as
+// results.csv columns.
+func addConsistency(row map[string]string, r results.Rep) {
+	if r.LittlesRatio != nil && r.LittlesExpected != nil {
+		row["littles_ratio"], row["littles_expected"] = num(*r.LittlesRatio), num(*r.LittlesExpected)
+	}
+	if r.Host != nil && r.Host.CPUPressure != nil {
+		row["host.cpu_pressure_some_share"] = num(r.Host.CPUPressure.SomeShare)
+	}
+	if r.Driver != nil && r.Driver.CPUPerRequestUS > 0 {
+		row["driver.cpu_per_request_us"] = num(r.Driver.CPUPerRequestUS)
+	}
+}

@@ -102,6 +102,15 @@ func TestGeneratorBoundWinnerIsNoted(t *testing.T) {
 	if t.Failed() {
 		t.Log(text)
 	}
+	var csvOut bytes.Buffer
+	if err := WriteCSV(&csvOut, rep); err != nil {
+		t.Fatal(err)
+	}
+	for _, col := range []string{"littles_ratio", "littles_expected", "host.cpu_pressure_some_share", "driver.cpu_per_request_us"} {
+		if !strings.Contains(strings.SplitN(csvOut.String(), "\n", 2)[0], col) {
+			t.Errorf("results.csv lacks the column %s", col)
+		}
+	}
 	thr, _ := rep.Profile("throughput")
 	if !strings.Contains(thr.Note, "cpu_1__web_2__db_4") {
 		t.Errorf("throughput profile note %q does not name the generator-bound cell", thr.Note)
