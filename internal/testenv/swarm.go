@@ -2,9 +2,13 @@ package testenv
 
 import (
 	"context"
+	"io"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/docker/docker/api/types/filters"
+	"github.com/docker/docker/api/types/image"
 	"github.com/docker/docker/api/types/swarm"
 	"github.com/docker/docker/client"
 
@@ -69,4 +73,66 @@ func dockerAt(t testing.TB, host string) *client.Client {
 func absentSwarm(t testing.TB, reason string) {
 	t.Helper()
 	absentUnless(t, "SWEEP_REQUIRE_SWARM", reason+" (make swarm-up starts it)")
+}
+
+// LoadImage copies image ref from the engine src to the engines of nodes
+// (docker save | docker load through the API: there is no registry),
+// skipping the nodes that hold the same image id under ref already.
+func (sw *SwarmFixture) LoadImage(t testing.TB, src *client.Client, ref string, nodes ...swarmfixture.Node) {
+	t.Helper()
+	want, err := src.ImageInspect(t.Context(), ref)
+	if err != nil {
+		t.Fatalf("inspect %s: %v", ref, err)
+	}
+	for _, n := range nodes {
+		cli := sw.Client(t, n)
+		if have, err := cli.ImageInspect(t.Context(), ref); err == nil && have.ID == want.ID {
+			continue
+		}
+		rc, err := src.ImageSave(t.Context(), []string{ref})
+		if err != nil {
+			t.Fatalf("save %s: %v", ref, err)
+		}
+		resp, err := cli.ImageLoad(t.Context(), rc, client.ImageLoadWithQuiet(true))
+		rc.Close()
+		if err != nil {
+			t.Fatalf("load %s into node %d: %v", ref, n.Index, err)
+		}
+		_, err = io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		if err != nil {
+			t.Fatalf("load %s into node %d: %v", ref, n.Index, err)
+		}
+	}
+}
+
+// NodeImage returns a tag of repository repo on node's engine (one of the
+// demo's images, which make swarm-up loads into every node), or skips the
+// test when the node has none.
+func (sw *SwarmFixture) NodeImage(t testing.TB, node swarmfixture.Node, repo string) string {
+	t.Helper()
+	list, err := sw.Client(t, node).ImageList(t.Context(), image.ListOptions{Filters: filters.NewArgs(filters.Arg("reference", repo))})
+	if err != nil {
+		t.Fatalf("images of node %d: %v", node.Index, err)
+	}
+	for _, img := range list {
+		for _, tag := range img.RepoTags {
+			if strings.HasPrefix(tag, repo+":") {
+				return tag
+			}
+		}
+	}
+	absentSwarm(t, "node "+node.ID+" has no "+repo+" image (make swarm-up loads the demo's images)")
+	return ""
+}
+
+// Node returns the fixture's node with the role label role, or skips the
+// test when there is none.
+func (sw *SwarmFixture) Node(t testing.TB, role string) swarmfixture.Node {
+	t.Helper()
+	n, ok := sw.ByRole(role)
+	if !ok {
+		absentSwarm(t, "the swarm fixture has no node with role "+role+" (SWARM_NODES=3 gives load, db and app)")
+	}
+	return n
 }
