@@ -98,3 +98,6 @@ func ManagerAt(ctx context.Context, host string) (*client.Client, error) {
 	}
 	return cli, nil
 }
+
+// IsManager reports whether mgr answers as a manager of an active swarm.
+func IsManager(ctx context.Context, mgr Manager) bool { return checkManager(ctx, mgr) == nil }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"slices"
 	"os"
 	"testing"
 	"time"
@@ -13,6 +14,7 @@ import (
 	dswarm "github.com/docker/docker/api/types/swarm"
 	"github.com/docker/docker/client"
 
+	"github.com/sweep-tool/sweep/compose"
 	"github.com/sweep-tool/sweep/internal/swarmfixture"
 	"github.com/sweep-tool/sweep/internal/testenv"
 	"github.com/sweep-tool/sweep/load/builtin"
@@ -66,7 +68,7 @@ func TestSweepOnSwarm(t *testing.T) {
 	for _, rec := range sum.Records {
 		checkCell(t, rec, app, db)
 	}
-	checkDown(t, st, sw.Manager, runID)
+	checkDown(t, sw.Manager, runID)
 }
 
 // demoSpec is a 4-cell sweep of the demo with seconds-long phases.
@@ -105,22 +107,32 @@ func checkCell(t *testing.T, rec results.Record, app, db swarmfixture.Node) {
 	}
 }
 
-// checkDown fails unless the run left no service and no network on the
-// swarm.
-func checkDown(t *testing.T, st *swarm.Stack, mgr *client.Client, runID string) {
+// checkDown removes the run as sweep clean does (its leftovers, then
+// CleanDead: the run directory's lock is free) and fails unless that
+// leaves no service and no network of the run on the swarm.
+func checkDown(t *testing.T, mgr *client.Client, runID string) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
 	defer cancel()
-	if err := st.Down(ctx); err != nil {
-		t.Fatalf("down: %v", err)
+	left, err := swarm.Leftovers(ctx, mgr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	i := slices.IndexFunc(left, func(l compose.Leftover) bool { return l.ID == runID })
+	if i < 0 || left[i].Containers != 2 || left[i].Dir == "" {
+		t.Fatalf("leftovers %+v: want run %s with its 2 services and its directory", left, runID)
+	}
+	got, err := swarm.CleanDead(ctx, mgr, left[i], false)
+	if err != nil || len(got.Services) != 2 || len(got.Networks) != 1 {
+		t.Fatalf("clean: removed %+v, %v; want 2 services and the network", got, err)
 	}
 	f := filters.NewArgs(filters.Arg("label", sweep.LabelRun+"="+runID))
 	svcs, err := mgr.ServiceList(ctx, dswarm.ServiceListOptions{Filters: f})
 	if err != nil || len(svcs) > 0 {
-		t.Errorf("after Down: %d services of the run (%v)", len(svcs), err)
+		t.Errorf("after clean: %d services of the run (%v)", len(svcs), err)
 	}
 	nets, err := mgr.NetworkList(ctx, network.ListOptions{Filters: f})
 	if err != nil || len(nets) > 0 {
-		t.Errorf("after Down: %d networks of the run (%v)", len(nets), err)
+		t.Errorf("after clean: %d networks of the run (%v)", len(nets), err)
 	}
 }

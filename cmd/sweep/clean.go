@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/sweep-tool/sweep/compose"
+	"github.com/sweep-tool/sweep/swarm"
 	"github.com/sweep-tool/sweep/sweep"
 )
 
@@ -19,7 +20,8 @@ func newCleanCmd(stdout io.Writer) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "clean",
 		Short: "Remove containers, networks and volumes left by sweep runs that are no longer alive",
-		Long: "Remove what sweep runs left on the engine (found by the sweep.run label). A run is removed only when it\n" +
+		Long: "Remove what sweep runs left on the engine (found by the sweep.run label; on a swarm manager, the runs'\n" +
+			"services and networks too). A run is removed only when it\n" +
 			"is provably dead: its run directory (label sweep.dir, on this host) is gone, or its sweep.lock is not\n" +
 			"held by a live sweep process. Live runs, and runs whose state cannot be told, are skipped and listed.",
 		Args: cobra.NoArgs,
@@ -32,6 +34,11 @@ func newCleanCmd(stdout io.Writer) *cobra.Command {
 				return sweep.BadInput("run", "%v", err)
 			}
 			defer eng.Close()
+			// On a swarm manager the services go first: the swarm would
+			// replace their containers removed alone.
+			if err := cleanSwarm(cmd.Context(), stdout, eng, runID, force); err != nil {
+				return err
+			}
 			return clean(cmd.Context(), stdout, eng, runID, force)
 		},
 	}
@@ -82,4 +89,35 @@ func pick(runs []compose.Leftover, id string) []compose.Leftover {
 		}
 	}
 	return []compose.Leftover{{RunLabels: compose.RunLabels{ID: id}}}
+}
+
+// cleanSwarm removes, when mgr is a swarm manager, the services and
+// networks of the runs (run runID only, when set) that are provably dead,
+// by the rule clean applies to containers.
+func cleanSwarm(ctx context.Context, w io.Writer, mgr swarm.Manager, runID string, force bool) error {
+	if !swarm.IsManager(ctx, mgr) {
+		return nil
+	}
+	runs, err := swarm.Leftovers(ctx, mgr)
+	if err != nil {
+		return err
+	}
+	for _, l := range runs {
+		if runID != "" && l.ID != runID {
+			continue
+		}
+		got, err := swarm.CleanDead(ctx, mgr, l, force)
+		switch {
+		case (errors.Is(err, compose.ErrRunAlive) || errors.Is(err, compose.ErrRunUnknown)) && runID != "":
+			return sweep.BadInput("run", "%v; pass --force to remove it anyway", err)
+		case errors.Is(err, compose.ErrRunAlive) || errors.Is(err, compose.ErrRunUnknown):
+			fmt.Fprintf(w, "run %s: skipped on the swarm: %v\n", l.ID, errors.Unwrap(err))
+			continue
+		case err != nil:
+			return fmt.Errorf("clean run %s: %w", l.ID, err)
+		}
+		fmt.Fprintf(w, "run %s: removed %d swarm services (%s), %d networks\n", l.ID,
+			len(got.Services), strings.Join(got.Services, ", "), len(got.Networks))
+	}
+	return nil
 }
