@@ -4,8 +4,8 @@ import (
 	"context"
 	"fmt"
 	"maps"
-	"slices"
 	"os"
+	"slices"
 	"testing"
 	"time"
 
