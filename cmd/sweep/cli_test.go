@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/sweep-tool/sweep/sweep"
@@ -63,6 +64,12 @@ func TestBadInputExitsTwoAndNamesTheFlag(t *testing.T) {
 		{"zero vus", []string{"plan", "--cpus", "1", "--load", "vus=0"}, "--load"},
 		{"bad duration", []string{"plan", "--cpus", "1", "--duration", "5 minutes"}, "--duration"},
 		{"no cpus", []string{"plan"}, "--cpus"},
+		{"precision without a percent sign", []string{"plan", "--cpus", "1", "--precision", "2"}, "--precision"},
+		{"min-duration without precision", []string{"run", "--cpus", "1", "--service", "app", "--url", "http://x", "--min-duration", "5s"}, "--min-duration"},
+		{"min-duration past duration", []string{"run", "--cpus", "1", "--service", "app", "--url", "http://x", "--precision", "2%", "--min-duration", "10m"}, "--min-duration"},
+		{"max-repeat without auto", []string{"run", "--cpus", "1", "--service", "app", "--url", "http://x", "--max-repeat", "3"}, "--max-repeat"},
+		{"repeat auto capped at 1", []string{"run", "--cpus", "1", "--service", "app", "--url", "http://x", "--repeat", "auto", "--max-repeat", "1"}, "--max-repeat"},
+		{"repeat neither number nor auto", []string{"plan", "--cpus", "1", "--repeat", "often"}, "--repeat"},
 		{"run without compose", []string{"run", "--cpus", "1", "--service", "app", "--url", "http://127.0.0.1:1",
 			"--driver", "builtin", "--out", "%TMP%"}, "--compose"},
 		{"run bad url", []string{"run", "--cpus", "1", "--service", "app", "--url", "localhost"}, "--url"},
@@ -129,6 +136,26 @@ func resolveSpec(t *testing.T, args ...string) (sweep.Spec, error) {
 		return sweep.Spec{}, err
 	}
 	return f.resolve(cmd)
+}
+
+// TestStoppingFlags: --precision, --min-duration, --repeat auto and
+// --max-repeat reach the spec, from the command line or the config file.
+func TestStoppingFlags(t *testing.T) {
+	t.Parallel()
+	spec, err := resolveSpec(t, "--cpus", "1", "--precision", "2%", "--min-duration", "20s", "--repeat", "auto")
+	if err != nil || spec.Precision != 0.02 || spec.MinDuration.Std() != 20*time.Second || !spec.RepeatAuto ||
+		spec.Repeat != 1 || spec.MaxRepeat != sweep.DefaultMaxRepeat {
+		t.Errorf("flags: %v, %+v", err, spec)
+	}
+	cfg := writeConfig(t, "cpus: [1]\nprecision: 0.5%\nrepeat: auto\nmax-repeat: 3\n")
+	spec, err = resolveSpec(t, "--config", cfg)
+	if err != nil || spec.Precision != 0.005 || !spec.RepeatAuto || spec.MaxRepeat != 3 {
+		t.Errorf("config: %v, %+v", err, spec)
+	}
+	spec, err = resolveSpec(t, "--cpus", "1")
+	if err != nil || spec.Precision != 0 || spec.MinDuration != 0 || spec.RepeatAuto || spec.Repeat != 1 || spec.MaxRepeat != 0 {
+		t.Errorf("defaults: %v, %+v", err, spec)
+	}
 }
 
 func TestConfigFile(t *testing.T) {

@@ -77,13 +77,17 @@ func newSpecFlags(fs *pflag.FlagSet) *specFlags {
 	fs.StringVar(&s.DBDSN, "db-dsn", "", "the target's database DSN (or env SWEEP_DB_DSN, kept out of argv)")
 	fs.StringVar(&s.PoolerDSN, "pooler-dsn", "", "a PgBouncer in the stack, for its pool stats per cell (or env SWEEP_POOLER_DSN)")
 	durationVar(fs, &s.Warmup, "warmup", 30*time.Second, "warm-up load per cell, discarded (0 skips it)")
-	durationVar(fs, &s.Duration, "duration", 5*time.Minute, "measured load per cell")
+	durationVar(fs, &s.Duration, "duration", 5*time.Minute, "measured load per cell (with --precision: the longest)")
+	fs.Var(precisionValue{&s.Precision}, "precision", "stop a cell's warm-up once settled and its measured phase once the RPS 95 % CI is within this share and p99 settled, e.g. 2% (0: fixed durations)")
+	durationVar(fs, &s.MinDuration, "min-duration", 0, "with --precision: the shortest measured phase")
 	fs.StringVar(&f.load, "load", "vus=50", "load model: vus=N, vus-per-web=K (K × web threads) or rate=R (iterations/s)")
 	fs.IntVar(&s.Load.MaxVUs, "max-vus", 0, "upper bound of VUs for the open model (rate=R); 0: max(100, R)")
 	fs.StringVar(&s.Driver, "driver", "auto", "load driver: auto (k6 when found, else builtin), k6 or builtin")
 	fs.BoolVar(&s.Keep, "keep", false, "leave the stack up at the end")
 	fs.StringVar(&s.Out, "out", "", "the run directory (default runs/<run id>)")
-	fs.IntVar(&s.Repeat, "repeat", 1, "repetitions per cell (r1..rN)")
+	s.Repeat = 1
+	fs.Var(repeatValue{s}, "repeat", "repetitions per cell (r1..rN), or auto: repeat the cells of ties with a pick until the report separates them")
+	fs.IntVar(&s.MaxRepeat, "max-repeat", 0, "with --repeat auto: the most repetitions a cell gets (default 5)")
 	fs.StringVar(&s.Order, "order", sweep.OrderGrid, "order of the cells: grid, interleave (CPU limits in turn, repetitions in rounds) or shuffle")
 	fs.Uint64Var(&s.Seed, "seed", 1, "seed of --order shuffle")
 	fs.IntVar(&s.Retries, "retries", 0, "re-run a failed cell up to N times (transient failures)")
@@ -102,6 +106,23 @@ func newSpecFlags(fs *pflag.FlagSet) *specFlags {
 	fs.StringVar(&s.OverLimit, "over-limit", "", "cells whose pool exceeds the database's connection limit: skip (record them skipped) or run (measure them, flagged); unset: refuse the run")
 	return f
 }
+
+// precisionValue is --precision: a share such as 2% or 0.02.
+type precisionValue struct{ v *float64 }
+
+func (p precisionValue) String() string { return sweep.FormatPrecision(*p.v) }
+func (p precisionValue) Type() string   { return "share" }
+func (p precisionValue) Set(s string) (err error) {
+	*p.v, err = sweep.ParsePrecision(s)
+	return err
+}
+
+// repeatValue is --repeat: a number or auto.
+type repeatValue struct{ s *sweep.Spec }
+
+func (r repeatValue) String() string     { return r.s.RepeatText() }
+func (r repeatValue) Type() string       { return "N|auto" }
+func (r repeatValue) Set(s string) error { return r.s.SetRepeat(s) }
 
 func durationVar(fs *pflag.FlagSet, d *sweep.Duration, name string, def time.Duration, usage string) {
 	fs.DurationVar((*time.Duration)(d), name, def, usage)

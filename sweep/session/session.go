@@ -26,6 +26,7 @@ import (
 	"github.com/sweep-tool/sweep/results/report"
 	"github.com/sweep-tool/sweep/sweep"
 	"github.com/sweep-tool/sweep/sweep/halving"
+	"github.com/sweep-tool/sweep/sweep/repeat"
 )
 
 // Options are what a session needs besides the spec.
@@ -230,13 +231,26 @@ func (s *Session) Run(ctx context.Context) (Result, error) {
 
 // measure runs the spec's strategy: the grid (or the jobs asked) through
 // the runner, or successive halving's rounds (sweep/halving) with its
-// default plan for the spec's warm-up and duration.
+// default plan for the spec's warm-up and duration; then, with automatic
+// repetitions, the rounds of repeats of the picks' ties (sweep/repeat).
 func (s *Session) measure(ctx context.Context, runner *sweep.Runner) (sweep.Summary, error) {
-	if s.spec.Strategy != sweep.StrategyHalving || runner.Jobs != nil {
+	if runner.Jobs != nil {
 		return runner.Run(ctx)
 	}
-	plan := halving.DefaultPlan(s.spec.Warmup.Std(), s.spec.Duration.Std())
-	return halving.Run(ctx, runner, plan, report.DefaultOptions())
+	var sum sweep.Summary
+	var err error
+	if s.spec.Strategy == sweep.StrategyHalving {
+		plan := halving.DefaultPlan(s.spec.Warmup.Std(), s.spec.Duration.Std())
+		sum, err = halving.Run(ctx, runner, plan, report.DefaultOptions())
+	} else {
+		sum, err = runner.Run(ctx)
+	}
+	if err != nil || !s.spec.RepeatAuto {
+		return sum, err
+	}
+	_, recs, err := repeat.Run(ctx, runner, repeat.Options{Max: s.spec.MaxRepeat, Report: report.DefaultOptions()})
+	sum.Records = append(sum.Records, recs...)
+	return sum, err
 }
 
 // runner is the one place a Runner is built: the spec, the run, the
