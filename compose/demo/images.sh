@@ -10,15 +10,21 @@
 #                       PgBouncer from Debian's package (1.18 on bookworm),
 #                       busybox, and an entrypoint that writes pgbouncer.ini
 #                       from the environment (pgbouncer-entrypoint.sh)
+#   sweep-drive:<12 hex of sha256 of the binary>
+#                       the static sweep binary only, whose hidden `sweep
+#                       drive` runs the built-in load driver as a one-shot
+#                       swarm service (package load/remote); not part of the
+#                       demo stack, but moved to the swarm fixture's nodes
+#                       with the demo's images
 #
-# Usage: images.sh [app|pg|pgbouncer]...   (no arguments: all three)
+# Usage: images.sh [app|pg|pgbouncer|drive]...   (no arguments: all four)
 # Tags follow content, so a run with nothing changed rebuilds nothing; the
 # two rootfs images also carry a label with the hash of their inputs (this
 # script, the entrypoints, the installed package versions), so when those
 # did not change not even the rootfs is assembled again.
 # A caller that already has an image (e.g. postgres:15 from a registry) sets
-# SWEEP_DEMO_PG_IMAGE, SWEEP_DEMO_APP_IMAGE or SWEEP_DEMO_PGBOUNCER_IMAGE and
-# that one is used as is.
+# SWEEP_DEMO_PG_IMAGE, SWEEP_DEMO_APP_IMAGE, SWEEP_DEMO_PGBOUNCER_IMAGE or
+# SWEEP_DEMO_DRIVE_IMAGE and that one is used as is.
 # Needs: bash, docker, go, and Debian's postgresql-15, pgbouncer and
 # busybox-static, which it installs with apt-get when missing (as root; on a
 # host with systemd, installing pgbouncer also enables its service).
@@ -26,7 +32,7 @@
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-repo="$(cd "$here/../.." && pwd)"
+repo_dir="$(cd "$here/../.." && pwd)"
 # this script as bash read it, for inputs_key: an edit while it runs must
 # not label an image built by the old text with the new text's hash
 self_sum="$(sha256sum <"$here/images.sh")"
@@ -59,21 +65,38 @@ import_rootfs() {
 		docker import "${args[@]}" - "$tag" >/dev/null
 }
 
-build_app() {
-	log "building demoapp"
-	(cd "$repo" && CGO_ENABLED=0 go build -trimpath -buildvcs=false -ldflags='-s -w' \
-		-o "$work/app/demoapp" ./cmd/demoapp)
-	local tag
-	tag="sweep-demoapp:$(short_hash <"$work/app/demoapp")"
+# build_go_image VAR REPO PKG BIN CHANGE... builds the Go package PKG as a
+# static binary /BIN, imports it alone as REPO:<hash of the binary> (unless
+# that tag exists) with the given Dockerfile-like changes, tags it
+# REPO:latest, and sets VAR to the tag.
+build_go_image() {
+	local var="$1" repo="$2" pkg="$3" bin="$4" tag
+	shift 4
+	log "building $repo"
+	mkdir -p "$work/$repo"
+	(cd "$repo_dir" && CGO_ENABLED=0 go build -trimpath -buildvcs=false -ldflags='-s -w' \
+		-o "$work/$repo/$bin" "$pkg")
+	tag="$repo:$(short_hash <"$work/$repo/$bin")"
 	if have_image "$tag"; then
 		log "$tag exists, not rebuilt"
 	else
-		import_rootfs "$work/app" "$tag" 'ENTRYPOINT ["/demoapp"]' 'EXPOSE 8080' \
-			'ENV PORT=8080' 'LABEL org.opencontainers.image.title=sweep-demoapp'
+		import_rootfs "$work/$repo" "$tag" "$@" "LABEL org.opencontainers.image.title=$repo"
 		log "imported $tag"
 	fi
-	docker tag "$tag" sweep-demoapp:latest
-	APP_IMAGE="$tag"
+	docker tag "$tag" "$repo:latest"
+	printf -v "$var" '%s' "$tag"
+}
+
+build_app() {
+	build_go_image APP_IMAGE sweep-demoapp ./cmd/demoapp demoapp \
+		'ENTRYPOINT ["/demoapp"]' 'EXPOSE 8080' 'ENV PORT=8080'
+}
+
+# build_drive builds the image of sweep's load services (package
+# load/remote): the static sweep binary, whose `sweep drive` runs one phase
+# of the built-in driver on a swarm node.
+build_drive() {
+	build_go_image DRIVE_IMAGE sweep-drive ./cmd/sweep sweep 'ENTRYPOINT ["/sweep"]' 'CMD ["drive"]'
 }
 
 # ensure_packages PKG... installs the Debian packages an image is made of,
@@ -246,23 +269,26 @@ env_line() {
 	app) echo "SWEEP_DEMO_APP_IMAGE=$APP_IMAGE" ;;
 	pg) echo "SWEEP_DEMO_PG_IMAGE=$PG_IMAGE" ;;
 	pgbouncer) echo "SWEEP_DEMO_PGBOUNCER_IMAGE=$PGBOUNCER_IMAGE" ;;
+	drive) echo "SWEEP_DEMO_DRIVE_IMAGE=$DRIVE_IMAGE" ;;
 	esac
 }
 
-# main builds the images named in its arguments (app, pg, pgbouncer; all
-# three without arguments), prints their variables and writes them to .env.
+# main builds the images named in its arguments (app, pg, pgbouncer, drive;
+# all four without arguments), prints their variables and writes them to .env.
 main() {
 	local lines="" name
 	APP_IMAGE="${SWEEP_DEMO_APP_IMAGE:-}"
 	PG_IMAGE="${SWEEP_DEMO_PG_IMAGE:-}"
 	PGBOUNCER_IMAGE="${SWEEP_DEMO_PGBOUNCER_IMAGE:-}"
-	[ $# -gt 0 ] || set -- app pg pgbouncer
+	DRIVE_IMAGE="${SWEEP_DEMO_DRIVE_IMAGE:-}"
+	[ $# -gt 0 ] || set -- app pg pgbouncer drive
 	for name in "$@"; do
 		case "$name" in
 		app) [ -n "$APP_IMAGE" ] || build_app ;;
 		pg) [ -n "$PG_IMAGE" ] || build_pg ;;
 		pgbouncer) [ -n "$PGBOUNCER_IMAGE" ] || build_pgbouncer ;;
-		*) log "unknown image $name, want app, pg or pgbouncer" && exit 2 ;;
+		drive) [ -n "$DRIVE_IMAGE" ] || build_drive ;;
+		*) log "unknown image $name, want app, pg, pgbouncer or drive" && exit 2 ;;
 		esac
 		lines+="$(env_line "$name")"$'\n'
 	done
