@@ -232,6 +232,13 @@ type Measurement struct {
 	// LoadNode is the swarm node the load ran on; nil when the driver ran
 	// in sweep's own process.
 	LoadNode *NodeInfo `json:"load_node,omitempty"`
+	// DriverCPU is the load driver's own CPU time over the phase when it
+	// ran outside sweep's process (a load service on a swarm node), and
+	// DriverWall that phase's wall time as the driver saw it; zero when
+	// sweep's process drove the load. Not saved as such: the runner makes
+	// the record's driver figures from them instead of its own process's.
+	DriverCPU  time.Duration `json:"-"`
+	DriverWall time.Duration `json:"-"`
 }
 
 // NodeInfo names a Docker Swarm node: its id, which placement constraints

@@ -96,7 +96,12 @@ func (r *Runner) startUse() phaseUse {
 // (see driverUse), the host's CPU pressure, and the Little's law check.
 func (r *Runner) endUse(rec *results.Record, u phaseUse) {
 	wall := time.Since(u.wall)
-	r.driverUse(rec, processCPU()-u.cpu, wall)
+	cpu, dwall := processCPU()-u.cpu, wall
+	if rec.DriverWall > 0 {
+		// the driver ran away from this process: its own figures
+		cpu, dwall = rec.DriverCPU, rec.DriverWall
+	}
+	r.driverUse(rec, cpu, dwall)
 	rec.Host = hostUse(u, wall, r.readPressure)
 	rec.SetLittles()
 }
@@ -121,7 +126,7 @@ func hostUse(u phaseUse, wall time.Duration, read func() (pressure.Reading, erro
 // driverUse records the load generator's CPU over the measured phase, in
 // cores and per answered request, and warns when the target's limit plus
 // the generator exceed the host: the generator then takes CPU the target
-// was meant to have.
+// was meant to have (not when the load ran on a swarm node of its own).
 func (r *Runner) driverUse(rec *results.Record, cpu, wall time.Duration) {
 	if wall <= 0 {
 		return
@@ -131,7 +136,7 @@ func (r *Runner) driverUse(rec *results.Record, cpu, wall time.Duration) {
 	if rec.Requests > 0 {
 		rec.Driver.CPUPerRequestUS = float64(cpu.Microseconds()) / float64(rec.Requests)
 	}
-	if r.HostCPUs > 0 && rec.Cell.CPUs+cores > float64(r.HostCPUs) {
+	if r.HostCPUs > 0 && rec.LoadNode == nil && rec.Cell.CPUs+cores > float64(r.HostCPUs) {
 		rec.Warnings = append(rec.Warnings, fmt.Sprintf(
 			"the target's limit (%s CPUs) plus the load driver's use (%.2f cores) exceed the engine's %d CPUs: "+
 				"the driver competes with the target; pin the target with --cpuset or drive load from another host",

@@ -53,12 +53,16 @@ func TestDriverUse(t *testing.T) {
 			"the target's limit (1.75 CPUs) plus the load driver's use (0.30 cores) exceed the engine's 2 CPUs: " +
 				"the driver competes with the target; pin the target with --cpuset or drive load from another host"},
 		{"host CPUs unknown", 8, 0, 3 * time.Second, time.Second, 3, ""},
+		{"load on a swarm node", 1.75, 2, 600 * time.Millisecond, 2 * time.Second, 0.3, ""},
 		{"no wall time", 1, 2, time.Second, 0, -1, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			r := &Runner{HostCPUs: tc.host}
 			rec := results.Record{Cell: results.CellInfo{CPUs: tc.cellCPUs}}
+			if strings.Contains(tc.name, "swarm node") {
+				rec.LoadNode = &results.NodeInfo{ID: "n3"}
+			}
 			r.driverUse(&rec, tc.cpu, tc.wall)
 			switch {
 			case tc.cores < 0 && rec.Driver != nil:

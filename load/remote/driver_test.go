@@ -151,6 +151,7 @@ func TestRunReturnsTheFarEndsRecordAndRemovesTheService(t *testing.T) {
 	}
 	wantM := want.Measurement
 	wantM.LoadNode = &results.NodeInfo{ID: "node3", Hostname: "bench-3"}
+	wantM.DriverCPU, wantM.DriverWall = 1250*time.Millisecond, 10010*time.Millisecond
 	if !reflect.DeepEqual(m, wantM) {
 		t.Errorf("measurement = %+v\nwant %+v", m, wantM)
 	}

@@ -167,6 +167,8 @@ func (p *phase) finish(ctx context.Context, o outcome) (results.Measurement, err
 	}
 	m := o.res.Measurement
 	m.LoadNode = p.node
+	m.DriverCPU = time.Duration(o.res.CPUSeconds * float64(time.Second))
+	m.DriverWall = time.Duration(o.res.WallSeconds * float64(time.Second))
 	if o.res.Error != "" {
 		return m, fmt.Errorf("%w on service %s: %s", ErrFarEnd, p.name, o.res.Error)
 	}
