@@ -185,8 +185,8 @@ func CompareGenerators(cell results.CellInfo, chosen, ref GeneratorRun) Generato
 func (c GeneratorCheck) Text() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "generator check on %s:\n", c.Cell.ID)
-	for _, run := range []GeneratorRun{c.Chosen, c.Reference} {
-		fmt.Fprintf(&b, "  %-8s %s", run.Driver, run.Status)
+	for i, run := range []GeneratorRun{c.Chosen, c.Reference} {
+		fmt.Fprintf(&b, "  %-9s %-8s %s", []string{"chosen", "reference"}[i], run.Driver, run.Status)
 		if run.Status != results.StatusOK {
 			fmt.Fprintf(&b, " (%s)\n", OneLine(run.Reason))
 			continue

@@ -85,6 +85,9 @@ func TestGeneratorHook(t *testing.T) {
 			if c.limited != strings.Contains(strings.Join(rec.Warnings, "\n"), "load generator") {
 				t.Errorf("cell warnings %q", rec.Warnings)
 			}
+			if text := got.Text(); !strings.Contains(text, "reference builtin  ok") || !strings.Contains(text, "chosen    "+c.chosen.name) {
+				t.Errorf("text does not show both runs by role:\n%s", text)
+			}
 			var onDisk GeneratorCheck
 			data, err := os.ReadFile(filepath.Join(r.Dir, GeneratorCheckFile))
 			if err != nil || json.Unmarshal(data, &onDisk) != nil || onDisk.Limited != c.limited || onDisk.Reference.Driver != "builtin" {
