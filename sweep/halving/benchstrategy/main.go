@@ -19,10 +19,12 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -152,8 +154,28 @@ func write(w io.Writer, grid, halving outcome) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	_, err := fmt.Fprintf(w, "agreement: %d of %d profiles\n", agree, len(rows))
+	_, err := fmt.Fprintf(w, "agreement: %d of %d profiles\n%s\n", agree, len(rows), spread(grid.run, halving.run))
 	return err
+}
+
+// spread says how far the cells measured in full by both runs lie apart
+// in RPS: the machine's noise between two runs, beside the report's band.
+func spread(grid, halving *results.Run) string {
+	var diffs []float64
+	for i, c := range halving.Cells {
+		g := grid.Cells[i]
+		if len(c.Reps) == 0 || len(g.Reps) == 0 || g.ID != c.ID || g.Reps[0].RPS == 0 {
+			continue
+		}
+		diffs = append(diffs, math.Abs(c.Reps[0].RPS/g.Reps[0].RPS-1))
+	}
+	if len(diffs) == 0 {
+		return "no cell was measured in full by both runs"
+	}
+	slices.Sort(diffs)
+	return fmt.Sprintf("the %d cells measured in full by both runs differ in RPS by a median %.1f %%, at most %.1f %% "+
+		"(the report calls cells within %g %% equivalent)", len(diffs), 50*(diffs[(len(diffs)-1)/2]+diffs[len(diffs)/2]), 100*diffs[len(diffs)-1],
+		100*report.DefaultOptions().NoiseBand)
 }
 
 // compare lines up each profile's pick under both strategies.

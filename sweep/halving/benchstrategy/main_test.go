@@ -4,6 +4,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/sweep-tool/sweep/results"
 	"github.com/sweep-tool/sweep/results/report"
 )
 
@@ -25,5 +26,22 @@ func TestCompare(t *testing.T) {
 	}
 	if rows[2][1] != "web 6 × CPU, pool 2 × web" || rows[2][2] != "web 6 × CPU, pool 1 × web" {
 		t.Errorf("throughput row %v", rows[2])
+	}
+}
+
+func TestSpread(t *testing.T) {
+	t.Parallel()
+	cell := func(id string, rps ...float64) results.RunCell {
+		c := results.RunCell{CellInfo: results.CellInfo{ID: id}}
+		for _, r := range rps {
+			c.Reps = append(c.Reps, results.Rep{Record: results.Record{Measurement: results.Measurement{RPS: r}}})
+		}
+		return c
+	}
+	grid := &results.Run{Cells: []results.RunCell{cell("a", 100), cell("b", 200), cell("c", 300)}}
+	halving := &results.Run{Cells: []results.RunCell{cell("a", 110), cell("b"), cell("c", 240)}}
+	want := "the 2 cells measured in full by both runs differ in RPS by a median 15.0 %, at most 20.0 % (the report calls cells within 5 % equivalent)"
+	if got := spread(grid, halving); got != want {
+		t.Errorf("got  %q\nwant %q", got, want)
 	}
 }
