@@ -14,6 +14,12 @@ func screenFidelity(r Round, k int) *sweep.Fidelity {
 	return &sweep.Fidelity{Round: k, Warmup: r.Warmup, Duration: r.Duration}
 }
 
+// FinalFidelity is how plan p's finals measure under spec (further
+// repetitions of a finalist too): see finalFidelity.
+func FinalFidelity(spec sweep.Spec, p Plan) *sweep.Fidelity {
+	return finalFidelity(spec, p.Rounds[len(p.Rounds)-1], len(p.Rounds))
+}
+
 // finalFidelity is how the final round (number n) measures under spec:
 // the round's longest phases, stopped at the spec's precision, never
 // before the spec's minimum when it gives one (else the round's).

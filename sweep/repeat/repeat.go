@@ -40,6 +40,9 @@ type Options struct {
 	Max int
 	// Report holds the noise band and the error bound the report uses.
 	Report report.Options
+	// Fidelity, when set, is how every repetition measures (a halving
+	// run's finals'); nil: the spec's.
+	Fidelity *sweep.Fidelity
 }
 
 // Tie is a profile's pick that the data cannot separate from other pairs.
@@ -95,7 +98,7 @@ func Next(dir string, cells []sweep.Cell, opts Options) (Step, error) {
 	done := finished(run)
 	for _, c := range cells {
 		if n := done[c.ID]; tied[c.ID] && n < opts.Max {
-			step.Jobs = append(step.Jobs, sweep.Job{Cell: c, Rep: n + 1})
+			step.Jobs = append(step.Jobs, sweep.Job{Cell: c, Rep: n + 1, Fidelity: opts.Fidelity})
 		}
 	}
 	return step, nil

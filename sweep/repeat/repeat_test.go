@@ -148,3 +148,24 @@ func TestCapBelowTwo(t *testing.T) {
 		t.Errorf("cap 1: %v", err)
 	}
 }
+
+// TestRepeatsMeasureAtTheFidelityAsked: a halving run's further
+// repetitions measure as its finals did, not at the spec's fidelity.
+func TestRepeatsMeasureAtTheFidelityAsked(t *testing.T) {
+	t.Parallel()
+	spec, dir := twoPairs(t, 3)
+	r := &sweep.Runner{Spec: spec, Dir: dir, Stack: &memstack.Stack{}, Driver: newFigures()}
+	if _, err := r.Run(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	final := &sweep.Fidelity{Round: 2, Warmup: time.Second, Duration: 10 * time.Second}
+	step, err := Next(dir, spec.Cells(), Options{Max: 3, Report: report.DefaultOptions(), Fidelity: final})
+	if err != nil || len(step.Jobs) != 2 {
+		t.Fatalf("jobs %+v, %v; want the two tied cells", step.Jobs, err)
+	}
+	for _, j := range step.Jobs {
+		if j.Fidelity != final || j.Rep != 2 {
+			t.Errorf("job %s r%d at %+v, want r2 at the finals' fidelity", j.Cell.ID, j.Rep, j.Fidelity)
+		}
+	}
+}

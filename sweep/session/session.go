@@ -239,16 +239,18 @@ func (s *Session) measure(ctx context.Context, runner *sweep.Runner) (sweep.Summ
 	}
 	var sum sweep.Summary
 	var err error
+	opts := repeat.Options{Max: s.spec.MaxRepeat, Report: report.DefaultOptions()}
 	if s.spec.Strategy == sweep.StrategyHalving {
 		plan := halving.DefaultPlan(s.spec.Warmup.Std(), s.spec.Duration.Std())
 		sum, err = halving.Run(ctx, runner, plan, report.DefaultOptions())
+		opts.Fidelity = halving.FinalFidelity(s.spec, plan) // repeats measure as the finals did
 	} else {
 		sum, err = runner.Run(ctx)
 	}
 	if err != nil || !s.spec.RepeatAuto {
 		return sum, err
 	}
-	_, recs, err := repeat.Run(ctx, runner, repeat.Options{Max: s.spec.MaxRepeat, Report: report.DefaultOptions()})
+	_, recs, err := repeat.Run(ctx, runner, opts)
 	sum.Records = append(sum.Records, recs...)
 	return sum, err
 }
