@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/sweep-tool/sweep/results"
 )
@@ -17,7 +18,8 @@ const StrategyHalving = "halving"
 // apart from the full-length ones.
 const statusScreened results.Status = "screened"
 
-// Screening is a screened cell's last short-run measurement.
+// Screening is a screened cell's last short-run measurement (its length
+// to a tenth of a second).
 type Screening struct {
 	Round     int            `json:"round"`
 	Status    results.Status `json:"status"`
@@ -36,7 +38,7 @@ func screening(c *Cell, rc results.RunCell) {
 	}
 	s := rc.Screens[len(rc.Screens)-1]
 	c.Status = statusScreened
-	c.Screened = &Screening{Round: s.Round, Status: s.Status, Reason: s.Reason, DurationS: s.DurationS,
+	c.Screened = &Screening{Round: s.Round, Status: s.Status, Reason: s.Reason, DurationS: math.Round(10*s.DurationS) / 10,
 		RPS: s.RPS, P99MS: s.LatencyMS.P99, ErrorRate: s.ErrorRate}
 }
 

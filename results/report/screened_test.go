@@ -14,7 +14,7 @@ import (
 // writeScreen writes a screening-round record (cells/<id>/round<k>).
 func writeScreen(t *testing.T, dir string, info results.CellInfo, round int, r results.Rep) {
 	t.Helper()
-	r.SchemaVersion, r.Cell, r.Repetition, r.DurationS = results.SchemaVersion, info, 1, 5
+	r.SchemaVersion, r.Cell, r.Repetition, r.DurationS = results.SchemaVersion, info, 1, 5.000463592
 	writeJSONFile(t, filepath.Join(dir, "cells", info.ID, fmt.Sprintf("round%d", round), "result.json"), r)
 }
 
