@@ -7,7 +7,7 @@ import (
 	"io"
 )
 
-var htmlPage = template.Must(template.New("report").Parse(`<!DOCTYPE html>
+var htmlPage = template.Must(template.New("report").Funcs(template.FuncMap{"screened": isScreenedText}).Parse(`<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8">
 <title>Sweep report: run {{.RunID}}</title>
 <style>
@@ -17,7 +17,8 @@ th, td { border: 1px solid #bbb; padding: .2em .6em; text-align: right; }
 th:first-child, td:first-child { text-align: left; }
 figure { margin: 1em 0; } figure svg { max-width: 100%; height: auto; }
 p.note { color: #555; font-size: 90%; }
-</style></head><body>
+{{if .Halving}}td.screened { color: #999; font-style: italic; }
+{{end}}</style></head><body>
 <h1>Sweep report: run {{.RunID}}</h1>
 {{range .Intro}}<p>{{.}}</p>
 {{end}}{{range .Sections}}<h2>{{.Heading}}</h2>
@@ -27,7 +28,7 @@ p.note { color: #555; font-size: 90%; }
 {{end}}</ul>
 {{end}}{{range .Tables}}<h3>{{.Title}}</h3>
 <table><thead><tr>{{range .Header}}<th>{{.}}</th>{{end}}</tr></thead><tbody>
-{{range .Rows}}<tr>{{range .}}<td>{{.}}</td>{{end}}</tr>
+{{range .Rows}}<tr>{{range .}}<td{{if screened .}} class="screened"{{end}}>{{.}}</td>{{end}}</tr>
 {{end}}</tbody></table>
 {{with .Note}}<p class="note">{{.}}</p>{{end}}
 {{end}}{{range .Charts}}<figure class="chart" id="{{.File}}"><figcaption>{{.Title}}</figcaption>
@@ -50,9 +51,10 @@ type htmlChart struct {
 func WriteHTML(w io.Writer, rep *Report, charts []Chart) error {
 	data := struct {
 		RunID    string
+		Halving  bool
 		Intro    []string
 		Sections []htmlSection
-	}{RunID: rep.RunID, Intro: introParas(rep)}
+	}{RunID: rep.RunID, Halving: rep.Strategy == StrategyHalving, Intro: introParas(rep)}
 	for _, s := range document(rep, charts) {
 		hs := htmlSection{section: s}
 		for _, c := range s.Charts {

@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"math"
+	"strings"
 
 	"github.com/sweep-tool/sweep/results"
 )
@@ -57,9 +58,18 @@ func screenedText(c *Cell, m Metric) string {
 	case m == MetricErrors:
 		v = fmt.Sprintf("%.2f", 100*s.ErrorRate)
 	default:
-		return fmt.Sprintf("(screened %d) [%d]", s.Round, c.DBPool)
+		return fmt.Sprintf("(%s%d) [%d]", strings.TrimPrefix(screenedMark, ", "), s.Round, c.DBPool)
 	}
-	return fmt.Sprintf("(%s, %gs, screened %d) [%d]", v, s.DurationS, s.Round, c.DBPool)
+	return fmt.Sprintf("(%s, %gs%s%d) [%d]", v, s.DurationS, screenedMark, s.Round, c.DBPool)
+}
+
+// screenedMark is in every screened cell's matrix entry, so report.html
+// can grey the entry.
+const screenedMark = ", screened "
+
+// isScreenedText reports whether a table entry is a screened cell's.
+func isScreenedText(s string) bool {
+	return strings.HasPrefix(s, "(") && strings.Contains(s, strings.TrimPrefix(screenedMark, ", "))
 }
 
 // strategyNote says which strategy produced the recommendation; "" for the

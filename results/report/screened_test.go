@@ -75,6 +75,13 @@ func TestHalvingRunShowsScreenedCellsApart(t *testing.T) {
 			t.Errorf("terminal report lacks %q:\n%s", want, out.String())
 		}
 	}
+	var page bytes.Buffer
+	if err := WriteHTML(&page, rep, nil); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(page.String(), `<td class="screened">(990, 5s, screened 1) [6]</td>`) {
+		t.Errorf("report.html does not grey the screened cell")
+	}
 	if got := rep.Recommendation().Strategy; got != StrategyHalving {
 		t.Errorf("recommendation's strategy %q, want halving", got)
 	}
