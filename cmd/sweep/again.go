@@ -31,6 +31,7 @@ func (d *dsnFlags) add(fs *pflag.FlagSet) {
 func newResumeCmd(stdout, stderr io.Writer) *cobra.Command {
 	var dsns dsnFlags
 	var opts session.Options
+	var lf liveFlags
 	cmd := &cobra.Command{
 		Use:   "resume RUN_DIR",
 		Short: "Resume a run with its saved spec: finished cells are kept, interrupted ones run again",
@@ -40,18 +41,25 @@ func newResumeCmd(stdout, stderr io.Writer) *cobra.Command {
 			if err != nil {
 				return err
 			}
+			stop, err := lf.apply(cmd.Context(), &opts, stderr)
+			if err != nil {
+				return err
+			}
+			defer stop()
 			return runGrid(cmd.Context(), spec, opts, stdout, stderr, true)
 		},
 	}
 	dsns.add(cmd.Flags())
 	cmd.Flags().StringVar(&opts.K6, "k6", "", "path of the k6 binary")
 	cmd.Flags().BoolVar(&opts.RetryFailed, "retry-failed", false, "run failed cells again")
+	lf.add(cmd.Flags())
 	return cmd
 }
 
 func newRerunCmd(stdout, stderr io.Writer) *cobra.Command {
 	var dsns dsnFlags
 	var k6Path string
+	var lf liveFlags
 	cmd := &cobra.Command{
 		Use:   "rerun RUN_DIR CELL_ID",
 		Short: "Run one cell again as a new repetition and print it beside the earlier ones",
@@ -62,7 +70,13 @@ func newRerunCmd(stdout, stderr io.Writer) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			err = runGrid(cmd.Context(), spec, session.Options{K6: k6Path, Jobs: []sweep.Job{job}}, io.Discard, stderr, true)
+			opts := session.Options{K6: k6Path, Jobs: []sweep.Job{job}}
+			stop, err := lf.apply(cmd.Context(), &opts, stderr)
+			if err != nil {
+				return err
+			}
+			defer stop()
+			err = runGrid(cmd.Context(), spec, opts, io.Discard, stderr, true)
 			if errors.Is(err, sweep.ErrBadInput) {
 				return err
 			}
@@ -71,5 +85,6 @@ func newRerunCmd(stdout, stderr io.Writer) *cobra.Command {
 	}
 	dsns.add(cmd.Flags())
 	cmd.Flags().StringVar(&k6Path, "k6", "", "path of the k6 binary")
+	lf.add(cmd.Flags())
 	return cmd
 }

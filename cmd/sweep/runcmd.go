@@ -29,6 +29,8 @@ func newRunCmd(stdout, stderr io.Writer) *cobra.Command {
 	fl := newFindLimitFlags(cmd.Flags())
 	var opts session.Options
 	var checkFirst bool
+	var lf liveFlags
+	lf.add(cmd.Flags())
 	cmd.Flags().BoolVar(&opts.ForceNew, "force-new", false, "start a new run even if --out holds a run with a different spec (the old one is moved aside)")
 	cmd.Flags().BoolVar(&opts.RetryFailed, "retry-failed", false, "on resume, run failed cells again")
 	cmd.Flags().BoolVar(&opts.AllowLarge, "yes", false, "allow grids above 500 cells or 48 hours")
@@ -37,6 +39,11 @@ func newRunCmd(stdout, stderr io.Writer) *cobra.Command {
 		if err != nil {
 			return err
 		}
+		stop, err := lf.apply(cmd.Context(), &opts, stderr)
+		if err != nil {
+			return err
+		}
+		defer stop()
 		if checkFirst {
 			if opts.Checked, err = preflight(cmd.Context(), spec, flags.k6, stdout, stderr); err != nil {
 				return err
@@ -113,7 +120,7 @@ func preflight(ctx context.Context, spec sweep.Spec, k6 string, stdout, stderr i
 // what ran and (withReport) the run's report; the error is the run's as
 // the user reads it.
 func runGrid(ctx context.Context, spec sweep.Spec, opts session.Options, stdout, stderr io.Writer, withReport bool) error {
-	opts.Version, opts.Notify, opts.Progress = version, tell(stderr), newProgress(stderr)
+	opts.Version, opts.Notify, opts.Progress = version, tell(stderr), sweep.Progresses(newProgress(stderr), opts.Progress)
 	s, err := session.Open(ctx, spec, opts)
 	if err != nil {
 		return err

@@ -18,6 +18,9 @@ const orBuiltin = " or pass {k6} PATH, or use {driver} builtin"
 func (s *Session) pickDriver(ctx context.Context) (sweep.Driver, string, error) {
 	spec := s.spec
 	if spec.Driver == "builtin" {
+		if s.opts.K6Dashboard {
+			return nil, "", sweep.BadInput("k6_dashboard", "k6's web dashboard needs the k6 driver; drop {driver} builtin or {k6_dashboard}")
+		}
 		if spec.Script != nil {
 			return nil, "", sweep.BadInput("script", "a k6 script runs only with k6; drop {driver} builtin or {script}")
 		}
@@ -31,6 +34,8 @@ func (s *Session) pickDriver(ctx context.Context) (sweep.Driver, string, error) 
 		return nil, "", sweep.BadInput("driver", "%v%s", err, orBuiltin)
 	case err != nil && spec.Script != nil:
 		return nil, "", sweep.BadInput("script", "a k6 script runs only with k6: %v%s", err, orBuiltin)
+	case err != nil && s.opts.K6Dashboard:
+		return nil, "", sweep.BadInput("k6_dashboard", "k6's web dashboard needs k6: %v; pass {k6} PATH or drop {k6_dashboard}", err)
 	case err != nil:
 		s.notify(NoK6{})
 		return builtin.New(builtin.Options{}), "", nil
@@ -56,7 +61,7 @@ func (s *Session) k6Driver(ctx context.Context, bin string) (sweep.Driver, strin
 	if err != nil {
 		return nil, "", sweep.BadInput("k6", "%v", err)
 	}
-	d := k6.New(k6.Options{Binary: bin, Script: spec.Script})
+	d := k6.New(k6.Options{Binary: bin, Script: spec.Script, WebDashboard: s.opts.K6Dashboard})
 	notice, err := spec.CheckLoad(ctx, d, s.opts.Jobs)
 	if errors.Is(err, k6.ErrScript) || errors.Is(err, k6.ErrClash) || errors.Is(err, sweep.ErrScriptChanged) {
 		return nil, "", sweep.BadInput("script", "%v", err)

@@ -46,6 +46,10 @@ type Options struct {
 	// Jobs, when set, are run instead of the spec's schedule (one cell
 	// again as a new repetition: see Again).
 	Jobs []sweep.Job
+	// K6Dashboard has k6 export its web dashboard of each measured phase
+	// into the cell's directory (k6.Options.WebDashboard); with the
+	// built-in driver, or no k6 to be found, it is bad input.
+	K6Dashboard bool
 	// Progress is told about each job; Observer each second of every
 	// measured phase. Both may be nil.
 	Progress sweep.Progress
