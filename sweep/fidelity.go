@@ -34,10 +34,18 @@ func (s Spec) Fidelity() Fidelity {
 		Precision: s.Precision, MinDuration: s.MinDuration.Std()}
 }
 
-// rule is the steady-state rule's configuration for f.
+// p99PerPrecision is how much looser p99's tolerance is than the RPS
+// precision: the rule's defaults (±2 % and 10 %) keep this ratio.
+const p99PerPrecision = steady.DefaultP99Tolerance / steady.DefaultPrecision
+
+// rule is the steady-state rule's configuration for f. p99's tolerance
+// follows the precision asked (five times it, never below the default
+// 10 %): one who accepts a looser mean accepts a looser tail too, and a
+// tail statistic is the noisier of the two.
 func (f Fidelity) rule() steady.Config {
 	return steady.Config{Precision: f.Precision, MinDuration: f.MinDuration,
-		MaxDuration: f.Duration, WarmupMax: f.Warmup}
+		MaxDuration: f.Duration, WarmupMax: f.Warmup,
+		P99Tolerance: max(steady.DefaultP99Tolerance, p99PerPrecision*f.Precision)}
 }
 
 // fidelity is job's own, or the spec's.

@@ -211,3 +211,23 @@ func TestJobFidelity(t *testing.T) {
 		t.Errorf("final: round %d, stopping %+v", rec.Round, st)
 	}
 }
+
+// TestP99ToleranceFollowsPrecision: a p99 that jumps from second to
+// second (log-normal, σ 0.6) with a flat RPS keeps ±2 % from stopping in
+// two minutes (p99 within 10 %), not ±10 % (p99 within 50 %).
+func TestP99ToleranceFollowsPrecision(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		precision float64
+		early     bool
+	}{{0.02, false}, {0.10, true}} {
+		r := rand.New(rand.NewPCG(13, 3))
+		jumpy := func(int) (float64, float64) { return 1000, 10 * math.Exp(0.6*r.NormFloat64()) }
+		d := &seriesDriver{warm: level(12, 1000, 0.01), measured: jumpy}
+		rec, _ := runOne(t, steadySpec(c.precision, 0, 20*time.Second, 2*time.Minute), d, nil)
+		if st := rec.Stopping; st.StoppedEarly != c.early {
+			t.Errorf("precision %g: stopped early %v at %.0f s (%s), want %v", c.precision, st.StoppedEarly,
+				rec.DurationS, st.SteadyReason, c.early)
+		}
+	}
+}
