@@ -86,22 +86,19 @@ type Rep struct {
 	Record
 }
 
-// sweepFile is the subset of sweep.json that LoadRun reads.
-type sweepFile struct {
-	RunID string `json:"run_id"`
-	Spec  struct {
-		CPUs      []float64 `json:"cpus"`
-		WebMult   []float64 `json:"web_mult"`
-		DBMult    []float64 `json:"db_mult"`
-		Service   string    `json:"service"`
-		WebEnv    string    `json:"web_env"`
-		PoolEnv   string    `json:"pool_env"`
-		Compose   []string  `json:"compose"`
-		Strategy  string    `json:"strategy"`
-		MaxRepeat int       `json:"max_repeat"`
-	} `json:"spec"`
-	Cells []CellInfo `json:"cells"`
-	Host  HostFacts  `json:"host"`
+// specFacts are the parts of sweep.json's spec (the sweep package's
+// Spec, as Meta.Spec holds it) that the report reads; the names are the
+// Spec's JSON names (sweep's tests read a Spec back through them).
+type specFacts struct {
+	CPUs      []float64 `json:"cpus"`
+	WebMult   []float64 `json:"web_mult"`
+	DBMult    []float64 `json:"db_mult"`
+	Service   string    `json:"service"`
+	WebEnv    string    `json:"web_env"`
+	PoolEnv   string    `json:"pool_env"`
+	Compose   []string  `json:"compose"`
+	Strategy  string    `json:"strategy"`
+	MaxRepeat int       `json:"max_repeat"`
 }
 
 // LoadRun reads the run directory dir: sweep.json and every
@@ -111,19 +108,19 @@ type sweepFile struct {
 // when dir has no readable sweep.json and ErrNoFinishedCells when no
 // repetition has finished.
 func LoadRun(dir string) (*Run, error) {
-	sf, err := readSweepFile(dir)
+	meta, spec, err := readSweepFile(dir)
 	if err != nil {
 		return nil, err
 	}
 	run := &Run{
-		Dir: dir, RunID: sf.RunID, Service: sf.Spec.Service,
-		WebEnv: sf.Spec.WebEnv, PoolEnv: sf.Spec.PoolEnv,
-		CPUs: sf.Spec.CPUs, WebMult: sf.Spec.WebMult, DBMult: sf.Spec.DBMult,
-		Compose: sf.Spec.Compose, HostCPUs: sf.Host.CPUCount, Strategy: sf.Spec.Strategy,
-		MaxRepeat: sf.Spec.MaxRepeat,
+		Dir: dir, RunID: meta.RunID, Service: spec.Service,
+		WebEnv: spec.WebEnv, PoolEnv: spec.PoolEnv,
+		CPUs: spec.CPUs, WebMult: spec.WebMult, DBMult: spec.DBMult,
+		Compose: spec.Compose, HostCPUs: meta.Host.CPUCount, Strategy: spec.Strategy,
+		MaxRepeat: spec.MaxRepeat,
 	}
 	finished := 0
-	for _, info := range sf.Cells {
+	for _, info := range meta.Cells {
 		rc, err := readCell(filepath.Join(dir, CellsDir, info.ID), info)
 		if err != nil {
 			return nil, err
@@ -140,28 +137,33 @@ func LoadRun(dir string) (*Run, error) {
 		finished += len(reps)
 	}
 	if finished == 0 {
-		return nil, fmt.Errorf("%s: %w (%d cells planned)", dir, ErrNoFinishedCells, len(sf.Cells))
+		return nil, fmt.Errorf("%s: %w (%d cells planned)", dir, ErrNoFinishedCells, len(meta.Cells))
 	}
 	return run, nil
 }
 
-func readSweepFile(dir string) (*sweepFile, error) {
-	path := filepath.Join(dir, "sweep.json")
+// readSweepFile reads sweep.json as Meta, and the spec's facts in it.
+func readSweepFile(dir string) (Meta, specFacts, error) {
+	var spec specFacts
+	path := filepath.Join(dir, MetaFile)
 	b, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("%s: %w: no sweep.json", dir, ErrNotRun)
+		return Meta{}, spec, fmt.Errorf("%s: %w: no sweep.json", dir, ErrNotRun)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", path, err)
+		return Meta{}, spec, fmt.Errorf("read %s: %w", path, err)
 	}
-	var sf sweepFile
-	if err := json.Unmarshal(b, &sf); err != nil {
-		return nil, fmt.Errorf("%s: %w: sweep.json: %w", dir, ErrNotRun, err)
+	meta, err := decodeMeta(b)
+	if err == nil && len(meta.Spec) > 0 {
+		err = json.Unmarshal(meta.Spec, &spec)
 	}
-	if len(sf.Cells) == 0 {
-		return nil, fmt.Errorf("%s: %w: sweep.json lists no cells", dir, ErrNotRun)
+	if err != nil {
+		return meta, spec, fmt.Errorf("%s: %w: sweep.json: %w", dir, ErrNotRun, err)
 	}
-	return &sf, nil
+	if len(meta.Cells) == 0 {
+		return meta, spec, fmt.Errorf("%s: %w: sweep.json lists no cells", dir, ErrNotRun)
+	}
+	return meta, spec, nil
 }
 
 // readCell reads the finished repetitions (r<N>) and screening rounds

@@ -212,13 +212,26 @@ func ReadRecord(path string) (Record, error) {
 
 // ReadMeta reads sweep.json of a run directory.
 func ReadMeta(run string) (Meta, error) {
-	var m Meta
 	data, err := os.ReadFile(filepath.Join(run, MetaFile))
 	if err != nil {
-		return m, err
+		return Meta{}, err
 	}
-	if err := json.Unmarshal(data, &m); err != nil {
+	m, err := decodeMeta(data)
+	if err != nil {
 		return m, fmt.Errorf("parse %s: %w", MetaFile, err)
 	}
 	return m, nil
+}
+
+// decodeMeta is the one decoding of sweep.json (ReadMeta, LoadRun).
+func decodeMeta(data []byte) (Meta, error) {
+	var m Meta
+	err := json.Unmarshal(data, &m)
+	return m, err
+}
+
+// Write writes m as sweep.json of the run directory dir, atomically: the
+// one writing of sweep.json.
+func (m Meta) Write(dir string) error {
+	return WriteJSONAtomic(filepath.Join(dir, MetaFile), m)
 }

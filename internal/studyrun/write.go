@@ -37,7 +37,7 @@ func Write(dir string, table io.Reader, p Params) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	if err := results.WriteJSONAtomic(filepath.Join(dir, results.MetaFile), meta); err != nil {
+	if err := meta.Write(dir); err != nil {
 		return err
 	}
 	for _, r := range recs {

@@ -101,5 +101,5 @@ func (s *Session) recordFacts(ctx context.Context) error {
 	meta.Host.CPUModel, meta.Host.CPUCount = facts.CPUModel, facts.EngineNCPU
 	meta.Host.DockerVersion, meta.Host.ComposeVersion = facts.DockerVersion, facts.ComposeVersion
 	meta.Images, meta.ComposeConfigHash = facts.Images, facts.ConfigSHA256
-	return results.WriteJSONAtomic(filepath.Join(s.dir, results.MetaFile), meta)
+	return meta.Write(s.dir)
 }

@@ -130,7 +130,7 @@ func Open(ctx context.Context, spec sweep.Spec, opts Options) (_ *Session, err e
 		}
 	}()
 	s.meta.Host.Driver, s.meta.Host.K6Version = s.driver.Name(), driverVersion
-	if err := results.WriteJSONAtomic(filepath.Join(s.dir, results.MetaFile), s.meta); err != nil {
+	if err := s.meta.Write(s.dir); err != nil {
 		return nil, err
 	}
 	if err := spec.Script.Save(s.dir); err != nil {
