@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -125,6 +126,36 @@ func TestDroppedWarningNamesTheCause(t *testing.T) {
 			}
 			if got != want {
 				t.Errorf("warning\n%q\nwant\n%q", got, want)
+			}
+		})
+	}
+}
+
+func TestDroppedIterationsWarning(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name    string
+		dropped int64
+		want    []string
+	}{
+		{"none dropped", 0, nil},
+		{"one dropped", 1, []string{"1 iterations were dropped: the open model's rate was not offered in full " +
+			"(raise --max-vus, or the target is saturated)"}},
+		{"many dropped", 1234, []string{"1234 iterations were dropped: the open model's rate was not offered in full " +
+			"(raise --max-vus, or the target is saturated)"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			spec := testSpec()
+			spec.CPUs, spec.WebMult = []float64{1}, []float64{1}
+			d := measuredDriver{results.Measurement{Requests: 10, RPS: 5, DroppedIterations: tc.dropped}}
+			sum, err := (&Runner{Spec: spec, Dir: t.TempDir(), Stack: &fakeStack{}, Driver: d}).Run(t.Context())
+			if err != nil {
+				t.Fatal(err)
+			}
+			rec := sum.Records[0]
+			if rec.Status != results.StatusOK || !reflect.DeepEqual(rec.Warnings, tc.want) {
+				t.Errorf("status %s warnings %q, want ok with %q", rec.Status, rec.Warnings, tc.want)
 			}
 		})
 	}

@@ -2,9 +2,13 @@ package sweep
 
 import (
 	"encoding/json"
+	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/sweep-tool/sweep/results"
 )
 
 func TestDiffSpecs(t *testing.T) {
@@ -46,5 +50,70 @@ func TestDiffSpecs(t *testing.T) {
 				t.Errorf("diff %q, want %q", got, tc.want)
 			}
 		})
+	}
+}
+
+// TestDone pins what a resume runs again: interrupted cells and cells
+// without a record always, failed cells only with --retry-failed.
+func TestDone(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name        string
+		status      results.Status // "": no result.json
+		retryFailed bool
+		want        bool
+	}{
+		{"no record", "", false, false},
+		{"ok", results.StatusOK, false, true},
+		{"ok with retry-failed", results.StatusOK, true, true},
+		{"failed", results.StatusFailed, false, true},
+		{"failed with retry-failed", results.StatusFailed, true, false},
+		{"interrupted", results.StatusInterrupted, false, false},
+		{"interrupted with retry-failed", results.StatusInterrupted, true, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			if tc.status != "" {
+				rec := results.Record{Cell: results.CellInfo{ID: "cpu_1__web_1__db_2"}, Status: tc.status}
+				if err := results.WriteJSONAtomic(filepath.Join(dir, results.ResultFile), rec); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if got := done(dir, tc.retryFailed); got != tc.want {
+				t.Errorf("done = %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
+
+// TestRunnerRetryFailed: a resume with RetryFailed runs the failed cell
+// again and keeps the ok ones.
+func TestRunnerRetryFailed(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	spec := testSpec()
+	first := &Runner{Spec: spec, Dir: dir, Stack: &fakeStack{skewFor: "cpu_2__web_2__db_4"}, Driver: &fakeDriver{}}
+	if sum, err := first.Run(t.Context()); err != nil || sum.Failed() != 1 {
+		t.Fatalf("first run: err %v, %d failed; want 1 failed", err, sum.Failed())
+	}
+	for _, tc := range []struct {
+		retry   bool
+		skipped int
+		applied []string
+	}{
+		{false, 4, nil},
+		{true, 3, []string{"cpu_2__web_2__db_4"}},
+	} {
+		stack := &fakeStack{}
+		sum, err := (&Runner{Spec: spec, Dir: dir, Stack: stack, Driver: &fakeDriver{}, RetryFailed: tc.retry}).Run(t.Context())
+		if err != nil || sum.Skipped != tc.skipped || !reflect.DeepEqual(stack.applied, tc.applied) {
+			t.Errorf("retry-failed %v: err %v, skipped %d, applied %v; want %d skipped, %v applied",
+				tc.retry, err, sum.Skipped, stack.applied, tc.skipped, tc.applied)
+		}
+	}
+	rec, err := results.ReadRecord(filepath.Join(results.CellDir(dir, "cpu_2__web_2__db_4", 1), results.ResultFile))
+	if err != nil || rec.Status != results.StatusOK {
+		t.Errorf("retried cell: status %s err %v, want ok", rec.Status, err)
 	}
 }

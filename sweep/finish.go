@@ -3,67 +3,12 @@ package sweep
 import (
 	"context"
 	"errors"
-	"fmt"
-	"math"
 	"path/filepath"
 	"sort"
-	"strings"
 	"time"
 
 	"github.com/sweep-tool/sweep/results"
 )
-
-func (r *Runner) targetConfig(cell Cell, dir string) TargetConfig {
-	env := map[string]string{
-		r.Spec.WebEnv:  fmt.Sprint(cell.WebThreads),
-		r.Spec.PoolEnv: fmt.Sprint(cell.DBPool),
-	}
-	if r.Spec.NameEnv != "" {
-		env[r.Spec.NameEnv] = cell.ID
-	}
-	cfg := TargetConfig{Dir: dir, CPUs: cell.CPUs, CPUSet: r.Spec.CPUSet, Memory: cell.Extras.Memory,
-		Env: env, Labels: map[string]string{LabelCell: cell.ID}}
-	for _, a := range r.Spec.Axes {
-		v, ok := cell.Extras.Env[a.Key()]
-		switch {
-		case !ok:
-		case a.Service == "" || a.Service == r.Spec.Service:
-			env[a.Name] = v
-		default:
-			if cfg.ServiceEnv == nil {
-				cfg.ServiceEnv = map[string]map[string]string{}
-			}
-			if cfg.ServiceEnv[a.Service] == nil {
-				cfg.ServiceEnv[a.Service] = map[string]string{}
-			}
-			cfg.ServiceEnv[a.Service][a.Name] = v
-		}
-	}
-	return cfg
-}
-
-func (r *Runner) sweptEnv() []string { return r.Spec.SweptEnv() }
-
-// checkApplied compares what the engine reports with what the cell asked.
-func checkApplied(cfg TargetConfig, got results.Applied, names []string) error {
-	var diffs []string
-	if want, _ := MemoryBytes(cfg.Memory); cfg.Memory != "" && got.MemoryBytes != want {
-		diffs = append(diffs, fmt.Sprintf("memory %d bytes, asked %s", got.MemoryBytes, cfg.Memory))
-	}
-	if math.Abs(got.CPUs-cfg.CPUs) > 1e-6 {
-		diffs = append(diffs, fmt.Sprintf("cpus %s, asked %s", FormatNumber(got.CPUs), FormatNumber(cfg.CPUs)))
-	}
-	for _, n := range names {
-		if got.Env[n] != cfg.Env[n] {
-			diffs = append(diffs, fmt.Sprintf("%s=%q, asked %q", n, got.Env[n], cfg.Env[n]))
-		}
-	}
-	if len(diffs) > 0 {
-		sort.Strings(diffs)
-		return fmt.Errorf("target runs with %s", strings.Join(diffs, ", "))
-	}
-	return nil
-}
 
 // finish sets the status, keeps the target's log on failure and writes
 // result.json last. A run file that cannot be written (err, target.log or
@@ -117,43 +62,6 @@ func (r *Runner) saveTargetLog(dir string) error {
 		logs = "could not read the target's log: " + err.Error() + "\n"
 	}
 	return results.WriteFileAtomic(filepath.Join(dir, results.TargetLog), []byte(logs))
-}
-
-func (r *Runner) timed(job Job, rec *results.Record, phase string, f func() error) error {
-	if r.Progress != nil {
-		r.Progress.Phase(job, phase)
-	}
-	start := r.now()
-	err := f()
-	rec.PhasesS[phase] = math.Round(r.now().Sub(start).Seconds()*1000) / 1000
-	return err
-}
-
-func (r *Runner) sleep(ctx context.Context, d time.Duration) {
-	if r.Sleep != nil {
-		r.Sleep(ctx, d)
-		return
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-	case <-ctx.Done():
-	}
-}
-
-func (r *Runner) now() time.Time {
-	if r.Now != nil {
-		return r.Now()
-	}
-	return time.Now()
-}
-
-func (r *Runner) logf(format string, args ...any) {
-	if r.Log == nil {
-		return
-	}
-	fmt.Fprintf(r.Log, "%s %s\n", r.now().Format("15:04:05"), fmt.Sprintf(format, args...))
 }
 
 // overhead is the median orchestration time per ok cell (the median
