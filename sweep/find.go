@@ -39,3 +39,26 @@ func NextRep(run, cellID string) int {
 	}
 	return next
 }
+
+// OneConfig narrows s to one configuration, web threads and pool at its
+// one CPU limit, with the multipliers that give exactly that cell (so the
+// spec saved with a search describes it); axes with several values are
+// bad input, as a search measures one configuration.
+func (s Spec) OneConfig(web, pool int) (Spec, Cell, error) {
+	switch {
+	case len(s.CPUs) != 1:
+		return s, Cell{}, BadInput("cpus", "give one CPU limit, e.g. {cpus} 2: limit measures one configuration")
+	case web <= 0:
+		return s, Cell{}, BadInput("web", "give the web threads, e.g. {web} 4 (or {from} RUN_DIR {cell} CELL_ID)")
+	case pool <= 0:
+		return s, Cell{}, BadInput("pool", "give the DB pool size, e.g. {pool} 8")
+	}
+	s.WebMult = []float64{float64(web) / s.CPUs[0]}
+	s.DBMult = []float64{float64(pool) / float64(web)}
+	cells := s.Cells()
+	if len(cells) != 1 {
+		return s, Cell{}, BadInput("cpus",
+			"these settings give %d configurations; limit measures one (give one value per axis)", len(cells))
+	}
+	return s, cells[0], nil
+}

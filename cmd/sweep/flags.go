@@ -247,44 +247,10 @@ func (f *specFlags) resolve(cmd *cobra.Command) (sweep.Spec, error) {
 			return sweep.Spec{}, err
 		}
 	}
-	if err := f.resolveAxes(); err != nil {
+	if err := f.spec.SetExtras(f.loadLevels, f.memory, f.axes, f.variants); err != nil {
 		return sweep.Spec{}, err
 	}
 	return f.spec, nil
-}
-
-// resolveAxes parses the extra axes into the spec.
-func (f *specFlags) resolveAxes() error {
-	var err error
-	s := &f.spec
-	s.LoadLevels, s.Memory, s.Axes, s.Variants = nil, nil, nil, nil
-	if f.loadLevels != "" {
-		if s.LoadLevels, err = sweep.ParseLoadLevels(f.loadLevels); err != nil {
-			return err
-		}
-	}
-	for _, m := range f.memory {
-		v, err := sweep.ParseMemory(m)
-		if err != nil {
-			return err
-		}
-		s.Memory = append(s.Memory, v)
-	}
-	for _, a := range f.axes {
-		axis, err := sweep.ParseAxis(a)
-		if err != nil {
-			return err
-		}
-		s.Axes = append(s.Axes, axis)
-	}
-	for _, v := range f.variants {
-		variant, err := sweep.ParseVariant(v)
-		if err != nil {
-			return err
-		}
-		s.Variants = append(s.Variants, variant)
-	}
-	return nil
 }
 
 // dsnsFromEnv fills the DSNs not given as flags from SWEEP_DB_DSN and

@@ -7,7 +7,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/sweep-tool/sweep/results"
 	"github.com/sweep-tool/sweep/sweep"
 	"github.com/sweep-tool/sweep/sweep/limit"
 	"github.com/sweep-tool/sweep/sweep/session"
@@ -87,30 +86,7 @@ func (o *limitOpts) target(cmd *cobra.Command, flags *specFlags) (sweep.Spec, sw
 	if err != nil {
 		return spec, sweep.Cell{}, err
 	}
-	switch {
-	case len(spec.CPUs) != 1:
-		return spec, sweep.Cell{}, sweep.BadInput("cpus", "give one CPU limit, e.g. --cpus 2: limit measures one configuration")
-	case o.web <= 0:
-		return spec, sweep.Cell{}, sweep.BadInput("web", "give the web threads, e.g. --web 4 (or --from RUN_DIR --cell CELL_ID)")
-	case o.pool <= 0:
-		return spec, sweep.Cell{}, sweep.BadInput("pool", "give the DB pool size, e.g. --pool 8")
-	}
-	// multipliers that give exactly this cell, so the spec saved with the
-	// result describes it
-	spec.WebMult = []float64{float64(o.web) / spec.CPUs[0]}
-	spec.DBMult = []float64{float64(o.pool) / float64(o.web)}
-	return oneCell(spec)
-}
-
-// oneCell returns the spec's only cell; axes with several values are bad
-// input, as limit measures one configuration.
-func oneCell(spec sweep.Spec) (sweep.Spec, sweep.Cell, error) {
-	cells := spec.Cells()
-	if len(cells) != 1 {
-		return spec, sweep.Cell{}, sweep.BadInput("cpus",
-			"these settings give %d configurations; limit measures one (give one value per axis)", len(cells))
-	}
-	return spec, cells[0], nil
+	return spec.OneConfig(o.web, o.pool)
 }
 
 // fromRun takes the spec and the cell from an earlier run; the flags that
@@ -124,28 +100,17 @@ func (o *limitOpts) fromRun(cmd *cobra.Command, flags *specFlags) (sweep.Spec, s
 	if o.cell == "" {
 		return sweep.Spec{}, sweep.Cell{}, sweep.BadInput("cell", "--from needs --cell CELL_ID")
 	}
-	if _, err := results.ReadMeta(o.from); err != nil {
-		return sweep.Spec{}, sweep.Cell{}, sweep.BadInput("from", "%s is not a run directory: %v", o.from, err)
-	}
-	spec, err := savedSpec(cmd.Flags(), o.from, dsnFlags{db: flags.spec.DBDSN, pooler: flags.spec.PoolerDSN})
-	if err != nil {
-		return spec, sweep.Cell{}, err
-	}
-	cell, err := spec.FindCell(o.cell)
-	if err != nil {
-		return spec, cell, err
-	}
-	for name, set := range measurementFlags {
-		if cmd.Flags().Changed(name) {
-			set(&spec, flags.spec)
+	dsns := dsnFlags{db: flags.spec.DBDSN, pooler: flags.spec.PoolerDSN}
+	dsnsFromEnv(cmd.Flags(), &dsns.db, &dsns.pooler)
+	spec, cell, err := session.FromRun(o.from, o.cell, dsns.db, dsns.pooler, func(spec *sweep.Spec) {
+		for name, set := range measurementFlags {
+			if cmd.Flags().Changed(name) {
+				set(spec, flags.spec)
+			}
 		}
-	}
-	spec.Out, spec.FindLimit = flags.spec.Out, nil
-	if cell.Baseline {
-		return spec, cell, sweep.BadInput("cell", "%s is the baseline cell, which has no multipliers; give a grid cell", cell.ID)
-	}
-	spec.CPUs, spec.WebMult, spec.DBMult = []float64{cell.CPUs}, []float64{cell.Mults[0][0]}, []float64{cell.Mults[0][1]}
-	return spec, cell, nil
+	})
+	spec.Out = flags.spec.Out
+	return spec, cell, err
 }
 
 // measurementFlags copy a flag given with --from over the run's spec.

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -38,7 +39,7 @@ func newRootCmd(ctx context.Context, stdout, stderr io.Writer) *cobra.Command {
 // badFlag turns pflag's parse errors into bad input that names the flag
 // and keeps sweep's own messages as they are.
 func badFlag(err error) error {
-	if b, ok := asBadInput(err); ok {
+	if b := (*sweep.BadInputError)(nil); errors.As(err, &b) {
 		return b
 	}
 	msg := err.Error()
@@ -49,18 +50,4 @@ func badFlag(err error) error {
 	}
 	// the flag may be one no command has, so the message names it itself
 	return &sweep.BadInputError{Msg: fmt.Sprintf("--%s: %s (see sweep --help)", flag, msg)}
-}
-
-func asBadInput(err error) (*sweep.BadInputError, bool) {
-	for e := err; e != nil; {
-		if b, ok := e.(*sweep.BadInputError); ok {
-			return b, true
-		}
-		u, ok := e.(interface{ Unwrap() error })
-		if !ok {
-			return nil, false
-		}
-		e = u.Unwrap()
-	}
-	return nil, false
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/sweep-tool/sweep/results"
 	"github.com/sweep-tool/sweep/results/report"
 	"github.com/sweep-tool/sweep/sweep"
+	"github.com/sweep-tool/sweep/sweep/progress"
 	"github.com/sweep-tool/sweep/sweep/session"
 )
 
@@ -120,7 +121,7 @@ func preflight(ctx context.Context, spec sweep.Spec, k6 string, stdout, stderr i
 // what ran and (withReport) the run's report; the error is the run's as
 // the user reads it.
 func runGrid(ctx context.Context, spec sweep.Spec, opts session.Options, stdout, stderr io.Writer, withReport bool) error {
-	opts.Version, opts.Notify, opts.Progress = version, tell(stderr), sweep.Progresses(newProgress(stderr), opts.Progress)
+	opts.Version, opts.Notify, opts.Progress = version, tell(stderr), sweep.Progresses(progress.New(stderr), opts.Progress)
 	s, err := session.Open(ctx, spec, opts)
 	if err != nil {
 		return err
@@ -131,7 +132,7 @@ func runGrid(ctx context.Context, spec sweep.Spec, opts session.Options, stdout,
 	if errors.Is(runErr, sweep.ErrBadInput) && len(res.Records) == 0 {
 		return runErr // nothing was recorded, so there is nothing to report
 	}
-	reportErr := summarize(stdout, s, res.Summary)
+	reportErr := report.WriteRan(stdout, s.RunID(), spec.Service, res.Summary)
 	if reportErr == nil && withReport {
 		rf := reportFlags{metrics: []string{"rps", "p99"}, opts: report.DefaultOptions()}
 		if spec.FindLimit != nil {

@@ -58,3 +58,30 @@ func CheckSpec(spec sweep.Spec, dir string) (sweep.Spec, sweep.Job, error) {
 	check.Duration = sweep.Duration(min(spec.Duration.Std(), 5*time.Second))
 	return check, sweep.Job{Cell: first[0], Rep: 1}, nil
 }
+
+// FromRun is the spec of the run in dir narrowed to its cell cellID, for
+// a search of that cell's safe limit, with the DSNs given now: measure,
+// when set, changes what shapes a measurement (durations, driver); the
+// run's own search is dropped.
+func FromRun(dir, cellID, dbDSN, poolerDSN string, measure func(*sweep.Spec)) (sweep.Spec, sweep.Cell, error) {
+	if _, err := results.ReadMeta(dir); err != nil {
+		return sweep.Spec{}, sweep.Cell{}, sweep.BadInput("from", "%s is not a run directory: %v", dir, err)
+	}
+	spec, err := SavedSpec(dir, dbDSN, poolerDSN)
+	if err != nil {
+		return spec, sweep.Cell{}, err
+	}
+	cell, err := spec.FindCell(cellID)
+	if err != nil {
+		return spec, cell, err
+	}
+	if cell.Baseline {
+		return spec, cell, sweep.BadInput("cell", "%s is the baseline cell, which has no multipliers; give a grid cell", cell.ID)
+	}
+	if measure != nil {
+		measure(&spec)
+	}
+	spec.FindLimit = nil
+	spec.CPUs, spec.WebMult, spec.DBMult = []float64{cell.CPUs}, []float64{cell.Mults[0][0]}, []float64{cell.Mults[0][1]}
+	return spec, cell, nil
+}

@@ -1,4 +1,4 @@
-package main
+package report
 
 import (
 	"fmt"
@@ -7,24 +7,24 @@ import (
 
 	"github.com/sweep-tool/sweep/results"
 	"github.com/sweep-tool/sweep/sweep"
-	"github.com/sweep-tool/sweep/sweep/session"
 )
 
-// summarize prints the cells this invocation ran (status, target CPU %,
-// peak DB sessions, warnings) and the overhead.
-func summarize(w io.Writer, s *session.Session, sum sweep.Summary) error {
-	service := s.Spec().Service
+// WriteRan prints the cells one invocation of a run ran (status, RPS,
+// p99, errors, the target's CPU, peak DB sessions, Little's ratio over
+// its expectation and the first reason or warning), then the counts and
+// the orchestration overhead; service is the target's, runID the run's.
+func WriteRan(w io.Writer, runID, service string, sum sweep.Summary) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "cell\trep\tstatus\trps\tp99 ms\terrors %\ttarget cpu % of limit\tpeak db sessions\tlittle's\tnote")
 	for _, r := range sum.Records {
 		fmt.Fprintf(tw, "%s\tr%d\t%s\t%.1f\t%.2f\t%.2f\t%s\t%s\t%s\t%s\n", r.Cell.ID, r.Repetition, r.Status,
-			r.RPS, r.LatencyMS.P99, r.ErrorRate*100, targetCPU(r, service), peakSessions(r), littles(r), note(r))
+			r.RPS, r.LatencyMS.P99, r.ErrorRate*100, targetCPU(r, service), peakSessions(r), ranLittles(r), ranNote(r))
 	}
 	if err := tw.Flush(); err != nil {
 		return err
 	}
 	fmt.Fprintf(w, "run %s: %d cells run, %d skipped (already done), %d failed; orchestration overhead %.2f s per cell (median of apply+ready+read-back+write)\n\n",
-		s.RunID(), len(sum.Records), sum.Skipped, sum.Failed(), sum.OverheadS)
+		runID, len(sum.Records), sum.Skipped, sum.Failed(), sum.OverheadS)
 	return nil
 }
 
@@ -42,9 +42,9 @@ func peakSessions(r results.Record) string {
 	return fmt.Sprint(r.DB.Sessions.TotalPeak)
 }
 
-// littles is the Little's ratio over what the driver's figures lead one
+// ranLittles is the Little's ratio over what the driver's figures lead one
 // to expect, marked OFF beyond the tolerance; "-" without one.
-func littles(r results.Record) string {
+func ranLittles(r results.Record) string {
 	if r.LittlesRatio == nil || r.LittlesExpected == nil || *r.LittlesExpected <= 0 {
 		return "-"
 	}
@@ -55,7 +55,7 @@ func littles(r results.Record) string {
 	return s
 }
 
-func note(r results.Record) string {
+func ranNote(r results.Record) string {
 	switch {
 	case r.Status != results.StatusOK:
 		return sweep.OneLine(r.Reason)

@@ -1,4 +1,9 @@
-package main
+// Package progress is sweep's voice on a terminal while a grid runs: one
+// line per finished cell with an ETA from the measured cell times, and on
+// a terminal a bar with the current cell and phase. It is a
+// sweep.Progress; everything else (the runner's log, the compose CLI's
+// output) belongs in sweep.log.
+package progress
 
 import (
 	"fmt"
@@ -13,17 +18,16 @@ import (
 	"github.com/sweep-tool/sweep/sweep"
 )
 
-// progress is sweep's voice on stderr while a grid runs: one line per
-// finished cell with an ETA from the measured cell times, and on a
-// terminal a bar with the current cell and phase. Everything else (the
-// runner's log, the compose CLI's output) goes to sweep.log only.
-type progress struct {
+// Lines is a sweep.Progress that writes to w: a line per finished job,
+// and a bar above them when w is a terminal.
+type Lines struct {
 	w    io.Writer
 	bar  *progressbar.ProgressBar // nil when not a terminal
 	pace sweep.Pace
 }
 
-func newProgress(w io.Writer) *progress { return &progress{w: w} }
+// New is the progress of a run written to w (stderr).
+func New(w io.Writer) *Lines { return &Lines{w: w} }
 
 // isTerminal reports whether w is a terminal.
 func isTerminal(w io.Writer) bool {
@@ -31,7 +35,8 @@ func isTerminal(w io.Writer) bool {
 	return ok && isatty.IsTerminal(f.Fd())
 }
 
-func (p *progress) Begin(total, done int) {
+// Begin starts the count (and the bar, on a terminal).
+func (p *Lines) Begin(total, done int) {
 	p.pace.Begin(total, done)
 	if isTerminal(p.w) {
 		p.bar = progressbar.NewOptions(total, progressbar.OptionSetWriter(p.w),
@@ -41,7 +46,8 @@ func (p *progress) Begin(total, done int) {
 	}
 }
 
-func (p *progress) Phase(job sweep.Job, phase string) {
+// Phase shows the job's phase on the bar; apply starts its clock.
+func (p *Lines) Phase(job sweep.Job, phase string) {
 	if phase == "apply" {
 		p.pace.Start(time.Now())
 	}
@@ -53,7 +59,7 @@ func (p *progress) Phase(job sweep.Job, phase string) {
 // Done prints the job's one line: a timestamp, cells done / total, the
 // cell, its status with its figures or the first line of its reason, and
 // the ETA; on a terminal above the bar.
-func (p *progress) Done(job sweep.Job, rec results.Record) {
+func (p *Lines) Done(job sweep.Job, rec results.Record) {
 	p.pace.Done(time.Now())
 	done, total := p.pace.Counts()
 	line := fmt.Sprintf("%s [%d/%d] %s r%d %s %s, ETA %s", time.Now().Format("15:04:05"),
@@ -68,7 +74,7 @@ func (p *progress) Done(job sweep.Job, rec results.Record) {
 }
 
 // eta is the mean time of the cells run so far times the cells left.
-func (p *progress) eta() string {
+func (p *Lines) eta() string {
 	left, ok := p.pace.Left()
 	if !ok {
 		return "?"

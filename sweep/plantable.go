@@ -1,0 +1,44 @@
+package sweep
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/olekukonko/tablewriter"
+	"github.com/olekukonko/tablewriter/tw"
+)
+
+// WritePlan prints every cell of s (its id, CPU limit, web threads, pool
+// and the multiplier pairs that give it, or baseline) as a table, then the estimate
+// and what it is made of (sweep plan).
+func WritePlan(w io.Writer, s Spec) error {
+	cells := s.Cells()
+	t := tablewriter.NewTable(w, tablewriter.WithHeaderAutoFormat(tw.Off))
+	t.Header("#", "cell", "cpus", "web threads", "db pool", "multipliers (web × db)")
+	for i, c := range cells {
+		pairs := make([]string, len(c.Mults))
+		for j, m := range c.Mults {
+			pairs[j] = FormatNumber(m[0]) + "×" + FormatNumber(m[1])
+		}
+		if c.Baseline {
+			pairs = []string{"baseline"}
+		}
+		if err := t.Append(fmt.Sprint(i+1), c.ID, FormatNumber(c.CPUs), fmt.Sprint(c.WebThreads),
+			fmt.Sprint(c.DBPool), strings.Join(pairs, " ")); err != nil {
+			return err
+		}
+	}
+	if err := t.Render(); err != nil {
+		return err
+	}
+	est := s.Estimate()
+	search := ""
+	if est.Levels > 1 {
+		search = fmt.Sprintf(" × up to %d search levels", est.Levels)
+	}
+	_, err := fmt.Fprintf(w, "%d cells × %d repetitions × (warm-up %s + measure %s%s + ~%s per cell) + ~%s to start and stop the stack ≈ %s\n",
+		len(cells), max(s.Repeat, 1), s.Warmup.Std(), s.Duration.Std(), search, CellOverhead,
+		StackOverhead, Round(est.Total))
+	return err
+}
