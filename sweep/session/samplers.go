@@ -125,14 +125,14 @@ var _ metrics.Engine = compose.Engine(nil)
 // monitor is the runner's Monitor: containers of the stack, what the
 // target receives of the load at spec's URL and, with a DSN, the
 // database.
-func (x *samplers) monitor(stacks []*compose.Stack, spec sweep.Spec) sweep.Monitor {
-	return &metrics.Monitor{Engine: stacks[0].Engine(), Containers: running(stacks), Target: spec.Service, URL: spec.URL,
+func (x *samplers) monitor(eng metrics.Engine, stacks []Stack, spec sweep.Spec) sweep.Monitor {
+	return &metrics.Monitor{Engine: eng, Containers: running(stacks), Target: spec.Service, URL: spec.URL,
 		DB: func() *metrics.DB { return x.db }, Pooler: func() *metrics.PgBouncer { return x.pooler }}
 }
 
 // running lists the containers of whichever stack is up (one at a time
 // with variants).
-func running(stacks []*compose.Stack) func(context.Context) (map[string]string, error) {
+func running(stacks []Stack) func(context.Context) (map[string]string, error) {
 	return func(ctx context.Context) (map[string]string, error) {
 		for _, st := range stacks {
 			ids, err := st.Containers(ctx)

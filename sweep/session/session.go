@@ -20,8 +20,8 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/sweep-tool/sweep/compose"
 	"github.com/sweep-tool/sweep/load/builtin"
+	"github.com/sweep-tool/sweep/metrics"
 	"github.com/sweep-tool/sweep/results"
 	"github.com/sweep-tool/sweep/results/report"
 	"github.com/sweep-tool/sweep/sweep"
@@ -84,9 +84,11 @@ type Session struct {
 	dir      string
 	meta     results.Meta
 	driver   sweep.Driver
-	stack    *compose.Stack         // the main stack (the first variant's)
-	variants map[string]sweep.Stack // with variants: each stack by name
-	stacks   []*compose.Stack       // with variants: every stack, for teardown
+	stack    Stack                     // the main stack (the first variant's)
+	variants map[string]sweep.Stack    // with variants: each stack by name
+	stacks   []Stack                   // with variants: every stack, for teardown
+	engine   metrics.Engine            // the main stack's engine, for the samplers
+	cleanup  func(ctx context.Context) // removes what carries the run's label
 	db       *samplers
 	lock     *results.Lock
 	log      *results.LazyFile
@@ -264,7 +266,7 @@ func (s *Session) measure(ctx context.Context, runner *sweep.Runner) (sweep.Summ
 func (s *Session) runner() *sweep.Runner {
 	return &sweep.Runner{Spec: s.spec, RunID: s.runID, Dir: s.dir, Stack: s.stack, Variants: s.variants,
 		Driver: s.driver, Log: s.log, HostCPUs: s.hostCPUs, Observer: s.opts.Observer,
-		Prepare: s.db.prepare, Reset: s.db.resetFunc(), Monitor: s.db.monitor(s.allStacks(), s.spec),
+		Prepare: s.db.prepare, Reset: s.db.resetFunc(), Monitor: s.db.monitor(s.engine, s.allStacks(), s.spec),
 		Limits: s.db.limitsFunc(), Replicas: replicas(s.stack)}
 }
 
@@ -282,7 +284,7 @@ func replicas(st any) int {
 func (s *Session) Cleanup(ctx context.Context) {
 	cctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
-	_, _ = compose.Cleanup(cctx, s.stack.Engine(), s.runID)
+	s.cleanup(cctx)
 }
 
 func (s *Session) notify(e Event) {

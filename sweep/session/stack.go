@@ -10,6 +10,22 @@ import (
 	"github.com/sweep-tool/sweep/sweep"
 )
 
+// Stack is what a session uses of a stack besides what the runner does
+// (sweep.Stack): a compose project (compose.Stack) has all of it, and
+// another backend can too.
+type Stack interface {
+	sweep.Stack
+	// Services lists the stack's services; Project names it.
+	Services() []string
+	Project() string
+	// NCPU is the engine's CPU count; Info the engine, compose and image
+	// facts sweep.json records.
+	NCPU(ctx context.Context) (int, error)
+	Info(ctx context.Context) (compose.Facts, error)
+	// Containers maps the running services to their containers.
+	Containers(ctx context.Context) (map[string]string, error)
+}
+
 // buildStacks builds the compose stack, validating files, service, engine
 // and the services the axes name. With variants it builds one stack per
 // variant, the first the main one.
@@ -24,7 +40,7 @@ func (s *Session) buildStacks(ctx context.Context) error {
 	}
 	s.variants = map[string]sweep.Stack{}
 	for _, v := range s.spec.Variants {
-		st, err := s.newStack(ctx, "variant", v.Files)
+		st, err := s.newStack(ctx, "variants", v.Files)
 		if err != nil {
 			return err
 		}
@@ -38,23 +54,29 @@ func (s *Session) buildStacks(ctx context.Context) error {
 }
 
 // allStacks is every stack of the run: the variants', or the one.
-func (s *Session) allStacks() []*compose.Stack {
+func (s *Session) allStacks() []Stack {
 	if len(s.stacks) > 0 {
 		return s.stacks
 	}
-	return []*compose.Stack{s.stack}
+	return []Stack{s.stack}
 }
 
-func (s *Session) newStack(ctx context.Context, flag string, files []string) (*compose.Stack, error) {
+// newStack builds a compose project of files; the first one built serves
+// the samplers' engine and the removal by label.
+func (s *Session) newStack(ctx context.Context, field string, files []string) (Stack, error) {
 	spec := s.spec
 	st, err := compose.New(ctx, compose.Options{Files: files, Service: spec.Service, RunID: s.runID, RunDir: s.dir,
 		ReadyURL: strings.TrimRight(spec.URL, "/") + spec.ReadyPath, SweptEnv: spec.SweptEnv(),
 		Stdout: s.log, Stderr: s.log})
 	if errors.Is(err, compose.ErrEngine) || errors.Is(err, compose.ErrNoComposeCLI) {
-		return nil, sweep.BadInput(flag, "%v", err)
+		return nil, sweep.BadInput(field, "%v", err)
 	}
 	if err != nil {
 		return nil, err
+	}
+	if s.engine == nil {
+		s.engine = st.Engine()
+		s.cleanup = func(ctx context.Context) { _, _ = compose.Cleanup(ctx, st.Engine(), s.runID) }
 	}
 	for _, a := range spec.Axes {
 		if a.Service != "" && !slices.Contains(st.Services(), a.Service) {
@@ -88,7 +110,7 @@ func (s *Session) release(ctx context.Context, runErr error) {
 	}
 }
 
-func (s *Session) teardown(ctx context.Context, stack *compose.Stack) {
+func (s *Session) teardown(ctx context.Context, stack Stack) {
 	tctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), teardownTimeout)
 	defer cancel()
 	if err := stack.Down(tctx); err != nil {
