@@ -1,16 +1,14 @@
 package main
 
 import (
-	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
-	"gopkg.in/yaml.v3"
 
+	"github.com/sweep-tool/sweep/internal/flagfile"
 	"github.com/sweep-tool/sweep/sweep"
 )
 
@@ -128,98 +126,26 @@ func durationVar(fs *pflag.FlagSet, d *sweep.Duration, name string, def time.Dur
 	fs.DurationVar((*time.Duration)(d), name, def, usage)
 }
 
-// pathKeys are config keys whose relative paths are relative to the file.
-var pathKeys = map[string]bool{"compose": true, "db-reset-sql": true, "script": true, "variant": true}
-
-// applyConfig sets every flag not given on the command line from the YAML
-// file named by --config. Unknown keys are bad input.
-func applyConfig(cmd *cobra.Command, path string) error {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return sweep.BadInput("config", "cannot read %s: %v", path, err)
-	}
-	var doc map[string]any
-	if err := yaml.Unmarshal(data, &doc); err != nil {
-		return sweep.BadInput("config", "%s is not valid YAML: %v", path, err)
-	}
-	fs := cmd.Flags()
-	for key, val := range doc {
-		fl := fs.Lookup(key)
-		if fl == nil || key == "config" {
-			return sweep.BadInput("config", "unknown key %q in %s; keys are the flag names (see --help)", key, path)
+// configPaths are the config keys whose relative paths are relative to
+// the file; a variant's value is NAME=FILE[+FILE].
+var configPaths = map[string]flagfile.Rebase{"compose": flagfile.Rel, "db-reset-sql": flagfile.Rel, "script": flagfile.Rel,
+	"variant": func(dir, s string) string {
+		name, files, ok := strings.Cut(s, "=")
+		if !ok {
+			return s
 		}
-		if fl.Changed {
-			continue
+		parts := strings.Split(files, "+")
+		for i, p := range parts {
+			parts[i] = flagfile.Rel(dir, p)
 		}
-		if err := setFromConfig(fl, val, filepath.Dir(path), pathKeys[key]); err != nil {
-			return sweep.BadInput("config", "key %q in %s: %v", key, path, unwrapBad(err))
-		}
-	}
-	return nil
-}
-
-func setFromConfig(fl *pflag.Flag, val any, base string, isPath bool) error {
-	items, isList := val.([]any)
-	if !isList {
-		items = []any{val}
-	}
-	var parts []string
-	for _, it := range items {
-		switch it.(type) {
-		case map[string]any, []any, nil:
-			return fmt.Errorf("expected a value or a list of values")
-		}
-		s := fmt.Sprint(it)
-		if isPath {
-			s = relativeTo(base, s, fl.Name == "variant")
-		}
-		parts = append(parts, s)
-	}
-	if fl.Value.Type() == "stringArray" {
-		for _, p := range parts {
-			if err := fl.Value.Set(p); err != nil {
-				return err
-			}
-		}
-		return nil
-	}
-	return fl.Value.Set(strings.Join(parts, ","))
-}
-
-// relativeTo resolves a config file's relative path against its folder;
-// a variant's value is NAME=FILE[+FILE].
-func relativeTo(base, s string, variant bool) string {
-	if !variant {
-		if s != "" && !filepath.IsAbs(s) {
-			s = filepath.Join(base, s)
-		}
-		return s
-	}
-	name, files, ok := strings.Cut(s, "=")
-	if !ok {
-		return s
-	}
-	parts := strings.Split(files, "+")
-	for i, p := range parts {
-		parts[i] = relativeTo(base, p, false)
-	}
-	return name + "=" + strings.Join(parts, "+")
-}
-
-// unwrapBad strips the flag name from a bad-input message, for messages
-// that name a config key instead.
-func unwrapBad(err error) string {
-	if b, ok := err.(*sweep.BadInputError); ok {
-		return b.Msg
-	}
-	return err.Error()
-}
+		return name + "=" + strings.Join(parts, "+")
+	}}
 
 // resolve finishes the spec after flags and the config file: the DSN from
 // the environment and the load model.
 func (f *specFlags) resolve(cmd *cobra.Command) (sweep.Spec, error) {
 	if f.config != "" {
-		if err := applyConfig(cmd, f.config); err != nil {
+		if err := flagfile.Apply(cmd.Flags(), f.config, configPaths); err != nil {
 			return sweep.Spec{}, err
 		}
 	}

@@ -1,0 +1,95 @@
+// Package flagfile sets flags from a YAML file whose keys are the flags'
+// names (sweep's --config): what the command line gives wins, a list
+// sets a list flag, and relative paths are taken relative to the file.
+// It is plumbing between a file and a pflag.FlagSet, with no knowledge
+// of any one command.
+package flagfile
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/pflag"
+	"gopkg.in/yaml.v3"
+
+	"github.com/sweep-tool/sweep/sweep"
+)
+
+// Rebase turns a value of a path-valued key, as the file gives it, into
+// one relative to where the program runs; dir is the file's folder.
+type Rebase func(dir, value string) string
+
+// Apply sets every flag of fs not given on the command line from the
+// YAML file at path; the values of the keys in paths are rebased. Its
+// errors are bad input of the field "config"; an unknown key (or the key
+// "config" itself) is one.
+func Apply(fs *pflag.FlagSet, path string, paths map[string]Rebase) error {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return sweep.BadInput("config", "cannot read %s: %v", path, err)
+	}
+	var doc map[string]any
+	if err := yaml.Unmarshal(data, &doc); err != nil {
+		return sweep.BadInput("config", "%s is not valid YAML: %v", path, err)
+	}
+	for key, val := range doc {
+		fl := fs.Lookup(key)
+		if fl == nil || key == "config" {
+			return sweep.BadInput("config", "unknown key %q in %s; keys are the flag names (see {help})", key, path)
+		}
+		if fl.Changed {
+			continue
+		}
+		if err := set(fl, val, filepath.Dir(path), paths[key]); err != nil {
+			return sweep.BadInput("config", "key %q in %s: %v", key, path, message(err))
+		}
+	}
+	return nil
+}
+
+func set(fl *pflag.Flag, val any, dir string, rebase Rebase) error {
+	items, isList := val.([]any)
+	if !isList {
+		items = []any{val}
+	}
+	var parts []string
+	for _, it := range items {
+		switch it.(type) {
+		case map[string]any, []any, nil:
+			return fmt.Errorf("expected a value or a list of values")
+		}
+		s := fmt.Sprint(it)
+		if rebase != nil {
+			s = rebase(dir, s)
+		}
+		parts = append(parts, s)
+	}
+	if fl.Value.Type() == "stringArray" {
+		for _, p := range parts {
+			if err := fl.Value.Set(p); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	return fl.Value.Set(strings.Join(parts, ","))
+}
+
+// Rel is the Rebase of a plain path: a relative one is joined to dir.
+func Rel(dir, s string) string {
+	if s != "" && !filepath.IsAbs(s) {
+		s = filepath.Join(dir, s)
+	}
+	return s
+}
+
+// message is a flag's error without its field, for a message that names
+// the config key instead.
+func message(err error) string {
+	if b, ok := err.(*sweep.BadInputError); ok {
+		return b.Msg
+	}
+	return err.Error()
+}
