@@ -60,3 +60,17 @@ func Trend(ys []float64) (slope float64, significant bool) {
 	se := math.Sqrt(sse / float64(n-2) / sxx)
 	return beta, se == 0 || math.Abs(beta/se) > TQuantile(n-2)
 }
+
+// CV is the coefficient of variation of xs, the sample standard deviation
+// over the mean, as a fraction; false for fewer than two values or a mean
+// that is not above zero, where it means nothing.
+func CV(xs []float64) (float64, bool) {
+	if len(xs) < 2 {
+		return 0, false
+	}
+	m, sd := stat.MeanStdDev(xs, nil)
+	if m <= 0 {
+		return 0, false
+	}
+	return sd / m, true
+}

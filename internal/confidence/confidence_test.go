@@ -59,3 +59,24 @@ func TestTrend(t *testing.T) {
 		})
 	}
 }
+
+func TestCV(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name string
+		xs   []float64
+		want float64
+		ok   bool
+	}{
+		{"sd 10 over mean 100", []float64{100, 110, 90}, 0.1, true},
+		{"no spread", []float64{5, 5}, 0, true},
+		{"one value", []float64{5}, 0, false},
+		{"mean zero", []float64{0, 0}, 0, false},
+		{"mean below zero", []float64{-1, -3}, 0, false},
+	} {
+		got, ok := CV(tc.xs)
+		if ok != tc.ok || math.Abs(got-tc.want) > 1e-12 {
+			t.Errorf("%s: CV(%v) = %v, %v; want %v, %v", tc.name, tc.xs, got, ok, tc.want, tc.ok)
+		}
+	}
+}

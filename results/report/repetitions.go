@@ -3,10 +3,10 @@ package report
 import (
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"path/filepath"
 
+	"github.com/sweep-tool/sweep/internal/confidence"
 	"github.com/sweep-tool/sweep/results"
 )
 
@@ -40,20 +40,11 @@ func WriteRepetitions(w io.Writer, dir, cellID string) error {
 	return err
 }
 
-// cv is the coefficient of variation in percent.
+// cv is the coefficient of variation in percent (0 where it means
+// nothing).
 func cv(xs []float64) float64 {
-	var sum, sq float64
-	for _, x := range xs {
-		sum += x
-	}
-	mean := sum / float64(len(xs))
-	for _, x := range xs {
-		sq += (x - mean) * (x - mean)
-	}
-	if mean == 0 {
-		return 0
-	}
-	return 100 * math.Sqrt(sq/float64(len(xs)-1)) / mean
+	c, _ := confidence.CV(xs)
+	return 100 * c
 }
 
 // lastDelta is the last value against the mean of the others, in percent.

@@ -5,8 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 
-	"gonum.org/v1/gonum/stat"
-
+	"github.com/sweep-tool/sweep/internal/confidence"
 	"github.com/sweep-tool/sweep/sweep/halving"
 	"github.com/sweep-tool/sweep/sweep/steady"
 )
@@ -66,10 +65,10 @@ func pooled(cells []*cell, figures func(*cell) ([]float64, []float64)) (a, b flo
 	var na, nb int
 	for _, c := range cells {
 		xs, ys := figures(c)
-		if cv, ok := cvOf(xs); ok {
+		if cv, ok := confidence.CV(xs); ok {
 			sa, na = sa+cv*cv, na+1
 		}
-		if cv, ok := cvOf(ys); ok {
+		if cv, ok := confidence.CV(ys); ok {
 			sb, nb = sb+cv*cv, nb+1
 		}
 	}
@@ -80,17 +79,6 @@ func pooled(cells []*cell, figures func(*cell) ([]float64, []float64)) (a, b flo
 		b = math.Sqrt(sb / float64(nb))
 	}
 	return a, b, na
-}
-
-func cvOf(xs []float64) (float64, bool) {
-	if len(xs) < 2 {
-		return 0, false
-	}
-	m, sd := stat.MeanStdDev(xs, nil)
-	if m <= 0 {
-		return 0, false
-	}
-	return sd / m, true
 }
 
 // perturb returns x × (1 + cv·z), z standard normal, never below 1 % of x
