@@ -35,7 +35,7 @@ func main() {
 	defer stop()
 	err := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
 	code := exitCode(err)
-	if err != nil && !errors.Is(err, errSilent) {
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "sweep: "+message(err))
 	}
 	stop()
@@ -64,9 +64,6 @@ func signalContext() (context.Context, func()) {
 	return ctx, func() { signal.Stop(ch); cancel() }
 }
 
-// errSilent marks errors already reported to the user.
-var errSilent = errors.New("reported")
-
 // errFailedCells means the run finished but some cells failed.
 var errFailedCells = errors.New("some cells failed")
 
@@ -78,9 +75,7 @@ func exitCode(err error) int {
 		return exitBadInput
 	case errors.Is(err, sweep.ErrInterrupted):
 		return exitInterrupted
-	case isLost(err): // a run file could not be written or read back
-		return exitFailure
-	default:
+	default: // a failed cell, a run file that could not be written, a regression
 		return exitFailure
 	}
 }
