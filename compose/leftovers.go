@@ -101,3 +101,53 @@ func LockDead(l RunLabels) (*results.Lock, error) {
 	}
 	return lock, nil
 }
+
+// CleanOutcome is one run's part in a clean: what was removed, or why the
+// run was left alone (an error wrapping ErrRunAlive or ErrRunUnknown).
+type CleanOutcome struct {
+	ID      string
+	Removed Cleaned
+	Skipped error
+}
+
+// CleanRuns removes the leftovers of run id, or of every run with
+// leftovers when id is empty, that are provably dead, or all of them with
+// force (see CleanDead). Cleaning every run, those alive or that cannot
+// be told are skipped; a named one is an error wrapping ErrRunAlive or
+// ErrRunUnknown. A named run without containers is cleaned of its
+// networks and volumes. It returns what it did up to an error.
+func CleanRuns(ctx context.Context, eng Engine, id string, force bool) ([]CleanOutcome, error) {
+	runs, err := Leftovers(ctx, eng)
+	if err != nil {
+		return nil, err
+	}
+	if id != "" {
+		runs = pick(runs, id)
+	}
+	var outs []CleanOutcome
+	for _, l := range runs {
+		got, err := CleanDead(ctx, eng, l, force)
+		switch {
+		case (errors.Is(err, ErrRunAlive) || errors.Is(err, ErrRunUnknown)) && id != "":
+			return outs, err
+		case errors.Is(err, ErrRunAlive) || errors.Is(err, ErrRunUnknown):
+			outs = append(outs, CleanOutcome{ID: l.ID, Skipped: err})
+		case err != nil:
+			return outs, fmt.Errorf("clean run %s: %w", l.ID, err)
+		default:
+			outs = append(outs, CleanOutcome{ID: l.ID, Removed: got})
+		}
+	}
+	return outs, nil
+}
+
+// pick is the leftover of run id, or a bare one when it has no container
+// (its networks and volumes may still be there).
+func pick(runs []Leftover, id string) []Leftover {
+	for _, l := range runs {
+		if l.ID == id {
+			return []Leftover{l}
+		}
+	}
+	return []Leftover{{RunLabels: RunLabels{ID: id}}}
+}

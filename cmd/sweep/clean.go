@@ -52,43 +52,22 @@ func newCleanCmd(stdout io.Writer) *cobra.Command {
 // that are alive or cannot be told are listed as skipped; a named one is
 // refused as bad input.
 func clean(ctx context.Context, w io.Writer, eng compose.Engine, runID string, force bool) error {
-	runs, err := compose.Leftovers(ctx, eng)
-	if err != nil {
-		return err
-	}
-	if runID != "" {
-		runs = pick(runs, runID)
-	}
-	if len(runs) == 0 {
+	outs, err := compose.CleanRuns(ctx, eng, runID, force)
+	if len(outs) == 0 && err == nil {
 		fmt.Fprintln(w, "nothing to clean: no container carries the sweep.run label")
-		return nil
 	}
-	for _, l := range runs {
-		got, err := compose.CleanDead(ctx, eng, l, force)
-		switch {
-		case (errors.Is(err, compose.ErrRunAlive) || errors.Is(err, compose.ErrRunUnknown)) && runID != "":
-			return sweep.BadInput("run", "%v; pass --force to remove it anyway", err)
-		case errors.Is(err, compose.ErrRunAlive) || errors.Is(err, compose.ErrRunUnknown):
-			fmt.Fprintf(w, "run %s: skipped: %v\n", l.ID, errors.Unwrap(err))
+	for _, o := range outs {
+		if o.Skipped != nil {
+			fmt.Fprintf(w, "run %s: skipped: %v\n", o.ID, errors.Unwrap(o.Skipped))
 			continue
-		case err != nil:
-			return fmt.Errorf("clean run %s: %w", l.ID, err)
 		}
-		fmt.Fprintf(w, "run %s: removed %d containers (%s), %d networks, %d volumes\n", l.ID,
-			len(got.Containers), strings.Join(got.Containers, ", "), len(got.Networks), len(got.Volumes))
+		fmt.Fprintf(w, "run %s: removed %d containers (%s), %d networks, %d volumes\n", o.ID,
+			len(o.Removed.Containers), strings.Join(o.Removed.Containers, ", "), len(o.Removed.Networks), len(o.Removed.Volumes))
 	}
-	return nil
-}
-
-// pick is the leftover of run id, or a bare one when it has no container
-// (its networks and volumes may still be there).
-func pick(runs []compose.Leftover, id string) []compose.Leftover {
-	for _, l := range runs {
-		if l.ID == id {
-			return []compose.Leftover{l}
-		}
+	if errors.Is(err, compose.ErrRunAlive) || errors.Is(err, compose.ErrRunUnknown) {
+		return sweep.BadInput("run", "%v; pass --force to remove it anyway", err)
 	}
-	return []compose.Leftover{{RunLabels: compose.RunLabels{ID: id}}}
+	return err
 }
 
 // cleanSwarm removes, when mgr is a swarm manager, the services and

@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 
 	"github.com/spf13/cobra"
 
@@ -86,35 +84,23 @@ func newCheckCmd(stdout, stderr io.Writer) *cobra.Command {
 // with the chosen driver and then the built-in one (the generator check),
 // and returns their comparison.
 func preflight(ctx context.Context, spec sweep.Spec, k6 string, stdout, stderr io.Writer) (*sweep.GeneratorCheck, error) {
-	dir, err := os.MkdirTemp("", "sweep-check-")
+	c, err := session.Check(ctx, spec, session.Options{K6: k6}, func(ctx context.Context, s sweep.Spec, o session.Options) error {
+		return runGrid(ctx, s, o, io.Discard, stderr, false)
+	})
 	if err != nil {
 		return nil, err
 	}
-	defer os.RemoveAll(dir)
-	check, job, err := session.CheckSpec(spec, dir)
-	if err != nil {
-		return nil, err
-	}
-	var gc *sweep.GeneratorCheck
-	opts := session.Options{K6: k6, Jobs: []sweep.Job{job},
-		CheckGenerator: func(c sweep.GeneratorCheck) error { gc = &c; return nil }}
-	if err := runGrid(ctx, check, opts, io.Discard, stderr, false); err != nil {
-		return nil, fmt.Errorf("check: %w", err)
-	}
-	rec, err := results.ReadRecord(filepath.Join(results.CellDir(dir, job.Cell.ID, 1), results.ResultFile))
-	if err != nil {
-		return nil, fmt.Errorf("check: %w", err)
-	}
+	rec := c.Record
 	fmt.Fprintf(stdout, "check passed: %s ran for %s at %.1f rps, p99 %.2f ms, errors %.2f%%; overhead %.1f s\n",
-		rec.Cell.ID, check.Duration.Std(), rec.RPS, rec.LatencyMS.P99, rec.ErrorRate*100,
+		rec.Cell.ID, c.Duration, rec.RPS, rec.LatencyMS.P99, rec.ErrorRate*100,
 		rec.PhasesS["apply"]+rec.PhasesS["ready"]+rec.PhasesS["readback"])
-	if gc != nil {
-		fmt.Fprint(stdout, gc.Text())
-		if gc.Limited {
-			fmt.Fprintf(stderr, "sweep: warning: %s (--cpuset pins the target; --driver builtin)\n", gc.Warning)
+	if c.Generator != nil {
+		fmt.Fprint(stdout, c.Generator.Text())
+		if c.Generator.Limited {
+			fmt.Fprintf(stderr, "sweep: warning: %s (--cpuset pins the target; --driver builtin)\n", c.Generator.Warning)
 		}
 	}
-	return gc, nil
+	return c.Generator, nil
 }
 
 // runGrid opens a session of spec, runs it, and prints the summary of

@@ -1,8 +1,6 @@
 package session
 
 import (
-	"time"
-
 	"github.com/sweep-tool/sweep/results"
 	"github.com/sweep-tool/sweep/sweep"
 )
@@ -42,21 +40,6 @@ func Again(dir, cellID, dbDSN, poolerDSN string) (sweep.Spec, sweep.Job, error) 
 		return spec, sweep.Job{}, err
 	}
 	return spec, sweep.Job{Cell: cell, Rep: sweep.NextRep(dir, cell.ID)}, nil
-}
-
-// CheckSpec is spec cut down to a check of the stack: its first cell
-// once, for a few seconds, into dir, with no search and no retries.
-func CheckSpec(spec sweep.Spec, dir string) (sweep.Spec, sweep.Job, error) {
-	first := spec.Cells()
-	if len(first) == 0 {
-		return spec, sweep.Job{}, sweep.BadInput("cpus", "the grid is empty")
-	}
-	check := spec
-	check.Out, check.Repeat, check.Retries, check.MaxFailures = dir, 1, 0, 0
-	check.FindLimit = nil // one short load tells whether the stack works
-	check.Warmup = sweep.Duration(min(spec.Warmup.Std(), 2*time.Second))
-	check.Duration = sweep.Duration(min(spec.Duration.Std(), 5*time.Second))
-	return check, sweep.Job{Cell: first[0], Rep: 1}, nil
 }
 
 // FromRun is the spec of the run in dir narrowed to its cell cellID, for
