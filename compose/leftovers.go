@@ -102,21 +102,20 @@ func LockDead(l RunLabels) (*results.Lock, error) {
 	return lock, nil
 }
 
-// CleanOutcome is one run's part in a clean: what was removed, or why the
-// run was left alone (an error wrapping ErrRunAlive or ErrRunUnknown).
-type CleanOutcome struct {
+// CleanOutcome is one run's part in a clean: what its backend removed
+// (C: Cleaned here, the swarm's own), or why the run was left alone (an
+// error wrapping ErrRunAlive or ErrRunUnknown).
+type CleanOutcome[C any] struct {
 	ID      string
-	Removed Cleaned
+	Removed C
 	Skipped error
 }
 
 // CleanRuns removes the leftovers of run id, or of every run with
 // leftovers when id is empty, that are provably dead, or all of them with
-// force (see CleanDead). Cleaning every run, those alive or that cannot
-// be told are skipped; a named one is an error wrapping ErrRunAlive or
-// ErrRunUnknown. A named run without containers is cleaned of its
-// networks and volumes. It returns what it did up to an error.
-func CleanRuns(ctx context.Context, eng Engine, id string, force bool) ([]CleanOutcome, error) {
+// force (see CleanDead and CleanEach). A named run without containers is
+// cleaned of its networks and volumes.
+func CleanRuns(ctx context.Context, eng Engine, id string, force bool) ([]CleanOutcome[Cleaned], error) {
 	runs, err := Leftovers(ctx, eng)
 	if err != nil {
 		return nil, err
@@ -124,18 +123,26 @@ func CleanRuns(ctx context.Context, eng Engine, id string, force bool) ([]CleanO
 	if id != "" {
 		runs = pick(runs, id)
 	}
-	var outs []CleanOutcome
+	return CleanEach(runs, id != "", func(l Leftover) (Cleaned, error) { return CleanDead(ctx, eng, l, force) })
+}
+
+// CleanEach cleans each of runs with clean by the rule of sweep clean: a
+// run that is alive or whose state cannot be told is skipped, with why,
+// unless it was named, which is an error; any other error stops the
+// clean, with its run's id. It returns what it did up to an error.
+func CleanEach[C any](runs []Leftover, named bool, clean func(Leftover) (C, error)) ([]CleanOutcome[C], error) {
+	var outs []CleanOutcome[C]
 	for _, l := range runs {
-		got, err := CleanDead(ctx, eng, l, force)
+		got, err := clean(l)
 		switch {
-		case (errors.Is(err, ErrRunAlive) || errors.Is(err, ErrRunUnknown)) && id != "":
+		case (errors.Is(err, ErrRunAlive) || errors.Is(err, ErrRunUnknown)) && named:
 			return outs, err
 		case errors.Is(err, ErrRunAlive) || errors.Is(err, ErrRunUnknown):
-			outs = append(outs, CleanOutcome{ID: l.ID, Skipped: err})
+			outs = append(outs, CleanOutcome[C]{ID: l.ID, Skipped: err})
 		case err != nil:
 			return outs, fmt.Errorf("clean run %s: %w", l.ID, err)
 		default:
-			outs = append(outs, CleanOutcome{ID: l.ID, Removed: got})
+			outs = append(outs, CleanOutcome[C]{ID: l.ID, Removed: got})
 		}
 	}
 	return outs, nil

@@ -3,6 +3,7 @@ package swarm
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 
 	"github.com/docker/docker/api/types/filters"
@@ -57,4 +58,21 @@ func CleanDead(ctx context.Context, mgr Manager, l compose.Leftover, force bool)
 		}
 	}
 	return Cleanup(ctx, mgr, l.ID)
+}
+
+// CleanRuns removes, when mgr is a swarm manager, the services and
+// networks of run id (of every run when empty) that are provably dead, or
+// all of them with force, by sweep clean's rule (compose.CleanEach).
+func CleanRuns(ctx context.Context, mgr Manager, id string, force bool) ([]compose.CleanOutcome[Cleaned], error) {
+	if !IsManager(ctx, mgr) {
+		return nil, nil
+	}
+	runs, err := Leftovers(ctx, mgr)
+	if err != nil {
+		return nil, err
+	}
+	if id != "" {
+		runs = slices.DeleteFunc(runs, func(l compose.Leftover) bool { return l.ID != id })
+	}
+	return compose.CleanEach(runs, id != "", func(l compose.Leftover) (Cleaned, error) { return CleanDead(ctx, mgr, l, force) })
 }

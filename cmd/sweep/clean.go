@@ -64,39 +64,29 @@ func clean(ctx context.Context, w io.Writer, eng compose.Engine, runID string, f
 		fmt.Fprintf(w, "run %s: removed %d containers (%s), %d networks, %d volumes\n", o.ID,
 			len(o.Removed.Containers), strings.Join(o.Removed.Containers, ", "), len(o.Removed.Networks), len(o.Removed.Volumes))
 	}
-	if errors.Is(err, compose.ErrRunAlive) || errors.Is(err, compose.ErrRunUnknown) {
-		return sweep.BadInput("run", "%v; pass --force to remove it anyway", err)
-	}
-	return err
+	return refused(err)
 }
 
 // cleanSwarm removes, when mgr is a swarm manager, the services and
 // networks of the runs (run runID only, when set) that are provably dead,
 // by the rule clean applies to containers.
 func cleanSwarm(ctx context.Context, w io.Writer, mgr swarm.Manager, runID string, force bool) error {
-	if !swarm.IsManager(ctx, mgr) {
-		return nil
-	}
-	runs, err := swarm.Leftovers(ctx, mgr)
-	if err != nil {
-		return err
-	}
-	for _, l := range runs {
-		if runID != "" && l.ID != runID {
+	outs, err := swarm.CleanRuns(ctx, mgr, runID, force)
+	for _, o := range outs {
+		if o.Skipped != nil {
+			fmt.Fprintf(w, "run %s: skipped on the swarm: %v\n", o.ID, errors.Unwrap(o.Skipped))
 			continue
 		}
-		got, err := swarm.CleanDead(ctx, mgr, l, force)
-		switch {
-		case (errors.Is(err, compose.ErrRunAlive) || errors.Is(err, compose.ErrRunUnknown)) && runID != "":
-			return sweep.BadInput("run", "%v; pass --force to remove it anyway", err)
-		case errors.Is(err, compose.ErrRunAlive) || errors.Is(err, compose.ErrRunUnknown):
-			fmt.Fprintf(w, "run %s: skipped on the swarm: %v\n", l.ID, errors.Unwrap(err))
-			continue
-		case err != nil:
-			return fmt.Errorf("clean run %s: %w", l.ID, err)
-		}
-		fmt.Fprintf(w, "run %s: removed %d swarm services (%s), %d networks\n", l.ID,
-			len(got.Services), strings.Join(got.Services, ", "), len(got.Networks))
+		fmt.Fprintf(w, "run %s: removed %d swarm services (%s), %d networks\n", o.ID,
+			len(o.Removed.Services), strings.Join(o.Removed.Services, ", "), len(o.Removed.Networks))
 	}
-	return nil
+	return refused(err)
+}
+
+// refused is a named run that is alive or cannot be told, as bad input.
+func refused(err error) error {
+	if errors.Is(err, compose.ErrRunAlive) || errors.Is(err, compose.ErrRunUnknown) {
+		return sweep.BadInput("run", "%v; pass --force to remove it anyway", err)
+	}
+	return err
 }
