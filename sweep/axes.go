@@ -201,38 +201,3 @@ func copyEnv(m map[string]string) map[string]string {
 	}
 	return out
 }
-
-// SetExtras parses the extra axes as given (the load levels, memory
-// limits, env axes and variants, each in its text form) into s, replacing
-// the ones it had.
-func (s *Spec) SetExtras(loadLevels string, memory, axes, variants []string) error {
-	var err error
-	s.LoadLevels, s.Memory, s.Axes, s.Variants = nil, nil, nil, nil
-	if loadLevels != "" {
-		if s.LoadLevels, err = ParseLoadLevels(loadLevels); err != nil {
-			return err
-		}
-	}
-	for _, m := range memory {
-		v, err := ParseMemory(m)
-		if err != nil {
-			return err
-		}
-		s.Memory = append(s.Memory, v)
-	}
-	for _, a := range axes {
-		axis, err := ParseAxis(a)
-		if err != nil {
-			return err
-		}
-		s.Axes = append(s.Axes, axis)
-	}
-	for _, v := range variants {
-		variant, err := ParseVariant(v)
-		if err != nil {
-			return err
-		}
-		s.Variants = append(s.Variants, variant)
-	}
-	return nil
-}

@@ -12,46 +12,12 @@ import (
 	"github.com/sweep-tool/sweep/sweep"
 )
 
-// numberList is a list flag whose later occurrence replaces the earlier
-// one, so "--cpus 1" after a config file or another --cpus really means one
-// CPU limit.
-type numberList struct {
-	name string
-	vals *[]float64
-}
-
-func (l numberList) String() string {
-	parts := make([]string, len(*l.vals))
-	for i, v := range *l.vals {
-		parts[i] = sweep.FormatNumber(v)
-	}
-	return strings.Join(parts, ",")
-}
-
-func (l numberList) Set(s string) error {
-	v, err := sweep.ParseNumberList(l.name, s)
-	if err != nil {
-		return err
-	}
-	*l.vals = v
-	return nil
-}
-
-func (l numberList) Type() string { return "numbers" }
-
 // specFlags binds the flags shared by plan, run and check to a Spec.
 type specFlags struct {
-	spec       sweep.Spec
-	load       string
-	config     string
-	k6         string
-	strategy   string
-	script     string
-	baseline   string
-	loadLevels string
-	memory     []string
-	axes       []string
-	variants   []string
+	spec   sweep.Spec
+	text   sweep.Texts // the spec's text forms
+	config string
+	k6     string
 }
 
 func newSpecFlags(fs *pflag.FlagSet) *specFlags {
@@ -61,9 +27,9 @@ func newSpecFlags(fs *pflag.FlagSet) *specFlags {
 	}}
 	s := &f.spec
 	fs.StringVar(&f.config, "config", "", "read settings from this YAML file (keys are flag names; flags win)")
-	fs.Var(numberList{"cpus", &s.CPUs}, "cpus", "CPU limits of the target, e.g. 2,4,6,8 or 0.5,1")
-	fs.Var(numberList{"web-mult", &s.WebMult}, "web-mult", "web-thread multipliers of the CPU limit")
-	fs.Var(numberList{"db-mult", &s.DBMult}, "db-mult", "DB-pool multipliers of the web threads")
+	fs.Var(sweep.Numbers{Field: "cpus", Vals: &s.CPUs}, "cpus", "CPU limits of the target, e.g. 2,4,6,8 or 0.5,1")
+	fs.Var(sweep.Numbers{Field: "web_mult", Vals: &s.WebMult}, "web-mult", "web-thread multipliers of the CPU limit")
+	fs.Var(sweep.Numbers{Field: "db_mult", Vals: &s.DBMult}, "db-mult", "DB-pool multipliers of the web threads")
 	fs.StringArrayVar(&s.Compose, "compose", nil, "compose file of the stack (repeatable, in order)")
 	fs.StringVar(&s.Service, "service", "", "the target service in the stack")
 	fs.StringVar(&s.WebEnv, "web-env", "BOX_WEB_THREAD", "variable that sets the target's web threads")
@@ -76,15 +42,15 @@ func newSpecFlags(fs *pflag.FlagSet) *specFlags {
 	fs.StringVar(&s.PoolerDSN, "pooler-dsn", "", "a PgBouncer in the stack, for its pool stats per cell (or env SWEEP_POOLER_DSN)")
 	durationVar(fs, &s.Warmup, "warmup", 30*time.Second, "warm-up load per cell, discarded (0 skips it)")
 	durationVar(fs, &s.Duration, "duration", 5*time.Minute, "measured load per cell (with --precision: the longest)")
-	fs.Var(precisionValue{&s.Precision}, "precision", "stop a cell's warm-up once settled and its measured phase once the RPS 95 % CI is within this share and p99 settled, e.g. 2% (0: fixed durations)")
+	fs.Var(sweep.Share{V: &s.Precision}, "precision", "stop a cell's warm-up once settled and its measured phase once the RPS 95 % CI is within this share and p99 settled, e.g. 2% (0: fixed durations)")
 	durationVar(fs, &s.MinDuration, "min-duration", 0, "with --precision: the shortest measured phase")
-	fs.StringVar(&f.load, "load", "vus=50", "load model: vus=N, vus-per-web=K (K × web threads) or rate=R (iterations/s)")
+	fs.StringVar(&f.text.Load, "load", "vus=50", "load model: vus=N, vus-per-web=K (K × web threads) or rate=R (iterations/s)")
 	fs.IntVar(&s.Load.MaxVUs, "max-vus", 0, "upper bound of VUs for the open model (rate=R); 0: max(100, R)")
 	fs.StringVar(&s.Driver, "driver", "auto", "load driver: auto (k6 when found, else builtin), k6 or builtin")
 	fs.BoolVar(&s.Keep, "keep", false, "leave the stack up at the end")
 	fs.StringVar(&s.Out, "out", "", "the run directory (default runs/<run id>)")
 	s.Repeat = 1
-	fs.Var(repeatValue{s}, "repeat", "repetitions per cell (r1..rN), or auto: repeat the cells of ties with a pick until the report separates them")
+	fs.Var(sweep.Repeat{S: s}, "repeat", "repetitions per cell (r1..rN), or auto: repeat the cells of ties with a pick until the report separates them")
 	fs.IntVar(&s.MaxRepeat, "max-repeat", 0, "with --repeat auto: the most repetitions a cell gets (default 5)")
 	fs.StringVar(&s.Order, "order", sweep.OrderGrid, "order of the cells: grid, interleave (CPU limits in turn, repetitions in rounds) or shuffle")
 	fs.Uint64Var(&s.Seed, "seed", 1, "seed of --order shuffle")
@@ -93,34 +59,17 @@ func newSpecFlags(fs *pflag.FlagSet) *specFlags {
 	durationVar(fs, &s.Cooldown, "cooldown", 0, "pause between cells")
 	fs.StringVar(&s.CPUSet, "cpuset", "", "pin the target to these host CPUs (e.g. 1 or 2-3) so the driver and database run elsewhere")
 	fs.StringVar(&s.DBResetSQL, "db-reset-sql", "", "SQL file run on --db-dsn before each cell's warm-up")
-	fs.StringVar(&f.loadLevels, "load-levels", "", "load as an axis: vus=N1,N2,… or rate=R1,R2,… (increasing); multiplies the grid")
-	fs.StringSliceVar(&f.memory, "memory", nil, "memory limits of the target as an axis, e.g. 256m,1g")
-	fs.StringArrayVar(&f.axes, "axis", nil, "env axis NAME=v1,v2 of the target, or SERVICE:NAME=v1,v2 of another service (repeatable)")
-	fs.StringArrayVar(&f.variants, "variant", nil, "stack variant NAME=FILE[+FILE] compared in one run; replaces --compose for its cells (repeatable)")
+	fs.StringVar(&f.text.LoadLevels, "load-levels", "", "load as an axis: vus=N1,N2,… or rate=R1,R2,… (increasing); multiplies the grid")
+	fs.StringSliceVar(&f.text.Memory, "memory", nil, "memory limits of the target as an axis, e.g. 256m,1g")
+	fs.StringArrayVar(&f.text.Axes, "axis", nil, "env axis NAME=v1,v2 of the target, or SERVICE:NAME=v1,v2 of another service (repeatable)")
+	fs.StringArrayVar(&f.text.Variants, "variant", nil, "stack variant NAME=FILE[+FILE] compared in one run; replaces --compose for its cells (repeatable)")
 	fs.StringVar(&f.k6, "k6", "", "path of the k6 binary (default: k6 on PATH)")
-	fs.StringVar(&f.script, "script", "", "your own k6 script instead of the bundled crud.js")
-	fs.StringVar(&f.strategy, "strategy", sweep.StrategyGrid, "grid (every cell in full) or halving (every cell briefly, the ones that could still win longer; see sweep plan)")
-	fs.StringVar(&f.baseline, "baseline", "", "your current settings web=W,pool=P (absolute): one more cell per CPU limit, the picks' gain measured against it")
+	fs.StringVar(&f.text.Script, "script", "", "your own k6 script instead of the bundled crud.js")
+	fs.StringVar(&f.text.Strategy, "strategy", sweep.StrategyGrid, "grid (every cell in full) or halving (every cell briefly, the ones that could still win longer; see sweep plan)")
+	fs.StringVar(&f.text.Baseline, "baseline", "", "your current settings web=W,pool=P (absolute): one more cell per CPU limit, the picks' gain measured against it")
 	fs.StringVar(&s.OverLimit, "over-limit", "", "cells whose pool exceeds the database's connection limit: skip (record them skipped) or run (measure them, flagged); unset: refuse the run")
 	return f
 }
-
-// precisionValue is --precision: a share such as 2% or 0.02.
-type precisionValue struct{ v *float64 }
-
-func (p precisionValue) String() string { return sweep.FormatPrecision(*p.v) }
-func (p precisionValue) Type() string   { return "share" }
-func (p precisionValue) Set(s string) (err error) {
-	*p.v, err = sweep.ParsePrecision(s)
-	return err
-}
-
-// repeatValue is --repeat: a number or auto.
-type repeatValue struct{ s *sweep.Spec }
-
-func (r repeatValue) String() string     { return r.s.RepeatText() }
-func (r repeatValue) Type() string       { return "N|auto" }
-func (r repeatValue) Set(s string) error { return r.s.SetRepeat(s) }
 
 func durationVar(fs *pflag.FlagSet, d *sweep.Duration, name string, def time.Duration, usage string) {
 	fs.DurationVar((*time.Duration)(d), name, def, usage)
@@ -153,27 +102,7 @@ func (f *specFlags) resolve(cmd *cobra.Command) (sweep.Spec, error) {
 	if cmd.Flags().Changed("out") && f.spec.Out == "" {
 		return sweep.Spec{}, sweep.BadInput("out", "is empty; give a directory, or leave --out out for runs/<run id>")
 	}
-	load, err := sweep.ParseLoad(f.load)
-	if err != nil {
-		return sweep.Spec{}, err
-	}
-	if f.spec.Load.MaxVUs < 0 {
-		return sweep.Spec{}, sweep.BadInput("max-vus", "must be >= 0")
-	}
-	load.MaxVUs = f.spec.Load.MaxVUs
-	f.spec.Load = load
-	if f.spec.Strategy, err = sweep.ParseStrategy("strategy", f.strategy); err != nil {
-		return sweep.Spec{}, err
-	}
-	if f.spec.Script, err = sweep.ReadScript(f.script); err != nil {
-		return sweep.Spec{}, err
-	}
-	if f.baseline != "" {
-		if f.spec.Baseline, err = sweep.ParseBaseline(f.baseline); err != nil {
-			return sweep.Spec{}, err
-		}
-	}
-	if err := f.spec.SetExtras(f.loadLevels, f.memory, f.axes, f.variants); err != nil {
+	if err := f.text.Apply(&f.spec); err != nil {
 		return sweep.Spec{}, err
 	}
 	return f.spec, nil

@@ -25,7 +25,7 @@ func (f *reportFlags) bind(cmd *cobra.Command) {
 		"matrices to print: rps, p99, errors, cpu (target CPU % of limit), sessions (peak DB sessions), limit (safe limit, run --find-limit)")
 	cmd.Flags().BoolVar(&f.json, "json", false, "print only the recommendation as one JSON document")
 	bindAnalysis(cmd, &f.opts)
-	cmd.Flags().Var(numberList{"predict-cpus", &f.opts.PredictCPUs}, "predict-cpus",
+	cmd.Flags().Var(sweep.Numbers{Field: "predict_cpus", Vals: &f.opts.PredictCPUs}, "predict-cpus",
 		"CPU limits to predict best RPS at from the Universal Scalability Law fit (needs 3+ measured CPU limits), e.g. 12,16")
 }
 
