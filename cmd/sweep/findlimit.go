@@ -59,12 +59,7 @@ func (f *findLimitFlags) apply(fs *pflag.FlagSet, spec *sweep.Spec) error {
 		}
 		return nil
 	}
-	cfg, err := limit.ConfigOf(*f.search, spec.Load)
-	if err != nil {
-		return err
-	}
-	s := *f.search
-	s.Model = string(cfg.Model)
-	spec.FindLimit = &s
-	return nil
+	var err error
+	spec.FindLimit, err = limit.Resolved(*f.search, spec.Load)
+	return err
 }

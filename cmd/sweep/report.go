@@ -7,7 +7,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/sweep-tool/sweep/results"
 	"github.com/sweep-tool/sweep/results/report"
 	"github.com/sweep-tool/sweep/sweep"
 )
@@ -112,15 +111,7 @@ func newCompareCmd(stdout io.Writer) *cobra.Command {
 }
 
 func compareRuns(w io.Writer, dirA, dirB string, gates []report.Gate) error {
-	a, err := results.LoadRun(dirA)
-	if err != nil {
-		return reportInput(err)
-	}
-	b, err := results.LoadRun(dirB)
-	if err != nil {
-		return reportInput(err)
-	}
-	cmp, err := report.Compare(a, b, report.CompareOptions{Gates: gates})
+	cmp, err := report.CompareDirs(dirA, dirB, report.CompareOptions{Gates: gates})
 	if err != nil {
 		return reportInput(err)
 	}

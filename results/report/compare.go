@@ -195,3 +195,17 @@ func pValues(ds ...Delta) string {
 	}
 	return s
 }
+
+// CompareDirs reads the runs in dirA and dirB (results.LoadRun) and
+// compares them (Compare).
+func CompareDirs(dirA, dirB string, opts CompareOptions) (*Comparison, error) {
+	a, err := results.LoadRun(dirA)
+	if err != nil {
+		return nil, err
+	}
+	b, err := results.LoadRun(dirB)
+	if err != nil {
+		return nil, err
+	}
+	return Compare(a, b, opts)
+}

@@ -237,3 +237,14 @@ func (s *search) result() Result {
 	}
 	return r
 }
+
+// Resolved is the search f as a spec records it: validated, its model
+// resolved from load when not given (see ConfigOf).
+func Resolved(f sweep.FindLimit, load sweep.LoadSpec) (*sweep.FindLimit, error) {
+	cfg, err := ConfigOf(f, load)
+	if err != nil {
+		return nil, err
+	}
+	f.Model = string(cfg.Model)
+	return &f, nil
+}
