@@ -196,6 +196,14 @@ func checkConstraints(cs []string) error {
 // names a stack's default network.
 func (s *Stack) networkName() string { return s.project + "_default" }
 
+// Network is the stack's attachable overlay network: a one-shot load
+// service that joins it reaches the services by name.
+func (s *Stack) Network() string { return s.networkName() }
+
+// Labels are the run's labels the stack puts on what it creates (a copy):
+// a load service that carries them is removed with the run.
+func (s *Stack) Labels() map[string]string { return maps.Clone(s.labels) }
+
 // Project is the stack's name.
 func (s *Stack) Project() string { return s.project }
 
@@ -217,4 +225,21 @@ func (s *Stack) ensureNetwork(ctx context.Context) error {
 	}
 	s.network = resp.ID
 	return nil
+}
+
+// ParsePlace turns SERVICE=CONSTRAINT entries into constraints by
+// service, for Options.Place.
+func ParsePlace(entries []string) (map[string][]string, error) {
+	out := map[string][]string{}
+	for _, e := range entries {
+		svc, c, ok := strings.Cut(e, "=")
+		if !ok || strings.TrimSpace(svc) == "" {
+			return nil, sweep.BadInput("place", "%q is not SERVICE=CONSTRAINT, e.g. app=node.id==<id> or db=node.labels.role==db", e)
+		}
+		if err := checkConstraints([]string{c}); err != nil {
+			return nil, sweep.BadInput("place", "%s: %v", svc, err)
+		}
+		out[strings.TrimSpace(svc)] = append(out[strings.TrimSpace(svc)], c)
+	}
+	return out, nil
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/docker/docker/api/types/swarm"
 
 	"github.com/sweep-tool/sweep/compose"
+	"github.com/sweep-tool/sweep/sweep"
 )
 
 // specOfYAML translates service svc of a compose file with content y.
@@ -122,5 +123,18 @@ func TestSpecOfRefuses(t *testing.T) {
 				t.Errorf("refused %s.%s, want app.%s (%v)", ue.Service, ue.Field, tc.field, err)
 			}
 		})
+	}
+}
+
+func TestParsePlace(t *testing.T) {
+	t.Parallel()
+	got, err := ParsePlace([]string{"app=node.id==abc", "db=node.labels.role==db", "app=node.labels.zone!=b"})
+	if err != nil || len(got["app"]) != 2 || got["db"][0] != "node.labels.role==db" {
+		t.Errorf("ParsePlace = %v, %v", got, err)
+	}
+	for _, bad := range []string{"app", "=node.id==x", "app=node.id", "app=node.id=="} {
+		if _, err := ParsePlace([]string{bad}); !errors.Is(err, sweep.ErrBadInput) {
+			t.Errorf("ParsePlace(%q): %v, want bad input", bad, err)
+		}
 	}
 }

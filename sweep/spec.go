@@ -67,6 +67,12 @@ type Spec struct {
 	Driver string `json:"driver"`
 	// Keep leaves the stack up at the end.
 	Keep bool `json:"keep"`
+	// Swarm runs the stack as services of the Docker Swarm the client
+	// points at (package swarm) instead of as a compose project.
+	Swarm bool `json:"swarm,omitempty"`
+	// Place adds swarm placement constraints, SERVICE=CONSTRAINT each
+	// (app=node.id==<id>, db=node.labels.role==db).
+	Place []string `json:"place,omitempty"`
 	// Out is the run directory.
 	Out string `json:"out"`
 	// Repeat is the number of repetitions per cell (r1..rN).
@@ -203,6 +209,8 @@ func (s Spec) Validate() error {
 		{s.MinDuration < 0 || s.MinDuration > s.Duration, "min_duration", "must be from 0 up to the measured phase's duration"},
 		{s.MinDuration > 0 && s.Precision == 0, "min_duration", "bounds the steady-state rule; give a precision too"},
 		{!validStrategy(s.Strategy), "strategy", "must be grid or halving"},
+		{len(s.Place) > 0 && !s.Swarm, "place", "places services on a swarm; give {swarm} too"},
+		{s.Swarm && s.CPUSet != "", "cpuset", "a swarm service cannot pin its containers to CPUs; drop it with {swarm}"},
 	}
 	for _, c := range checks {
 		if c.bad {

@@ -48,6 +48,10 @@ func newSpecFlags(fs *pflag.FlagSet) *specFlags {
 	fs.IntVar(&s.Load.MaxVUs, "max-vus", 0, "upper bound of VUs for the open model (rate=R); 0: max(100, R)")
 	fs.StringVar(&s.Driver, "driver", "auto", "load driver: auto (k6 when found, else builtin), k6 or builtin")
 	fs.BoolVar(&s.Keep, "keep", false, "leave the stack up at the end")
+	fs.BoolVar(&s.Swarm, "swarm", false, "run the stack as services of the Docker Swarm that DOCKER_HOST or the context names (a manager), "+
+		"created from the same compose files (README: Past one host), instead of as a compose project on one engine")
+	fs.StringArrayVar(&s.Place, "place", nil, "with --swarm: SERVICE=CONSTRAINT, a placement constraint (repeatable), "+
+		"e.g. app=node.id==<id> or db=node.labels.role==db")
 	fs.StringVar(&s.Out, "out", "", "the run directory (default runs/<run id>)")
 	s.Repeat = 1
 	fs.Var(sweep.Repeat{S: s}, "repeat", "repetitions per cell (r1..rN), or auto: repeat the cells of ties with a pick until the report separates them")

@@ -3,10 +3,12 @@ package session
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 
 	"github.com/sweep-tool/sweep/compose"
+	"github.com/sweep-tool/sweep/swarm"
 	"github.com/sweep-tool/sweep/sweep"
 )
 
@@ -25,6 +27,12 @@ type Stack interface {
 	// Containers maps the running services to their containers.
 	Containers(ctx context.Context) (map[string]string, error)
 }
+
+// Both backends are Stacks.
+var (
+	_ Stack = (*compose.Stack)(nil)
+	_ Stack = (*swarm.Stack)(nil)
+)
 
 // buildStacks builds the compose stack, validating files, service, engine
 // and the services the axes name. With variants it builds one stack per
@@ -65,6 +73,28 @@ func (s *Session) allStacks() []Stack {
 // the samplers' engine and the removal by label.
 func (s *Session) newStack(ctx context.Context, field string, files []string) (Stack, error) {
 	spec := s.spec
+	var st Stack
+	var err error
+	if spec.Swarm {
+		st, err = s.newSwarmStack(ctx, files)
+	} else {
+		st, err = s.newComposeStack(ctx, field, files)
+	}
+	if err != nil {
+		return nil, err
+	}
+	for _, a := range spec.Axes {
+		if a.Service != "" && !slices.Contains(st.Services(), a.Service) {
+			return nil, sweep.BadInput("axes", "service %q is not in the stack (%s); services: %s",
+				a.Service, strings.Join(files, ", "), strings.Join(st.Services(), ", "))
+		}
+	}
+	return st, nil
+}
+
+// newComposeStack builds a compose project of files.
+func (s *Session) newComposeStack(ctx context.Context, field string, files []string) (Stack, error) {
+	spec := s.spec
 	st, err := compose.New(ctx, compose.Options{Files: files, Service: spec.Service, RunID: s.runID, RunDir: s.dir,
 		ReadyURL: strings.TrimRight(spec.URL, "/") + spec.ReadyPath, SweptEnv: spec.SweptEnv(),
 		Stdout: s.log, Stderr: s.log})
@@ -78,11 +108,35 @@ func (s *Session) newStack(ctx context.Context, field string, files []string) (S
 		s.engine = st.Engine()
 		s.cleanup = func(ctx context.Context) { _, _ = compose.Cleanup(ctx, st.Engine(), s.runID) }
 	}
-	for _, a := range spec.Axes {
-		if a.Service != "" && !slices.Contains(st.Services(), a.Service) {
-			return nil, sweep.BadInput("axes", "service %q is not in the stack (%s); services: %s",
-				a.Service, strings.Join(files, ", "), strings.Join(st.Services(), ", "))
-		}
+	return st, nil
+}
+
+// newSwarmStack builds files as services of the swarm the client points
+// at, placed as the spec's place entries say (a load= entry places the
+// load, not a service); what the translation changed goes to the log.
+func (s *Session) newSwarmStack(ctx context.Context, files []string) (Stack, error) {
+	spec := s.spec
+	place, err := swarm.ParsePlace(slices.DeleteFunc(slices.Clone(spec.Place), func(e string) bool {
+		return strings.HasPrefix(e, "load=")
+	}))
+	if err != nil {
+		return nil, err
+	}
+	st, err := swarm.New(ctx, swarm.Options{Files: files, Service: spec.Service, RunID: s.runID, RunDir: s.dir,
+		ReadyURL: strings.TrimRight(spec.URL, "/") + spec.ReadyPath, SweptEnv: spec.SweptEnv(), Place: place})
+	if errors.Is(err, compose.ErrEngine) || errors.Is(err, swarm.ErrNotSwarm) {
+		return nil, sweep.BadInput("swarm", "%v", err)
+	}
+	if err != nil {
+		return nil, err
+	}
+	for _, n := range st.Notices {
+		fmt.Fprintln(s.log, "swarm:", n)
+	}
+	if s.engine == nil {
+		s.engine = st.Engine()
+		mgr := st.Manager()
+		s.cleanup = func(ctx context.Context) { _, _ = swarm.Cleanup(ctx, mgr, s.runID) }
 	}
 	return st, nil
 }
