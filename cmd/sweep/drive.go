@@ -12,29 +12,19 @@ import (
 	"github.com/sweep-tool/sweep/sweep"
 )
 
-// newDriveCmd is the hidden far end of the remote load driver: it runs
-// one phase of the built-in driver and prints its record as frames on
-// stdout (see package remote). SIGTERM ends the phase early as a normal
-// stop, with the record still printed.
+// newDriveCmd is the hidden far end of the remote load driver (package
+// remote): one phase of the built-in driver, its record printed as frames.
 func newDriveCmd(stdout io.Writer) *cobra.Command {
 	var request string
 	cmd := &cobra.Command{
-		Use:    "drive",
-		Short:  "Run one phase of the built-in load driver and print its record (inside a load service)",
-		Long:   "Reads a drive request as JSON from --request, else $" + remote.RequestEnv + ", else stdin.",
-		Hidden: true,
-		Args:   cobra.NoArgs,
+		Use: "drive", Hidden: true, Args: cobra.NoArgs,
+		Short: "Run one phase of the built-in load driver and print its record (inside a load service)",
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			data, err := driveRequest(request, cmd.InOrStdin())
-			if err != nil {
-				return err
+			req, err := remote.ReadRequest(request, os.Getenv, cmd.InOrStdin())
+			if err == nil {
+				ctx := cmd.Context() // a signal ends the phase as a stop
+				err = remote.Serve(context.WithoutCancel(ctx), req, ctx.Done(), stdout)
 			}
-			req, err := remote.DecodeRequest(data)
-			if err != nil {
-				return sweep.BadInput("request", "%v", err)
-			}
-			ctx := cmd.Context()
-			err = remote.Serve(context.WithoutCancel(ctx), req, ctx.Done(), stdout)
 			if errors.Is(err, remote.ErrBadRequest) {
 				return sweep.BadInput("request", "%v", err)
 			}
@@ -43,20 +33,4 @@ func newDriveCmd(stdout io.Writer) *cobra.Command {
 	}
 	cmd.Flags().StringVar(&request, "request", "", "the drive request as JSON (default: $"+remote.RequestEnv+", else stdin)")
 	return cmd
-}
-
-// driveRequest is the request's JSON: the flag's, the variable's, or
-// stdin's.
-func driveRequest(flag string, stdin io.Reader) ([]byte, error) {
-	if flag != "" {
-		return []byte(flag), nil
-	}
-	if env := os.Getenv(remote.RequestEnv); env != "" {
-		return []byte(env), nil
-	}
-	data, err := io.ReadAll(stdin)
-	if err != nil {
-		return nil, sweep.BadInput("request", "read stdin: %v", err)
-	}
-	return data, nil
 }

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -35,6 +36,39 @@ func TestRequestRoundTrip(t *testing.T) {
 	lr.Interval = nil
 	if !reflect.DeepEqual(got, lr) || gotOpts != opts {
 		t.Errorf("round trip = %+v %+v, want %+v %+v", got, gotOpts, lr, opts)
+	}
+}
+
+func TestReadRequestTakesTextThenEnvThenStdin(t *testing.T) {
+	t.Parallel()
+	doc := func(url string) string {
+		return `{"base_url":"` + url + `","load":{"model":"closed","vus":1},"duration":"1s"}`
+	}
+	env := func(v string) func(string) string {
+		return func(name string) string {
+			if name == RequestEnv {
+				return v
+			}
+			return ""
+		}
+	}
+	for _, tc := range []struct {
+		name, text, env, stdin, want string
+	}{
+		{"text first", doc("http://text/"), doc("http://env/"), doc("http://stdin/"), "http://text/"},
+		{"then the variable", "", doc("http://env/"), doc("http://stdin/"), "http://env/"},
+		{"then stdin", "", "", doc("http://stdin/"), "http://stdin/"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			req, err := ReadRequest(tc.text, env(tc.env), strings.NewReader(tc.stdin))
+			if err != nil || req.BaseURL != tc.want {
+				t.Fatalf("ReadRequest = %+v, %v; want base URL %s", req, err, tc.want)
+			}
+		})
+	}
+	if _, err := ReadRequest("", env(""), strings.NewReader("")); !errors.Is(err, ErrBadRequest) {
+		t.Errorf("empty stdin: err = %v, want ErrBadRequest", err)
 	}
 }
 

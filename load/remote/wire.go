@@ -26,6 +26,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"time"
 
 	"github.com/sweep-tool/sweep/load/builtin"
@@ -90,6 +91,23 @@ func DecodeRequest(data []byte) (Request, error) {
 		return Request{}, fmt.Errorf("%w: more than one JSON document", ErrBadRequest)
 	}
 	return r, nil
+}
+
+// ReadRequest decodes the far end's Request: from text when it is not
+// empty, else from the variable RequestEnv (read through getenv), else
+// from stdin.
+func ReadRequest(text string, getenv func(string) string, stdin io.Reader) (Request, error) {
+	if text == "" {
+		text = getenv(RequestEnv)
+	}
+	if text != "" {
+		return DecodeRequest([]byte(text))
+	}
+	data, err := io.ReadAll(stdin)
+	if err != nil {
+		return Request{}, fmt.Errorf("%w: read stdin: %w", ErrBadRequest, err)
+	}
+	return DecodeRequest(data)
 }
 
 // Encode is r as JSON.
