@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/sweep-tool/sweep/results"
 )
 
 func TestParseBaseline(t *testing.T) {
@@ -37,7 +39,7 @@ func TestParseBaseline(t *testing.T) {
 // no multipliers, marked in its record.
 func TestBaselineCells(t *testing.T) {
 	t.Parallel()
-	spec := Spec{CPUs: []float64{1, 2, 1}, WebMult: []float64{1}, DBMult: []float64{2}, Baseline: &Baseline{1, 2}}
+	spec := Spec{CPUs: []float64{1, 2, 1}, WebMult: []float64{1}, DBMult: []float64{2}, Baseline: &Baseline{1, 2}, Load: LoadSpec{VUs: 3}}
 	var ids []string
 	for _, c := range spec.Cells() {
 		ids = append(ids, c.ID)
@@ -53,6 +55,11 @@ func TestBaselineCells(t *testing.T) {
 	c, err := spec.FindCell("cpu_2__web_1__db_2__baseline")
 	if err != nil || !c.Baseline || c.WebThreads != 1 || c.DBPool != 2 {
 		t.Errorf("FindCell: %+v %v", c, err)
+	}
+	// rerun finds it in the spec a run saved.
+	saved, _ := json.Marshal(spec.Redacted())
+	if c, err := FindSavedCell(results.Meta{Spec: saved}, "cpu_1__web_1__db_2__baseline"); err != nil || !c.Baseline {
+		t.Errorf("FindSavedCell: %+v %v", c, err)
 	}
 }
 

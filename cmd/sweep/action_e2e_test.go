@@ -72,6 +72,15 @@ func TestBaselineSweepAndExport(t *testing.T) {
 		}
 	}
 	checkExportStarts(t, ccli, out)
+	// rerun takes the baseline cell by its id, as a new repetition.
+	rerun := cmdline{args: []string{"rerun", out, "cpu_1__web_1__db_1__baseline", "--db-dsn", p.dsn()}, env: c.env}
+	if code, pr := runSweep(t, bin, rerun); code != exitOK {
+		t.Fatalf("rerun of the baseline cell: exit %d\nstderr:\n%s", code, pr.stderr.String())
+	}
+	rec, err := results.ReadRecord(filepath.Join(results.CellDir(out, "cpu_1__web_1__db_1__baseline", 2), results.ResultFile))
+	if err != nil || rec.Status != results.StatusOK || !rec.Cell.Baseline {
+		t.Errorf("rerun's r2: %s %v", rec.Status, err)
+	}
 }
 
 // checkExportStarts exports the run's balanced pick at 1 CPU as JSON and
