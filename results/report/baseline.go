@@ -39,6 +39,9 @@ type Gain struct {
 	Better bool `json:"better"`
 	// Text is the sentence the report prints.
 	Text string `json:"text"`
+	// Twin is set when the grid measured the baseline's settings too and
+	// the two measurements differ beyond the noise rules (see twinNote).
+	Twin string `json:"twin,omitempty"`
 }
 
 // NotBetter is what a gain says when the pick does not beat the baseline
@@ -99,15 +102,37 @@ func gains(per []*CPUReport, profiles []Profile) []Gain {
 		if base == nil || !base.eligible() {
 			continue
 		}
+		twin := twinNote(cr)
 		for _, p := range profiles {
 			pick, fromLimit := profilePick(cr, p)
 			if pick == nil {
 				continue
 			}
-			out = append(out, gain(p.Key, cr.CPUs, pick, base, fromLimit))
+			g := gain(p.Key, cr.CPUs, pick, base, fromLimit)
+			g.Twin = twin
+			out = append(out, g)
 		}
 	}
 	return out
+}
+
+// twinNote says when a grid cell of the limit has the baseline's settings
+// and the report would not call the two equivalent: the same settings,
+// measured twice, differ beyond the noise rules, so every interval of
+// this limit (the gains' too) is narrower than the real noise. Empty
+// otherwise.
+func twinNote(cr *CPUReport) string {
+	b := cr.Baseline
+	for _, c := range cr.Cells {
+		if c.WebThreads != b.WebThreads || c.DBPool != b.DBPool || !c.eligible() || sameBoth(c, b) {
+			continue
+		}
+		return fmt.Sprintf("%s has the baseline's settings and measured %.0f RPS, %.2f ms p99 against the baseline's "+
+			"%.0f RPS, %.2f ms: the same settings differ beyond the noise rules, so the intervals at this CPU limit "+
+			"understate the noise; repeat the cells before trusting the gains", c.ID, c.RPS.Mean, c.P99.Mean,
+			b.RPS.Mean, b.P99.Mean)
+	}
+	return ""
 }
 
 // profilePick is the profile's cell at the limit, or the limit's own best
@@ -160,7 +185,12 @@ func baselineTable(rep *Report) (table, bool) {
 			"excludes 0 exactly when the two figures are not equivalent. A pick marked (limit) is that CPU " +
 			"limit's own best because the profile found no pair.",
 	}
+	twins := map[string]bool{}
 	for _, g := range rep.Gains {
+		if g.Twin != "" && !twins[g.Twin] {
+			twins[g.Twin] = true
+			t.Note += " Beware: " + g.Twin + "."
+		}
 		pick := g.Cell
 		if g.FromLimit {
 			pick += " (limit)"

@@ -171,6 +171,40 @@ func TestBaselineInReport(t *testing.T) {
 			if g.Better != (d.CPUs == 2) {
 				t.Errorf("CPU %g %s: better %v: %s", d.CPUs, g.Profile, g.Better, g.Text)
 			}
+			// At 1 CPU the grid's cpu_1__web_1__db_2 has the baseline's
+			// settings but measured 1000 RPS against 5000: the twin note.
+			if twin := strings.HasPrefix(g.Twin, "cpu_1__web_1__db_2 has the baseline's settings and measured 1000 RPS"); twin != (d.CPUs == 1) {
+				t.Errorf("CPU %g %s: twin %q", d.CPUs, g.Profile, g.Twin)
+			}
+		}
+	}
+}
+
+// TestTwinNote: a grid cell with the baseline's settings whose figures
+// are equivalent to the baseline's raises no note; one apart on either
+// figure does.
+func TestTwinNote(t *testing.T) {
+	t.Parallel()
+	band := DefaultOptions().NoiseBand
+	cell := func(id string, pool int, rps, p99 float64) *Cell {
+		return &Cell{CellInfo: results.CellInfo{ID: id, WebThreads: 2, DBPool: pool},
+			RPS: estimate([]float64{rps}, band), P99: estimate([]float64{p99}, band)}
+	}
+	base := cell("b", 4, 1000, 20)
+	cases := []struct {
+		name string
+		grid *Cell
+		note bool
+	}{
+		{"equivalent", cell("g", 4, 1030, 20.5), false},
+		{"RPS apart", cell("g", 4, 1300, 20), true},
+		{"p99 apart", cell("g", 4, 1000, 25), true},
+		{"other settings", cell("g", 8, 1300, 25), false},
+	}
+	for _, c := range cases {
+		cr := &CPUReport{Cells: []*Cell{c.grid}, Baseline: base}
+		if got := twinNote(cr); (got != "") != c.note {
+			t.Errorf("%s: %q", c.name, got)
 		}
 	}
 }
