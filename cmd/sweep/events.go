@@ -25,7 +25,7 @@ func tell(w io.Writer) func(session.Event) {
 		case session.LockTakenOver:
 			fmt.Fprintf(w, "sweep: took over the lock of %s from process %d, which is gone\n", e.Dir, e.PID)
 		case session.Kept:
-			fmt.Fprintf(w, "sweep: --keep: the stack stays up as compose project %s; `sweep clean --run %s` removes it\n", e.Project, e.RunID)
+			fmt.Fprintf(w, "sweep: --keep: the stack stays up as %s (a compose project, or with --swarm a swarm stack); `sweep clean --run %s` removes it\n", e.Project, e.RunID)
 		case session.TeardownFailed:
 			fmt.Fprintf(w, "sweep: tear down: %v; `sweep clean --run %s` removes what is left\n", e.Err, e.RunID)
 		case session.NoDatabase:
