@@ -73,6 +73,10 @@ type Spec struct {
 	// Place adds swarm placement constraints, SERVICE=CONSTRAINT each
 	// (app=node.id==<id>, db=node.labels.role==db).
 	Place []string `json:"place,omitempty"`
+	// LoadImage is the image of the load's one-shot services (the static
+	// sweep binary, e.g. sweep-drive:<hash>) when a load=CONSTRAINT entry
+	// of Place runs the load on a swarm node.
+	LoadImage string `json:"load_image,omitempty"`
 	// Out is the run directory.
 	Out string `json:"out"`
 	// Repeat is the number of repetitions per cell (r1..rN).
@@ -211,6 +215,10 @@ func (s Spec) Validate() error {
 		{!validStrategy(s.Strategy), "strategy", "must be grid or halving"},
 		{len(s.Place) > 0 && !s.Swarm, "place", "places services on a swarm; give {swarm} too"},
 		{s.Swarm && s.CPUSet != "", "cpuset", "a swarm service cannot pin its containers to CPUs; drop it with {swarm}"},
+		{s.LoadImage != "" && len(s.LoadPlace()) == 0, "load_image", "is the image of a load placed on a node; give {place} load=CONSTRAINT too"},
+		{len(s.LoadPlace()) > 0 && s.LoadImage == "", "load_image",
+			"a load placed on a node runs from an image holding sweep; give {load_image} IMAGE (make demo-images builds sweep-drive:<hash>)"},
+		{len(s.LoadPlace()) > 0 && (s.Driver == "k6" || s.Script != nil), "place", "only the built-in driver runs on a node; drop the load entry or use {driver} builtin"},
 	}
 	for _, c := range checks {
 		if c.bad {

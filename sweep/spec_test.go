@@ -66,6 +66,12 @@ func TestValidate(t *testing.T) {
 		{"url without host", func(s *Spec) { s.URL = "http:///x" }, "url"},
 		{"env name with space", func(s *Spec) { s.NameEnv = "A B" }, "web_env"},
 		{"driver k6", func(s *Spec) { s.Driver = "k6" }, ""},
+		{"load placed with its image", func(s *Spec) { s.Swarm, s.Place, s.LoadImage = true, []string{"load=node.id==n1"}, "sweep-drive:1" }, ""},
+		{"load placed without an image", func(s *Spec) { s.Swarm, s.Place = true, []string{"load=node.id==n1"} }, "load_image"},
+		{"load image without a placed load", func(s *Spec) { s.Swarm, s.Place, s.LoadImage = true, []string{"app=node.id==n1"}, "sweep-drive:1" }, "load_image"},
+		{"load placed with k6", func(s *Spec) {
+			s.Swarm, s.Place, s.LoadImage, s.Driver = true, []string{"load=node.id==n1"}, "sweep-drive:1", "k6"
+		}, "place"},
 		{"driver auto", func(s *Spec) { s.Driver = "auto" }, ""},
 		{"unknown driver", func(s *Spec) { s.Driver = "wrk" }, "driver"},
 		{"find-limit with load levels", func(s *Spec) {

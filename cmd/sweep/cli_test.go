@@ -69,6 +69,7 @@ func TestBadInputExitsTwoAndNamesTheFlag(t *testing.T) {
 		{"min-duration past duration", []string{"run", "--cpus", "1", "--service", "app", "--url", "http://x", "--precision", "2%", "--min-duration", "10m"}, "--min-duration"},
 		{"max-repeat without auto", []string{"run", "--cpus", "1", "--service", "app", "--url", "http://x", "--max-repeat", "3"}, "--max-repeat"},
 		{"place without swarm", []string{"run", "--cpus", "1", "--service", "app", "--url", "http://x", "--place", "app=node.id==x"}, "--place"},
+		{"load placed without its image", []string{"run", "--cpus", "1", "--service", "app", "--url", "http://x", "--swarm", "--place", "load=node.id==x"}, "--load-image"},
 		{"cpuset on a swarm", []string{"run", "--cpus", "1", "--service", "app", "--url", "http://x", "--swarm", "--cpuset", "1"}, "--cpuset"},
 		{"repeat auto capped at 1", []string{"run", "--cpus", "1", "--service", "app", "--url", "http://x", "--repeat", "auto", "--max-repeat", "1"}, "--max-repeat"},
 		{"repeat neither number nor auto", []string{"plan", "--cpus", "1", "--repeat", "often"}, "--repeat"},

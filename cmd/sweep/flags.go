@@ -51,7 +51,8 @@ func newSpecFlags(fs *pflag.FlagSet) *specFlags {
 	fs.BoolVar(&s.Swarm, "swarm", false, "run the stack as services of the Docker Swarm that DOCKER_HOST or the context names (a manager), "+
 		"created from the same compose files (README: Past one host), instead of as a compose project on one engine")
 	fs.StringArrayVar(&s.Place, "place", nil, "with --swarm: SERVICE=CONSTRAINT, a placement constraint (repeatable), "+
-		"e.g. app=node.id==<id> or db=node.labels.role==db")
+		"e.g. app=node.id==<id> or db=node.labels.role==db; load=CONSTRAINT runs the built-in driver there (with --load-image)")
+	fs.StringVar(&s.LoadImage, "load-image", "", "with --place load=...: the image holding sweep for the load's services (make demo-images: sweep-drive:<hash>)")
 	fs.StringVar(&s.Out, "out", "", "the run directory (default runs/<run id>)")
 	s.Repeat = 1
 	fs.Var(sweep.Repeat{S: s}, "repeat", "repetitions per cell (r1..rN), or auto: repeat the cells of ties with a pick until the report separates them")

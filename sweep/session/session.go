@@ -176,6 +176,9 @@ func (s *Session) open(ctx context.Context) (err error) {
 	if err := s.buildStacks(ctx); err != nil {
 		return err
 	}
+	if err := s.placeLoad(); err != nil {
+		return err
+	}
 	if s.hostCPUs, err = s.checkCPUs(ctx); err != nil {
 		return err
 	}

@@ -116,9 +116,7 @@ func (s *Session) newComposeStack(ctx context.Context, field string, files []str
 // load, not a service); what the translation changed goes to the log.
 func (s *Session) newSwarmStack(ctx context.Context, files []string) (Stack, error) {
 	spec := s.spec
-	place, err := swarm.ParsePlace(slices.DeleteFunc(slices.Clone(spec.Place), func(e string) bool {
-		return strings.HasPrefix(e, "load=")
-	}))
+	place, err := swarm.ParsePlace(spec.StackPlace())
 	if err != nil {
 		return nil, err
 	}
