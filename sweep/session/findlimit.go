@@ -90,14 +90,7 @@ func keepSafeLevel(rec *results.Record, recs map[int]results.Record, res limit.R
 	if !ok {
 		return fmt.Errorf("search measured no level")
 	}
-	rec.Load, rec.Measurement = lr.Load, lr.Measurement
-	rec.Resources, rec.DB, rec.Pooler, rec.Driver = lr.Resources, lr.DB, lr.Pooler, lr.Driver
-	rec.Warnings = append(rec.Warnings, lr.Warnings...)
-	for phase, s := range lr.PhasesS {
-		if _, set := rec.PhasesS[phase]; !set {
-			rec.PhasesS[phase] = s
-		}
-	}
+	rec.Adopt(lr)
 	if sum.Level > 0 {
 		return nil
 	}
