@@ -40,5 +40,23 @@ func WritePlan(w io.Writer, s Spec) error {
 	_, err := fmt.Fprintf(w, "%d cells × %d repetitions × (warm-up %s + measure %s%s + ~%s per cell) + ~%s to start and stop the stack ≈ %s\n",
 		len(cells), max(s.Repeat, 1), s.Warmup.Std(), s.Duration.Std(), search, CellOverhead,
 		StackOverhead, Round(est.Total))
+	if err != nil {
+		return err
+	}
+	return writeAdaptive(w, s)
+}
+
+// writeAdaptive says what the steady-state rule and automatic
+// repetitions do to the figure above; nothing when neither is asked.
+func writeAdaptive(w io.Writer, s Spec) error {
+	var err error
+	if s.Precision > 0 {
+		_, err = fmt.Fprintf(w, "each warm-up ends once settled and each measured phase once steady within ±%s (never before %s): the figure above is the longest\n",
+			FormatPrecision(s.Precision), s.MinDuration.Std())
+	}
+	if err == nil && s.RepeatAuto {
+		_, err = fmt.Fprintf(w, "then the cells of every pick the report cannot separate from its runners-up are repeated until it can, up to %d repetitions each (not in the figure above)\n",
+			s.MaxRepeat)
+	}
 	return err
 }
