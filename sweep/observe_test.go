@@ -167,4 +167,21 @@ func TestPace(t *testing.T) {
 	if done != 4 || total != 10 || !ok || left != 6*15*time.Second {
 		t.Errorf("counts %d/%d, left %s (%v); want 4/10 and 1m30s", done, total, left, ok)
 	}
+	// A job done without a start (skipped, or failed before apply) counts
+	// as done and leaves the mean alone.
+	p.Done(t0.Add(40 * time.Second))
+	if done, _ := p.Counts(); done != 5 {
+		t.Errorf("done %d after a job with no start, want 5", done)
+	}
+	if left, _ := p.Left(); left != 5*15*time.Second {
+		t.Errorf("left %s after a job with no start, want 1m15s (the mean of the two that ran)", left)
+	}
+	// More jobs done than planned (a run's extra rounds) is no time left,
+	// never a negative ETA.
+	for range 6 {
+		p.Done(t0.Add(time.Minute))
+	}
+	if left, _ := p.Left(); left != 0 {
+		t.Errorf("left %s with more jobs done than planned, want 0", left)
+	}
 }

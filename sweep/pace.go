@@ -20,11 +20,18 @@ func (p *Pace) Begin(total, done int) { p.total, p.done = total, done }
 // Start notes that a job began at (its apply phase).
 func (p *Pace) Start(at time.Time) { p.start = at }
 
-// Done notes that the job begun last has its record at at.
+// Done notes that the job begun last has its record at at. A job that
+// ends without having begun (skipped, or failed before its apply phase)
+// counts as done but not in the mean: it took no time to speak of, and
+// the zero start would make its length some two thousand years.
 func (p *Pace) Done(at time.Time) {
 	p.done++
+	if p.start.IsZero() {
+		return
+	}
 	p.ran++
 	p.spent += at.Sub(p.start)
+	p.start = time.Time{}
 }
 
 // Counts returns the jobs done and the jobs in all.
@@ -36,5 +43,5 @@ func (p *Pace) Left() (left time.Duration, ok bool) {
 	if p.ran == 0 {
 		return 0, false
 	}
-	return time.Duration(p.total-p.done) * (p.spent / time.Duration(p.ran)), true
+	return time.Duration(max(0, p.total-p.done)) * (p.spent / time.Duration(p.ran)), true
 }
