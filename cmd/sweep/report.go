@@ -72,7 +72,7 @@ func parseMetrics(names []string) ([]report.Metric, error) {
 	for _, n := range names {
 		m, err := report.ParseMetric(n)
 		if err != nil {
-			return nil, sweep.BadInput("metric", "%v", errors.Unwrap(err))
+			return nil, err
 		}
 		out = append(out, m)
 	}

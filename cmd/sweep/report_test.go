@@ -98,6 +98,11 @@ func TestReportBadInput(t *testing.T) {
 			t.Errorf("%v: exit %d, want 2 (%s)", args, code, stderr)
 		}
 	}
+	// The message says what is wrong and the fix, not only "bad input".
+	_, _, stderr := runCLI(t, "report", t.TempDir(), "--metric", "speed")
+	if want := `--metric: unknown metric "speed" (want one of rps,`; !strings.Contains(stderr, want) {
+		t.Errorf("--metric speed: stderr %q, want it to contain %q", stderr, want)
+	}
 }
 
 // TestReportPredictCPUs covers --predict-cpus: predictions with

@@ -68,7 +68,7 @@ func ParseMetric(s string) (Metric, error) {
 			return m, nil
 		}
 	}
-	return "", fmt.Errorf("%w: unknown metric %q (want one of %s)", sweep.ErrBadInput, s, metricNames())
+	return "", sweep.BadInput("metric", "unknown metric %q (want one of %s)", s, metricNames())
 }
 
 func metricNames() string {
