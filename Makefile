@@ -18,10 +18,11 @@ build: ## build bin/sweep with the version stamped in
 test: demo-images ## unit and integration tests (Docker tests skip without an engine; SWEEP_REQUIRE_DOCKER=1 fails instead)
 	$(GO) test -race -count=1 -p 1 -timeout $(TEST_TIMEOUT) ./...
 
-test-compose-v1: demo-images ## the compose package's Docker tests and one end-to-end sweep under docker-compose v1
+test-compose-v1: demo-images ## the compose package's Docker tests, one end-to-end sweep and the baseline sweep with its compose export under docker-compose v1
 	SWEEP_COMPOSE_CLI=v1 $(GO) test -race -count=1 -p 1 -timeout $(TEST_TIMEOUT) ./compose/
 	set -o pipefail; SWEEP_COMPOSE_CLI=v1 $(GO) test -race -count=1 -p 1 -timeout $(TEST_TIMEOUT) \
-	  -run 'TestSweepRunEndToEnd$$' -v ./cmd/sweep/ | grep -E '^(=== RUN|--- |PASS|FAIL|ok|\s+integration_test.go)'
+	  -run 'TestSweepRunEndToEnd$$|TestBaselineSweepAndExport$$' -v ./cmd/sweep/ | \
+	  grep -E '^(=== RUN|--- |PASS|FAIL|ok|\s+(integration|action_e2e)_test.go)'
 
 unit: ## unit tests only: tests that need Docker or PostgreSQL skip under -short (about 25 s)
 	$(GO) test -short -count=1 ./...
