@@ -185,8 +185,26 @@ func ParseNumberList(flag, text string) ([]float64, error) {
 	return out, nil
 }
 
-// Validate checks what can be checked without the outside world.
+// Validate checks what can be checked without the outside world: the
+// grid and how it is measured (ValidatePlan), then the target.
 func (s Spec) Validate() error {
+	if err := s.ValidatePlan(); err != nil {
+		return err
+	}
+	if s.Service == "" {
+		return BadInput("service", "no target service; name the compose service to sweep")
+	}
+	u, err := url.Parse(s.URL)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return BadInput("url", "%q is not an http(s) base URL; give e.g. http://127.0.0.1:8080", s.URL)
+	}
+	return nil
+}
+
+// ValidatePlan checks everything of the spec but the target (its service
+// and URL), which a plan does without: what `sweep plan` prints is a plan
+// that `sweep run` would take.
+func (s Spec) ValidatePlan() error {
 	checks := []struct {
 		bad  bool
 		flag string
@@ -195,7 +213,6 @@ func (s Spec) Validate() error {
 		{len(s.CPUs) == 0, "cpus", "no CPU limits; give e.g. {cpus} 2,4,6,8"},
 		{len(s.WebMult) == 0, "web_mult", "no web multipliers"},
 		{len(s.DBMult) == 0, "db_mult", "no DB pool multipliers"},
-		{s.Service == "", "service", "no target service; name the compose service to sweep"},
 		{s.WebEnv == "" || s.PoolEnv == "", "web_env", "the web-thread and pool variable names must not be empty"},
 		{s.ReadyTimeout <= 0, "ready_timeout", "must be > 0, e.g. 120s"},
 		{s.Duration <= 0, "duration", "must be > 0, e.g. 5m"},
@@ -232,10 +249,6 @@ func (s Spec) Validate() error {
 	}
 	if !cpusetRe.MatchString(s.CPUSet) {
 		return BadInput("cpuset", "%q is not a CPU list like 1 or 0-1 or 1,3", s.CPUSet)
-	}
-	u, err := url.Parse(s.URL)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return BadInput("url", "%q is not an http(s) base URL; give e.g. http://127.0.0.1:8080", s.URL)
 	}
 	for _, name := range []string{s.WebEnv, s.PoolEnv, s.NameEnv} {
 		if strings.ContainsAny(name, "=\n\x00 ") {

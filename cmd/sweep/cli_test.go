@@ -68,6 +68,9 @@ func TestBadInputExitsTwoAndNamesTheFlag(t *testing.T) {
 		{"min-duration without precision", []string{"run", "--cpus", "1", "--service", "app", "--url", "http://x", "--min-duration", "5s"}, "--min-duration"},
 		{"min-duration past duration", []string{"run", "--cpus", "1", "--service", "app", "--url", "http://x", "--precision", "2%", "--min-duration", "10m"}, "--min-duration"},
 		{"max-repeat without auto", []string{"run", "--cpus", "1", "--service", "app", "--url", "http://x", "--max-repeat", "3"}, "--max-repeat"},
+		// plan refuses what run would refuse (it checks all but the target).
+		{"plan max-repeat without auto", []string{"plan", "--cpus", "1", "--max-repeat", "3"}, "--max-repeat"},
+		{"plan cpus below the engine's minimum", []string{"plan", "--cpus", "0.001"}, "--cpus"},
 		{"place without swarm", []string{"run", "--cpus", "1", "--service", "app", "--url", "http://x", "--place", "app=node.id==x"}, "--place"},
 		{"load placed without its image", []string{"run", "--cpus", "1", "--service", "app", "--url", "http://x", "--swarm", "--place", "load=node.id==x"}, "--load-image"},
 		{"cpuset on a swarm", []string{"run", "--cpus", "1", "--service", "app", "--url", "http://x", "--swarm", "--cpuset", "1"}, "--cpuset"},

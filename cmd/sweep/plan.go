@@ -25,8 +25,8 @@ func newPlanCmd(stdout, stderr io.Writer) *cobra.Command {
 		if err != nil {
 			return err
 		}
-		if len(spec.CPUs) == 0 {
-			return sweep.BadInput("cpus", "no CPU limits; give e.g. --cpus 2,4,6,8")
+		if err := spec.ValidatePlan(); err != nil {
+			return err
 		}
 		for _, c := range spec.CPUs {
 			if c > float64(runtime.NumCPU()) {
