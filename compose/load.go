@@ -40,6 +40,12 @@ type loaded struct {
 // then from COMPOSE_ENV_FILES or the project directory's .env;
 // COMPOSE_PROFILES selects profiles. Error messages hold no value that
 // interpolation took from the environment.
+// loaderMu serialises compose-go's model loader: v2.9.1 notes the files it
+// warned about an obsolete `version` key in a package variable without a
+// lock (loader.versionWarning), a data race (seen under -race in CI) when two
+// callers read compose files at once.
+var loaderMu sync.Mutex
+
 func load(ctx context.Context, files []string, project string) (loaded, error) {
 	l := loaded{secrets: &secrets{}}
 	envFiles, err := envFilesFromEnv()
@@ -64,11 +70,13 @@ func load(ctx context.Context, files []string, project string) (loaded, error) {
 	// steps with the options LoadProject would pass.
 	details.Environment = opts.Environment
 	var lopts *loader.Options
+	loaderMu.Lock()
 	l.model, err = loader.LoadModelWithContext(ctx, *details,
 		naming(project, opts.Environment, wd),
 		loader.WithProfiles(profiles(opts.Environment)),
 		l.secrets.watch,
 		func(o *loader.Options) { lopts = o })
+	loaderMu.Unlock()
 	if err != nil {
 		return l, l.secrets.hide(err)
 	}
