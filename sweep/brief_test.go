@@ -15,6 +15,8 @@ func TestOneLine(t *testing.T) {
 		{"apply: compose up app: exit status 1\nstderr:\nCreating x ... error\n", "apply: compose up app: exit status 1 …"},
 		{"  padded\n\n", "padded"},
 		{long, strings.Repeat("x", maxLine-1) + "…"},
+		{strings.Repeat("y", maxLine), strings.Repeat("y", maxLine)},
+		{strings.Repeat("é", maxLine+1), strings.Repeat("é", maxLine-1) + "…"},
 	} {
 		if got := OneLine(tc.in); got != tc.want {
 			t.Errorf("OneLine(%.30q) = %q, want %q", tc.in, got, tc.want)

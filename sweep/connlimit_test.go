@@ -129,6 +129,7 @@ func TestConnPressure(t *testing.T) {
 		want    []string
 	}{
 		{"quiet", 94.9, "listening\n", nil},
+		{"no max_connections read", 100, "", nil},
 		{"peak at 95 %", 95, "", []string{"sessions peaked at 95 % of max_connections 200"}},
 		{"postgres refuses", 10, "a\nFATAL: sorry, too many clients already (SQLSTATE 53300)\nb\nFATAL: Sorry, too many clients already\n",
 			[]string{"2 line(s) of the target's log say too many clients"}},
@@ -136,10 +137,91 @@ func TestConnPressure(t *testing.T) {
 			[]string{"1 line(s) of the target's log say too many clients"}},
 	}
 	for _, c := range cases {
-		rec := &results.Record{DB: &results.DBStats{MaxConnections: 200, MaxConnectionsUsedPct: c.usedPct}}
+		maxConns := 200
+		if c.name == "no max_connections read" {
+			maxConns = 0
+		}
+		rec := &results.Record{DB: &results.DBStats{MaxConnections: maxConns, MaxConnectionsUsedPct: c.usedPct}}
 		connPressure(rec, c.log)
 		if !slices.Equal(rec.ConnLimit, c.want) {
 			t.Errorf("%s: %q, want %q", c.name, rec.ConnLimit, c.want)
+		}
+	}
+}
+
+// TestAllowed pins the allowance and its wording: reserved_connections is
+// named only when set, a pooler's client limit replaces the server's.
+func TestAllowed(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		l    ConnLimits
+		n    int
+		what string
+	}{
+		{ConnLimits{MaxConnections: 100, SuperuserReserved: 3, InUse: 7}, 90,
+			"max_connections 100 − 3 reserved for superusers − 7 in use"},
+		{ConnLimits{MaxConnections: 100, SuperuserReserved: 3, Reserved: 5, InUse: 7}, 85,
+			"max_connections 100 − 3 reserved for superusers − 5 reserved_connections − 7 in use"},
+		{ConnLimits{MaxConnections: 100, Pooler: &PoolerLimits{MaxClientConn: 50, ClientsInUse: 8}}, 42,
+			"the pooler's max_client_conn 50 − 8 clients in use"},
+	} {
+		if n, what := c.l.Allowed(); n != c.n || what != c.what {
+			t.Errorf("%+v: %d %q, want %d %q", c.l, n, what, c.n, c.what)
+		}
+	}
+}
+
+func TestValidOverLimit(t *testing.T) {
+	t.Parallel()
+	for _, s := range []string{OverLimitRefuse, OverLimitSkip, OverLimitRun} {
+		if !ValidOverLimit(s) {
+			t.Errorf("ValidOverLimit(%q) = false", s)
+		}
+	}
+	for _, s := range []string{"bogus", "Skip", " run"} {
+		if ValidOverLimit(s) {
+			t.Errorf("ValidOverLimit(%q) = true", s)
+		}
+	}
+}
+
+// logsStack is a stack whose log tail is given.
+type logsStack struct {
+	fakeStack
+	logs string
+	err  error
+}
+
+func (s *logsStack) Logs(context.Context, int) (string, error) { return s.logs, s.err }
+
+// TestConnPressureReadsTheCellsStack: the log read is the current cell's
+// stack when there is one, else the runner's; a log that cannot be read
+// is said in sweep.log, a log read is not.
+func TestConnPressureReadsTheCellsStack(t *testing.T) {
+	t.Parallel()
+	refused := "FATAL: sorry, too many clients already\n"
+	for _, c := range []struct {
+		name           string
+		stack, current *logsStack
+		want           int
+		logged         bool
+	}{
+		{"runner's stack", &logsStack{logs: refused}, nil, 1, false},
+		{"the cell's stack first", &logsStack{}, &logsStack{logs: refused}, 1, false},
+		{"unreadable log", &logsStack{err: errors.New("no such container")}, nil, 0, true},
+	} {
+		var log strings.Builder
+		r := &Runner{Stack: c.stack, Log: &log}
+		if c.current != nil {
+			r.current = c.current
+		}
+		rec := &results.Record{}
+		r.connPressure(t.Context(), rec)
+		if len(rec.ConnLimit) != c.want {
+			t.Errorf("%s: conn_limit %q, want %d line(s)", c.name, rec.ConnLimit, c.want)
+		}
+		if got := strings.Contains(log.String(), "read the target's log for connection errors: no such container"); got != c.logged {
+			t.Errorf("%s: sweep.log %q, want the read error logged: %v", c.name, log.String(), c.logged)
 		}
 	}
 }

@@ -115,3 +115,22 @@ func TestCheckEngineCPUs(t *testing.T) {
 		t.Errorf("cpus 0.005: Validate = %v, want bad input naming --cpus (the engine's minimum is 0.01)", err)
 	}
 }
+
+// TestCPUSetTop pins the highest CPU of a list, -1 for none, and the
+// message that tells the engine's range.
+func TestCPUSetTop(t *testing.T) {
+	t.Parallel()
+	for list, want := range map[string]int{"": -1, ",": -1, "0": 0, "3,1": 3, "0-5,2": 5, "4-4": 4} {
+		if got, err := cpusetTop(list); got != want || err != nil {
+			t.Errorf("cpusetTop(%q) = %d, %v; want %d", list, got, err, want)
+		}
+	}
+	// With no cpuset a one-CPU engine is fine.
+	if err := (Spec{CPUs: []float64{1}}).CheckEngineCPUs(1); err != nil {
+		t.Errorf("no cpuset on 1 CPU: %v", err)
+	}
+	err := (Spec{CPUs: []float64{1}, CPUSet: "0,3"}).CheckEngineCPUs(2)
+	if want := `"0,3" names CPU 3, but the Docker Engine has 2 CPUs, numbered 0 to 1`; !strings.Contains(fmt.Sprint(err), want) {
+		t.Errorf("cpuset 0,3 on 2 CPUs: %v, want %q", err, want)
+	}
+}
