@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sweep-tool/sweep/metrics/pressure"
 	"github.com/sweep-tool/sweep/results"
 )
 
@@ -59,7 +60,7 @@ func TestDriverUse(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			r := &Runner{HostCPUs: tc.host}
-			rec := results.Record{Cell: results.CellInfo{CPUs: tc.cellCPUs}}
+			rec := results.Record{Cell: results.CellInfo{CPUs: tc.cellCPUs}, Measurement: results.Measurement{Requests: 1000}}
 			if strings.Contains(tc.name, "swarm node") {
 				rec.LoadNode = &results.NodeInfo{ID: "n3"}
 			}
@@ -69,6 +70,8 @@ func TestDriverUse(t *testing.T) {
 				t.Errorf("driver figure %+v, want none", *rec.Driver)
 			case tc.cores >= 0 && (rec.Driver == nil || rec.Driver.CPUCoresMean != tc.cores):
 				t.Errorf("driver figure %+v, want %g cores", rec.Driver, tc.cores)
+			case tc.cores >= 0 && rec.Driver.CPUPerRequestUS != float64(tc.cpu.Microseconds())/1000:
+				t.Errorf("driver CPU per request %v µs, want %v (CPU over 1000 requests)", rec.Driver.CPUPerRequestUS, float64(tc.cpu.Microseconds())/1000)
 			}
 			want := []string(nil)
 			if tc.warning != "" {
@@ -132,5 +135,28 @@ func TestCPUSetTop(t *testing.T) {
 	err := (Spec{CPUs: []float64{1}, CPUSet: "0,3"}).CheckEngineCPUs(2)
 	if want := `"0,3" names CPU 3, but the Docker Engine has 2 CPUs, numbered 0 to 1`; !strings.Contains(fmt.Sprint(err), want) {
 		t.Errorf("cpuset 0,3 on 2 CPUs: %v, want %q", err, want)
+	}
+}
+
+// TestEndUse: the driver's CPU is this process's CPU since the phase
+// began, over the phase's wall time; a driver that ran elsewhere brings
+// its own CPU and wall time.
+func TestEndUse(t *testing.T) {
+	t.Parallel()
+	r := &Runner{Pressure: func() (pressure.Reading, error) { return pressure.Reading{}, errors.New("no psi") }}
+	// The phase began 40 s ago with 20 s less CPU than now: half a core.
+	u := phaseUse{cpu: processCPU() - 20*time.Second, wall: time.Now().Add(-40 * time.Second), psiError: errors.New("no psi")}
+	var rec results.Record
+	r.endUse(&rec, u)
+	if c := rec.Driver.CPUCoresMean; c < 0.5 || c > 0.55 {
+		t.Errorf("in-process driver: %v cores, want 0.5 (20 s of CPU over 40 s)", c)
+	}
+	if rec.Host == nil || rec.Host.CPUPressureReason != "no psi" {
+		t.Errorf("host %+v, want the pressure's reason", rec.Host)
+	}
+	rec = results.Record{Measurement: results.Measurement{DriverCPU: time.Second, DriverWall: 4 * time.Second}}
+	r.endUse(&rec, u)
+	if c := rec.Driver.CPUCoresMean; c != 0.25 {
+		t.Errorf("remote driver: %v cores, want 0.25 (its 1 s of CPU over its 4 s)", c)
 	}
 }
