@@ -45,10 +45,10 @@ func (s Spec) Estimate() Estimate {
 }
 
 // Round renders d as a person reads an estimate: to the second under an
-// hour, to the minute above.
+// hour, to the minute above (what rounds up to an hour reads as one).
 func Round(d time.Duration) string {
-	if d < time.Hour {
-		return d.Round(time.Second).String()
+	if s := d.Round(time.Second); s < time.Hour {
+		return s.String()
 	}
 	return strings.TrimSuffix(d.Round(time.Minute).String(), "0s")
 }

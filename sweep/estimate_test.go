@@ -21,7 +21,7 @@ func TestEstimate(t *testing.T) {
 		t.Errorf("two cells × 3 repetitions searching up to 6 levels: %+v", e)
 	}
 	for d, want := range map[time.Duration]string{42 * time.Second: "42s", 90*time.Minute + 20*time.Second: "1h30m",
-		12*time.Minute + 499*time.Millisecond: "12m0s"} {
+		12*time.Minute + 499*time.Millisecond: "12m0s", time.Hour: "1h0m", time.Hour - 400*time.Millisecond: "1h0m", time.Hour - 600*time.Millisecond: "59m59s"} {
 		if got := Round(d); got != want {
 			t.Errorf("Round(%s) = %s, want %s", d, got, want)
 		}
