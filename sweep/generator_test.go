@@ -3,12 +3,15 @@ package sweep
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"math"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/sweep-tool/sweep/metrics/pressure"
 	"github.com/sweep-tool/sweep/results"
 )
 
@@ -119,6 +122,7 @@ func TestCompareGenerators(t *testing.T) {
 		{"unknown noise, 25 %", run("k6", 750, nil), run("builtin", 1000, hw(5)), true, 25, "another node"},
 		{"same driver twice", run("builtin", 700, hw(10)), run("builtin", 1000, hw(10)), true, 30, "too busy"},
 		{"reference failed", run("k6", 100, hw(1)), GeneratorRun{Driver: "builtin", Status: results.StatusFailed}, false, 0, ""},
+		{"reference measured nothing", run("k6", 0, hw(1)), run("builtin", 0, hw(1)), false, 0, ""},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -137,5 +141,103 @@ func TestPerSecondRPSLeavesOutThePartialSecond(t *testing.T) {
 	mean, half := perSecondRPS(ivs)
 	if mean != 100 || math.IsNaN(half) || half <= 0 {
 		t.Errorf("mean %v half %v, want 100 and a half-width", mean, half)
+	}
+	// An interval of exactly minIntervalS counts, at its own length.
+	ivs = []results.Interval{{T: 1, Requests: 100}, {T: 1.5, Requests: 60}}
+	if mean, _ := perSecondRPS(ivs); mean != 110 {
+		t.Errorf("with a half-second interval of 120 rps: mean %v, want 110", mean)
+	}
+}
+
+// remoteDriver is a closedDriver that reports its own CPU and wall time,
+// as a driver running outside sweep's process does.
+type remoteDriver struct{ closedDriver }
+
+func (d remoteDriver) Run(ctx context.Context, req LoadRequest) (results.Measurement, error) {
+	m, err := d.closedDriver.Run(ctx, req)
+	m.DriverCPU, m.DriverWall = 500*time.Millisecond, time.Duration(d.seconds)*time.Second
+	return m, err
+}
+
+// exitingDriver fails its measured phase as a k6 that exits does.
+type exitingDriver struct{ closedDriver }
+
+func (d exitingDriver) Run(ctx context.Context, req LoadRequest) (results.Measurement, error) {
+	if req.Warmup {
+		return results.Measurement{}, nil
+	}
+	return results.Measurement{}, errors.New("k6 exited 107")
+}
+
+// TestGeneratorHookFigures: each run of the check carries its driver's
+// CPU per request and the host's CPU pressure; a chosen driver that fails
+// fails the cell, with the check still written.
+func TestGeneratorHookFigures(t *testing.T) {
+	t.Parallel()
+	spec := testSpec()
+	spec.CPUs, spec.WebMult = []float64{1}, []float64{1}
+	builtin := closedDriver{name: "builtin", targetMS: 2, overheadMS: 0.02, seconds: 5}
+	pressureAt := func() (pressure.Reading, error) { return pressure.Reading{Avg10: 3.5, Total: time.Second}, nil }
+
+	chosen := remoteDriver{closedDriver{name: "k6", targetMS: 2, overheadMS: 0.03, seconds: 5}}
+	var got GeneratorCheck
+	r := &Runner{Spec: spec, Dir: t.TempDir(), Stack: &fakeStack{}, Driver: chosen, Pressure: pressureAt}
+	r.Measure = GeneratorHook(r, builtin, func(gc GeneratorCheck) error { got = gc; return nil })
+	if _, err := r.Run(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	// 0.5 s of CPU over 5 s at 1000/2.03 × 5 requests.
+	if want := float64(500000) / float64(got.Chosen.record.Requests); got.Chosen.CPUPerRequestUS != want {
+		t.Errorf("chosen CPU per request %v µs, want %v", got.Chosen.CPUPerRequestUS, want)
+	}
+	if p := got.Chosen.CPUPressure; p == nil || p.SomeAvg10 != 3.5 {
+		t.Errorf("chosen CPU pressure %+v, want avg10 3.5", p)
+	}
+
+	r = &Runner{Spec: spec, Dir: t.TempDir(), Stack: &fakeStack{}, Driver: exitingDriver{closedDriver{name: "k6"}}}
+	called := false
+	r.Measure = GeneratorHook(r, builtin, func(gc GeneratorCheck) error {
+		called = gc.Chosen.Status == results.StatusFailed && gc.Reference.Status == results.StatusOK
+		return nil
+	})
+	sum, err := r.Run(t.Context())
+	if err != nil || len(sum.Records) != 1 || sum.Records[0].Status != results.StatusFailed ||
+		!strings.Contains(sum.Records[0].Reason, "k6: ") {
+		t.Errorf("failing chosen driver: err %v, records %+v; want the cell failed naming k6", err, sum.Records)
+	}
+	if !called {
+		t.Error("the check was not handed over with the chosen run failed and the reference ok")
+	}
+
+	// The check cannot be written: the cell fails with that cause.
+	r = &Runner{Spec: spec, Dir: t.TempDir(), Stack: &fakeStack{}, Driver: chosen}
+	r.Measure = GeneratorHook(r, builtin, func(GeneratorCheck) error { return errors.New("disk full") })
+	sum, err = r.Run(t.Context())
+	if err == nil && (len(sum.Records) != 1 || !strings.Contains(sum.Records[0].Reason, "disk full")) {
+		t.Errorf("unwritable check: err %v, records %+v; want the write error", err, sum.Records)
+	}
+}
+
+// TestCollectingForwards: the measured phase's intervals are kept and
+// still reach the runner; the warm-up's are not kept.
+func TestCollectingForwards(t *testing.T) {
+	t.Parallel()
+	col := &collecting{Driver: closedDriver{name: "builtin", targetMS: 1, seconds: 3}}
+	forwarded := 0
+	req := LoadRequest{Load: results.LoadInfo{VUs: 1}, Interval: func(results.Interval) { forwarded++ }}
+	if _, err := col.Run(t.Context(), req); err != nil {
+		t.Fatal(err)
+	}
+	if len(col.intervals) != 3 || forwarded != 3 {
+		t.Errorf("kept %d, forwarded %d; want 3 and 3", len(col.intervals), forwarded)
+	}
+	req.Warmup = true
+	if _, err := col.Run(t.Context(), req); err != nil || len(col.intervals) != 3 {
+		t.Errorf("warm-up kept intervals: %d", len(col.intervals))
+	}
+	// Without a runner callback the intervals are still kept.
+	col = &collecting{Driver: closedDriver{name: "builtin", targetMS: 1, seconds: 2}}
+	if _, err := col.Run(t.Context(), LoadRequest{Load: results.LoadInfo{VUs: 1}}); err != nil || len(col.intervals) != 2 {
+		t.Errorf("no callback: kept %d, %v", len(col.intervals), err)
 	}
 }
