@@ -24,6 +24,8 @@ type CPUReport struct {
 	Baseline *Cell
 
 	grid map[[2]float64]*Cell
+	// norm is the spans the balanced score is normalised by.
+	norm Ranges
 }
 
 // Pick is a winner and the cells the data cannot separate from it.
@@ -35,8 +37,10 @@ type Pick struct {
 // At returns the cell at a multiplier pair, or nil.
 func (cr *CPUReport) At(webMult, dbMult float64) *Cell { return cr.grid[[2]float64{webMult, dbMult}] }
 
-// analyseCPU returns nil when no cell of the limit is eligible.
-func analyseCPU(cpu float64, cells []*Cell) *CPUReport {
+// analyseCPU returns nil when no cell of the limit is eligible. stored,
+// when not nil, is the spans the balanced score is normalised by (see
+// normalisation).
+func analyseCPU(cpu float64, cells []*Cell, stored *Ranges) *CPUReport {
 	cr := &CPUReport{CPUs: cpu, grid: map[[2]float64]*Cell{}}
 	var ok []*Cell
 	for _, c := range cells {
@@ -59,7 +63,7 @@ func analyseCPU(cpu float64, cells []*Cell) *CPUReport {
 	if len(ok) == 0 {
 		return nil
 	}
-	scoreBalanced(ok)
+	cr.scoreBalanced(ok, stored)
 	cr.BestRPS = pick(ok, func(a, b *Cell) bool { return a.RPS.Mean > b.RPS.Mean }, sameRPS)
 	cr.BestP99 = pick(ok, func(a, b *Cell) bool { return a.P99.Mean < b.P99.Mean }, sameP99)
 	cr.Balanced = pick(ok, func(a, b *Cell) bool { return a.Score > b.Score }, sameBoth)

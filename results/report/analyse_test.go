@@ -21,7 +21,7 @@ func TestPicksTakeTheFirstOnEqualFigures(t *testing.T) {
 	for i, c := range cells {
 		c.WebMult, c.DBMult = float64(i+1), 1
 	}
-	cr := analyseCPU(1, cells)
+	cr := analyseCPU(1, cells, nil)
 	// 900 ± 22.5 and 1000 ± 25 do not overlap; 10 ± 0.25 and 12 ± 0.3 neither.
 	if got := cr.BestRPS; got.Cell.ID != "b" || !reflect.DeepEqual(ids(got.Ties), []string{"c"}) {
 		t.Errorf("best RPS %s with ties %v, want b with ties [c]", got.Cell.ID, ids(got.Ties))

@@ -20,13 +20,9 @@ func subsetOf(run *results.Run, keep func(c results.RunCell) bool) *results.Run 
 	return &out
 }
 
-// TestBalancedScoreOfASubset: normalised by the cells compared, a
-// screened subset's balanced scores differ from the grid's (the trap of a
-// screening strategy); with each CPU limit's cells of the lowest and
-// highest RPS and P99 among them they are the grid's, and so is their
-// order.
-func TestBalancedScoreOfASubset(t *testing.T) {
-	t.Parallel()
+// gopGrid is the study's grid and its report.
+func gopGrid(t *testing.T) (*results.Run, *Report) {
+	t.Helper()
 	run, err := results.LoadRun(filepath.Join("testdata", "gop"))
 	if err != nil {
 		t.Fatal(err)
@@ -35,7 +31,21 @@ func TestBalancedScoreOfASubset(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	finalist := func(c results.RunCell) bool { return c.WebMult == 2 || c.WebMult == 2.5 }
+	return run, full
+}
+
+// finalist is a cell of the web multipliers 2 and 2.5, the study's
+// finalists in the subset tests.
+func finalist(c results.RunCell) bool { return c.WebMult == 2 || c.WebMult == 2.5 }
+
+// TestBalancedScoreOfASubset: normalised by the cells compared, a
+// screened subset's balanced scores differ from the grid's (the trap of a
+// screening strategy); with each CPU limit's cells of the lowest and
+// highest RPS and P99 among them they are the grid's, and so is their
+// order.
+func TestBalancedScoreOfASubset(t *testing.T) {
+	t.Parallel()
+	run, full := gopGrid(t)
 	anchors := map[string]bool{}
 	for _, cr := range full.PerCPU {
 		ext := [4]*Cell{cr.Cells[0], cr.Cells[0], cr.Cells[0], cr.Cells[0]}
@@ -125,5 +135,68 @@ func TestRankingAgreesWithTheRecommendation(t *testing.T) {
 	}
 	if rep.Equivalent("latency", [2]float64{1, 2}, [2]float64{9, 9}) {
 		t.Error("a pair that was never measured is equivalent to one that was")
+	}
+}
+
+// TestHalvingRunNormalisesByTheFirstRound: a halving run's report scores
+// the balanced profile over the spans of its first screening round, so
+// the finalists alone score as the whole grid does when round 1 measured
+// what the grid did; a later round's screens and an ineligible screen
+// (errors above the bound) take no part in the spans.
+func TestHalvingRunNormalisesByTheFirstRound(t *testing.T) {
+	t.Parallel()
+	run, full := gopGrid(t)
+	halving := subsetOf(run, func(results.RunCell) bool { return true })
+	halving.Strategy = StrategyHalving
+	halving.Cells = slices.Clone(halving.Cells)
+	for i, rc := range halving.Cells {
+		c := full.Cells[i]
+		screen := func(round int, rps, p99, errs float64) results.Screen {
+			rec := results.Record{Cell: rc.CellInfo, Repetition: 1, Status: results.StatusOK}
+			rec.RPS, rec.LatencyMS.P99, rec.ErrorRate = rps, p99, errs
+			return results.Screen{Round: round, Record: rec}
+		}
+		rc.Screens = []results.Screen{screen(1, c.RPS.Mean, c.P99.Mean, 0), screen(2, 10*c.RPS.Mean, c.P99.Mean/10, 0)}
+		if i == 0 {
+			rc.Screens = append(rc.Screens, screen(1, 1e9, 1e-3, 0.02)) // ineligible: ignored
+		}
+		if !finalist(rc) {
+			rc.Reps = nil
+		}
+		halving.Cells[i] = rc
+	}
+	rep, err := Build(halving, DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for i, c := range rep.Cells {
+		if !finalist(halving.Cells[i]) {
+			continue
+		}
+		n++
+		if c.Score != full.Cells[i].Score {
+			t.Errorf("%s: balanced score %.6f in the halving run, %.6f in the grid", c.ID, c.Score, full.Cells[i].Score)
+		}
+	}
+	if n != 32 {
+		t.Fatalf("%d finalists scored, want 32 (web 2 and 2.5 × 4 pools × 4 CPU limits)", n)
+	}
+	var grid []PairScore
+	for _, r := range full.Ranking("balanced") {
+		if r.Pair[0] == 2 || r.Pair[0] == 2.5 {
+			grid = append(grid, r)
+		}
+	}
+	if got := rep.Ranking("balanced"); !slices.Equal(got, grid) {
+		t.Errorf("balanced ranking of the finalists %v, the grid's %v", got, grid)
+	}
+	// The same finalists in a grid's report normalise by themselves.
+	own, err := Build(subsetOf(run, finalist), DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if slices.Equal(own.Ranking("balanced"), grid) {
+		t.Error("the finalists normalised by themselves score as the grid: the test no longer shows the trap")
 	}
 }

@@ -81,8 +81,13 @@ func Build(run *results.Run, opts Options) (*Report, error) {
 		cpus = append(cpus, cpu)
 	}
 	slices.Sort(cpus)
+	norm := normalisation(run, opts)
 	for _, cpu := range cpus {
-		if cr := analyseCPU(cpu, byCPU[cpu]); cr != nil {
+		var stored *Ranges
+		if r, ok := norm[cpu]; ok {
+			stored = &r
+		}
+		if cr := analyseCPU(cpu, byCPU[cpu], stored); cr != nil {
 			rep.PerCPU = append(rep.PerCPU, cr)
 		}
 	}

@@ -25,10 +25,11 @@
 //
 // Balanced. Per CPU limit, each eligible cell gets the score
 // (RPS − min RPS)/(max RPS − min RPS) − (P99 − min P99)/(max P99 − min P99),
-// with minima and maxima over the eligible cells of that CPU limit (so the
-// cells compared must include each limit's lowest RPS and highest P99 for
-// the score to be the grid's: a screening strategy keeps measuring those,
-// see sweep/halving). The
+// with minima and maxima over the eligible cells of that CPU limit; in a
+// run measured by successive halving, over the eligible records of its
+// first screening round (NormRound), which measured every cell, so that
+// the cells screened out (the lowest RPS and highest P99 go first) do not
+// change the finalists' scores (see sweep/halving). The
 // balanced cell maximises it. A linear score with positive weights is
 // maximised on the Pareto frontier, so this is the frontier's knee against
 // a line of slope one in normalised units: throughput gained and latency

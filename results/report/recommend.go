@@ -62,17 +62,24 @@ func (r *Report) Profile(key string) (Profile, bool) {
 
 type profileRule struct {
 	key, name, use string
-	objective      func(cr *CPUReport, c *Cell) float64
-	same           func(a, b *Cell) bool
+	// value is a cell's objective at one CPU limit were its figures rps
+	// and p99: higher is better, rising with RPS and falling with P99.
+	value func(cr *CPUReport, rps, p99 float64) float64
+	same  func(a, b *Cell) bool
+}
+
+// objective is the cell's objective at its mean figures.
+func (rule profileRule) objective(cr *CPUReport, c *Cell) float64 {
+	return rule.value(cr, c.RPS.Mean, c.P99.Mean)
 }
 
 var profileRules = []profileRule{
 	{"latency", "latency-first", "short OLTP requests (EHR, patient portals)",
-		func(cr *CPUReport, c *Cell) float64 { return cr.BestP99.Cell.P99.Mean / c.P99.Mean }, sameP99},
+		func(cr *CPUReport, _, p99 float64) float64 { return cr.BestP99.Cell.P99.Mean / p99 }, sameP99},
 	{"balanced", "balanced", "mixed traffic",
-		func(_ *CPUReport, c *Cell) float64 { return c.Score }, sameBoth},
+		func(cr *CPUReport, rps, p99 float64) float64 { return cr.norm.Balanced(rps, p99) }, sameBoth},
 	{"throughput", "throughput-first", "analytics, bulk import",
-		func(cr *CPUReport, c *Cell) float64 { return c.RPS.Mean / cr.BestRPS.Cell.RPS.Mean }, sameRPS},
+		func(cr *CPUReport, rps, _ float64) float64 { return rps / cr.BestRPS.Cell.RPS.Mean }, sameRPS},
 }
 
 // recommend picks one multiplier pair per profile.
@@ -136,6 +143,27 @@ func (r *Report) Equivalent(key string, a, b [2]float64) bool {
 		return false
 	}
 	return a == b || equivalentEverywhere(r.PerCPU, a, b, rule.same)
+}
+
+// MayBeat reports whether the data cannot rule out that pair a does at
+// least as well as pair b under the profile key: a's mean objective with
+// its figures at the favourable ends of their intervals (RPS high, P99
+// low) reaches b's at the unfavourable ends. Both must be measured
+// eligible at every CPU limit. Pairs the report calls equivalent may beat
+// each other; so may pairs that trade places across CPU limits with means
+// within noise, which a screening strategy must not drop either.
+func (r *Report) MayBeat(key string, a, b [2]float64) bool {
+	rule, ok := ruleOf(key)
+	if !ok || !everywhere(r.PerCPU, a) || !everywhere(r.PerCPU, b) {
+		return false
+	}
+	best, worst := 0.0, 0.0
+	for _, cr := range r.PerCPU {
+		ca, cb := cr.grid[a], cr.grid[b]
+		best += rule.value(cr, ca.RPS.Hi, ca.P99.Lo)
+		worst += rule.value(cr, cb.RPS.Lo, cb.P99.Hi)
+	}
+	return best >= worst
 }
 
 func ruleOf(key string) (profileRule, bool) {

@@ -43,7 +43,7 @@ func Describe(spec sweep.Spec, p Plan) []string {
 	n := len(p.Rounds)
 	for i, r := range p.Rounds[:n-1] {
 		lines = append(lines, fmt.Sprintf("  round %d: every remaining cell once, warm-up %s + measure %s; keeps per "+
-			"profile the best %g %% of the multiplier pairs, their equivalents and the anchors (≤ %s)",
+			"profile the best %g %% of the multiplier pairs (at least one) and every pair the round's measured noise cannot rule out (≤ %s)",
 			i+1, r.Warmup, r.Duration, math.Round(100*r.Keep), sweep.Round(t.PerRound[i])))
 	}
 	f := finalFidelity(spec, p.Rounds[n-1], n)

@@ -11,42 +11,51 @@
 // what the report's profiles recommend: a pair survives with its cells at
 // every CPU limit. For each profile (latency-first, balanced,
 // throughput-first, as results/report ranks them) the best Keep fraction of
-// the pairs survives (at least one), and so does every pair the report
-// calls equivalent to one of those under that profile (its figures overlap
-// at every CPU limit, with the round's noise band): a pair within noise of
-// a survivor is never dropped. A pair with a cell that failed, was
-// invalid, or had errors above the report's bound (1 %) at any CPU limit
-// never survives, as it could never be recommended. Cells of different
-// slices (extra axes) are separate grids and are selected separately.
+// the pairs survives (at least one; the default plan keeps just the best),
+// and so does every pair the round cannot rule out as at least as good as
+// one of those (report.MayBeat: its mean objective with its figures at the
+// favourable ends of their intervals reaches the kept pair's at the
+// unfavourable ends). The intervals are the report's for a figure measured
+// once, value × (1 ± band/2), with the band the round's own (Band): z₉₅ ×
+// √2 × the root mean square of the cells' relative standard errors, which
+// each screen measures from its per-second series (SeriesNoise), never
+// narrower than the report's 5 %. So a pair within noise of a survivor is
+// never dropped, however many there are, and a quiet round drops more than
+// a noisy one. A pair with a cell that failed, was invalid, or had errors
+// above the report's bound (1 %) at any CPU limit never survives, as it
+// could never be recommended. Cells of different slices (extra axes) are
+// separate grids and are selected separately.
 //
 // # The balanced score across rounds
 //
-// The report normalises the balanced score by the spans of RPS and P99 over
-// the cells it compares. Compared among survivors alone, the spans shrink
-// and the finalists' scores (and order) are no longer the grid's; taken
-// from the first round, the spans carry that round's noise, and the
-// extremes of twenty noisy values are further apart than the true ones (in
-// a replay of the study at 10 % noise per round, the balanced pick then
-// agreed with the grid's in 67 % of the replays). So the first round names
-// anchors: per CPU limit the eligible cells with the lowest and the highest
-// RPS and P99. They are measured again in every later round beside the
-// survivors (Selection.Next; the best ones are survivors anyway), so the
-// spans of every later round and of the finalists' report are the anchors',
-// measured at the same fidelity as the cells they score: dropping cells
-// cannot change a score, and short-round noise does not reach the spans.
+// The report normalises the balanced score by the spans of RPS and P99 per
+// CPU limit. Over the cells compared, those spans would shrink as cells
+// are screened out (the lowest RPS and highest P99 go first) and reorder
+// the finalists. So a halving run normalises by the spans of its first
+// round, the one round that measured every cell at one fidelity
+// (report.NormRound): every later round's Select (SelectOptions.First)
+// and the run's report (from the cells' round-1 records) score with the
+// same spans, whatever was dropped. Only the spans matter to a ranking
+// (the lower ends add one constant per CPU limit to every pair), so a
+// short round that reads every cell higher or lower than a full one does
+// not move it. The spans carry the first round's noise: replaying the
+// study, the balanced pick agreed with the grid's in every one of 200
+// replays at 5 % noise per value, in 71 % at 10 %; measuring the extremes
+// again in every round (the anchors this package used before) held 94 %
+// at 10 % but cost up to five more finals per grid.
 //
 // # Use by the runner
 //
 // Run drives the rounds through a sweep.Runner: each screening round's
 // jobs carry the round's sweep.Fidelity and Screening, so their records
 // (round k, the duration measured) go to cells/<id>/round<k>; the final
-// round's jobs measure the survivors and anchors spec.Repeat times with
+// round's jobs measure the survivors spec.Repeat times with
 // the spec's precision (sweep/steady) in cells/<id>/r<N>, where the report
 // reads them. Resume mid-round needs nothing stored: Select is a function
-// of a round's records, so a resumed run recomputes each finished round's
-// selection (and the anchors from round 1's) and measures what is
-// missing. The report of a halving run analyses the final round's cells
-// (finalists and anchors, one fidelity) and lists screened-out cells apart
+// of a round's records (and of round 1's), so a resumed run recomputes
+// each finished round's selection and measures what is missing. The
+// report of a halving run analyses the final round's cells (the
+// finalists, one fidelity) and lists screened-out cells apart
 // with their short-round figures. `sweep plan` prints Describe: the
 // worst-case times of both strategies (WorstTimes) and the rounds.
 package halving

@@ -18,10 +18,12 @@ import (
 // returns what the runner did. Each screening round runs its cells
 // through r as jobs of the round's fidelity (one repetition, records in
 // cells/<id>/round<k>), then Select over the round's records names the
-// next round's cells; the final round measures the survivors and the
-// anchors spec.Repeat times at full length (stopped at a steady state when
+// next round's cells; the final round measures the survivors
+// spec.Repeat times at its full length (stopped at a steady state when
 // the spec sets a precision), in the repetition folders the report
-// analyses. Every selection is recomputed from the records on disk, so
+// analyses. Every selection is recomputed from the records on disk (a
+// later round's with round 1's, whose spans normalise the balanced score),
+// so
 // running again in the same directory (a resume) skips what is done and
 // goes on in the round it stopped in. Errors are the runner's
 // (sweep.ErrInterrupted, ...), a bad plan's, or a round's records that
@@ -36,7 +38,7 @@ func Run(ctx context.Context, r *sweep.Runner, p Plan, opts report.Options) (swe
 	cells := r.Spec.Cells()
 	baselines := slices.DeleteFunc(slices.Clone(cells), func(c sweep.Cell) bool { return !c.Baseline })
 	cells = slices.DeleteFunc(cells, func(c sweep.Cell) bool { return c.Baseline })
-	var anchors []string
+	var first []Measurement
 	last := len(p.Rounds)
 	for k, round := range p.Rounds[:last-1] {
 		fid := screenFidelity(round, k+1)
@@ -51,15 +53,15 @@ func Run(ctx context.Context, r *sweep.Runner, p Plan, opts report.Options) (swe
 		if err != nil {
 			return total, err
 		}
-		sel, err := Select(ms, SelectOptions{Keep: round.Keep, Report: opts, Anchors: anchors})
+		sel, err := Select(ms, SelectOptions{Keep: round.Keep, Report: opts, First: first})
 		if err != nil {
 			return total, err
 		}
-		anchors = sel.Anchors
-		next := sel.Next()
-		logf(r, "round %d of %d: %d cells measured, %d kept, %d anchors, %d measured next", k+1, last,
-			len(ms), len(sel.Keep), len(sel.Anchors), len(next))
-		cells = slices.DeleteFunc(cells, func(c sweep.Cell) bool { return !slices.Contains(next, c.ID) })
+		if first == nil {
+			first = ms
+		}
+		logf(r, "round %d of %d: %d cells measured, %d kept", k+1, last, len(ms), len(sel.Keep))
+		cells = slices.DeleteFunc(cells, func(c sweep.Cell) bool { return !slices.Contains(sel.Keep, c.ID) })
 	}
 	cells = append(cells, baselines...)
 	final := p.Rounds[last-1]
@@ -98,8 +100,12 @@ func measurements(dir string, jobs []sweep.Job) ([]Measurement, error) {
 		if err != nil {
 			return nil, fmt.Errorf("round %d: %w", j.Fidelity.Round, err)
 		}
+		series, err := results.ReadIntervals(filepath.Join(j.Dir(dir), results.SamplesFile))
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("round %d: %w", j.Fidelity.Round, err)
+		}
 		ms = append(ms, Measurement{Cell: rec.Cell, Status: rec.Status, RPS: rec.RPS, P99MS: rec.LatencyMS.P99,
-			ErrorRate: rec.ErrorRate, Round: j.Fidelity.Round, DurationS: rec.DurationS})
+			ErrorRate: rec.ErrorRate, Round: j.Fidelity.Round, DurationS: rec.DurationS, Noise: SeriesNoise(series)})
 	}
 	return ms, nil
 }

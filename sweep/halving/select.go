@@ -6,9 +6,11 @@ import (
 	"math"
 	"slices"
 
+	"github.com/sweep-tool/sweep/internal/confidence"
 	"github.com/sweep-tool/sweep/results"
 	"github.com/sweep-tool/sweep/results/report"
 	"github.com/sweep-tool/sweep/sweep"
+	"github.com/sweep-tool/sweep/sweep/steady"
 )
 
 // Measurement is one cell measured in one round.
@@ -26,18 +28,23 @@ type Measurement struct {
 	// measured at.
 	Round     int
 	DurationS float64
+	// Noise is the relative standard error of RPS as the measurement
+	// itself shows it (see SeriesNoise); 0 when unknown.
+	Noise float64
 }
 
 // SelectOptions says how much survives and by which rules.
 type SelectOptions struct {
 	// Keep is the fraction (0..1] of pairs each profile keeps, before ties.
 	Keep float64
-	// Report holds the error bound and the noise band equivalence is
-	// judged with (report.DefaultOptions to judge as the report does).
+	// Report holds the error bound and the least noise band ties are
+	// judged with (report.DefaultOptions to judge as the report does); the
+	// round's own noise widens the band (see Band).
 	Report report.Options
-	// Anchors are the first round's Selection.Anchors; nil in the first
-	// round, which names them.
-	Anchors []string
+	// First is the first round's measurements, whose spans normalise the
+	// balanced score of every later round (report.NormRound); nil in the
+	// first round, which is its own.
+	First []Measurement
 }
 
 // Selection is what one round keeps.
@@ -45,25 +52,10 @@ type Selection struct {
 	// Keep and Drop list cell ids in the order measured.
 	Keep []string
 	Drop []string
-	// Anchors hold each CPU limit's lowest RPS and highest P99 in the
-	// first round (see the package doc); later rounds pass them on.
-	Anchors []string
 	// Pairs says which pairs survive in each slice and why.
 	Pairs []Kept
-
-	order []string
-}
-
-// Next lists the cells to measure in the next round, in the order
-// measured: the survivors and the anchors.
-func (s Selection) Next() []string {
-	var out []string
-	for _, id := range s.order {
-		if slices.Contains(s.Keep, id) || slices.Contains(s.Anchors, id) {
-			out = append(out, id)
-		}
-	}
-	return out
+	// Band is the noise band the round's ties were judged with.
+	Band float64
 }
 
 // Kept is a surviving pair and the profiles that kept it.
@@ -79,28 +71,22 @@ func Select(ms []Measurement, opts SelectOptions) (Selection, error) {
 	if err := validate(ms, opts); err != nil {
 		return Selection{}, err
 	}
-	sel := Selection{Anchors: opts.Anchors}
+	sel := Selection{Band: Band(ms, opts.Report)}
+	opts.Report.NoiseBand = sel.Band
 	keep := map[string]bool{}
 	for _, slice := range slicesOf(ms) {
-		kept, anchors, err := selectSlice(slice, ms, opts)
+		kept, err := selectSlice(slice, ms, opts)
 		if err != nil {
 			return Selection{}, err
 		}
 		sel.Pairs = append(sel.Pairs, kept...)
-		if opts.Anchors == nil {
-			sel.Anchors = append(sel.Anchors, anchors...)
-		}
 		for _, m := range ms {
 			if m.Cell.Slice() == slice && hasPair(m.Cell, kept) {
 				keep[m.Cell.ID] = true
 			}
 		}
 	}
-	if opts.Anchors == nil {
-		sel.Anchors = inOrder(sel.Anchors, ms)
-	}
 	for _, m := range ms {
-		sel.order = append(sel.order, m.Cell.ID)
 		if keep[m.Cell.ID] {
 			sel.Keep = append(sel.Keep, m.Cell.ID)
 		} else {
@@ -122,15 +108,48 @@ func validate(ms []Measurement, opts SelectOptions) error {
 	return nil
 }
 
-// selectSlice keeps the pairs of one slice and names its anchors; nothing
-// when no cell of it finished ok.
-func selectSlice(slice string, ms []Measurement, opts SelectOptions) ([]Kept, []string, error) {
-	rep, err := report.Build(runOf(slice, ms), opts.Report)
+// bandZ is the normal quantile of a two-sided 95 % band.
+const bandZ = 1.644854
+
+// Band is the noise band (relative, as report.Options.NoiseBand) a round
+// of measurements ms judges its ties with: the difference two single
+// measurements of one true value stay within in 95 % of cases, z·√2·σ,
+// where σ is the root mean square of the eligible measurements' relative
+// standard errors (Measurement.Noise) — never narrower than the report's
+// own band opts.NoiseBand, because a measurement's spread within its own
+// phase misses the drift between cells measured minutes apart. A round
+// that measured nothing about its noise uses the report's band.
+//
+// A band of the measured noise rather than a fixed fraction of the pairs:
+// with few pairs (6 on the bench's grid) a fraction keeps too many, with
+// many (20 in the study) too few of the close ones; the band keeps what
+// the round cannot tell apart from the best, and only that.
+func Band(ms []Measurement, opts report.Options) float64 {
+	sum, n := 0.0, 0
+	for _, m := range ms {
+		if m.Noise > 0 && m.Status == results.StatusOK && m.Invalid == "" && m.ErrorRate <= opts.ErrorBound {
+			sum, n = sum+m.Noise*m.Noise, n+1
+		}
+	}
+	if n == 0 {
+		return opts.NoiseBand
+	}
+	return min(maxBand, max(opts.NoiseBand, bandZ*math.Sqrt2*math.Sqrt(sum/float64(n))))
+}
+
+// maxBand bounds a round's band below the report's limit (a band of 1
+// would make every figure's interval reach zero).
+const maxBand = 0.9
+
+// selectSlice keeps the pairs of one slice; nothing when no cell of it
+// finished ok.
+func selectSlice(slice string, ms []Measurement, opts SelectOptions) ([]Kept, error) {
+	rep, err := report.Build(runOf(slice, ms, opts.First), opts.Report)
 	if errors.Is(err, results.ErrNoFinishedCells) {
-		return nil, nil, nil
+		return nil, nil
 	}
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	var kept []Kept
 	find := func(p [2]float64) *Kept {
@@ -149,73 +168,61 @@ func selectSlice(slice string, ms []Measurement, opts SelectOptions) ([]Kept, []
 			switch {
 			case i < len(top):
 				find(r.Pair).By[key] = "top"
-			case slices.ContainsFunc(top, func(t report.PairScore) bool { return rep.Equivalent(key, r.Pair, t.Pair) }):
+			case slices.ContainsFunc(top, func(t report.PairScore) bool { return rep.MayBeat(key, r.Pair, t.Pair) }):
 				find(r.Pair).By[key] = "tie"
 			}
 		}
 	}
-	return kept, anchorsOf(rep), nil
+	return kept, nil
 }
 
-// anchorsOf names, per CPU limit of a round's report, the eligible cells
-// with the lowest and the highest RPS and P99 (the first in plan order on
-// equal figures), each once.
-func anchorsOf(rep *report.Report) []string {
-	var out []string
-	for _, cr := range rep.PerCPU {
-		var ext [4]*report.Cell
-		for _, c := range cr.Cells {
-			if c.Ineligible != "" {
-				continue
-			}
-			if ext[0] == nil {
-				ext = [4]*report.Cell{c, c, c, c}
-			}
-			for i, better := range []bool{c.RPS.Mean < ext[0].RPS.Mean, c.RPS.Mean > ext[1].RPS.Mean,
-				c.P99.Mean < ext[2].P99.Mean, c.P99.Mean > ext[3].P99.Mean} {
-				if better {
-					ext[i] = c
-				}
-			}
+// runOf turns one slice's measurements into the run of a halving round
+// the report can build: one repetition per cell measured (failed when the
+// measurement failed or was invalid), and the first round's measurements
+// (first, or ms in the first round) as its screening records, so the
+// report normalises the balanced score by the first round's spans as it
+// does for the run itself (report.NormRound). A cell of the first round
+// not measured now is a screened-out one.
+func runOf(slice string, ms, first []Measurement) *results.Run {
+	if first == nil {
+		first = ms
+	}
+	run := &results.Run{RunID: "round", Strategy: report.StrategyHalving}
+	at := map[string]int{}
+	cell := func(info results.CellInfo) *results.RunCell {
+		i, ok := at[info.ID]
+		if !ok {
+			i = len(run.Cells)
+			at[info.ID] = i
+			run.Cells = append(run.Cells, results.RunCell{CellInfo: info})
 		}
-		for _, c := range ext {
-			if !slices.Contains(out, c.ID) {
-				out = append(out, c.ID)
-			}
+		return &run.Cells[i]
+	}
+	for _, m := range first {
+		if m.Cell.Slice() == slice {
+			c := cell(m.Cell)
+			c.Screens = append(c.Screens, results.Screen{Round: report.NormRound, Record: m.Record()})
 		}
 	}
-	return out
-}
-
-// runOf turns one slice's measurements into a run the report can build:
-// one repetition per cell, failed when the measurement failed or was
-// invalid.
-func runOf(slice string, ms []Measurement) *results.Run {
-	run := &results.Run{RunID: "round"}
 	for _, m := range ms {
-		if m.Cell.Slice() != slice {
-			continue
+		if m.Cell.Slice() == slice {
+			c := cell(m.Cell)
+			c.Reps = append(c.Reps, results.Rep{Record: m.Record()})
 		}
-		rec := results.Record{Cell: m.Cell, Repetition: 1, Status: m.Status,
-			Measurement: results.Measurement{RPS: m.RPS, ErrorRate: m.ErrorRate,
-				LatencyMS: results.Latency{P99: m.P99MS}, DurationS: m.DurationS}}
-		if m.Invalid != "" {
-			rec.Status, rec.Reason = results.StatusFailed, "invalid: "+m.Invalid
-		}
-		run.Cells = append(run.Cells, results.RunCell{CellInfo: m.Cell, Reps: []results.Rep{{Record: rec}}})
 	}
 	return run
 }
 
-// inOrder returns ids in the order the measurements list them.
-func inOrder(ids []string, ms []Measurement) []string {
-	var out []string
-	for _, m := range ms {
-		if slices.Contains(ids, m.Cell.ID) {
-			out = append(out, m.Cell.ID)
-		}
+// Record is the measurement as a record: failed when it failed or was
+// invalid.
+func (m Measurement) Record() results.Record {
+	rec := results.Record{Cell: m.Cell, Repetition: 1, Status: m.Status,
+		Measurement: results.Measurement{RPS: m.RPS, ErrorRate: m.ErrorRate,
+			LatencyMS: results.Latency{P99: m.P99MS}, DurationS: m.DurationS}}
+	if m.Invalid != "" {
+		rec.Status, rec.Reason = results.StatusFailed, "invalid: "+m.Invalid
 	}
-	return out
+	return rec
 }
 
 func slicesOf(ms []Measurement) []string {
@@ -242,4 +249,17 @@ func hasPair(c results.CellInfo, kept []Kept) bool {
 		}
 	}
 	return false
+}
+
+// SeriesNoise is the relative standard error of a phase's mean RPS from
+// its per-second series: the coefficient of variation of the seconds'
+// RPS over the root of their number (seconds taken as independent); 0
+// with fewer than two seconds.
+func SeriesNoise(series []results.Interval) float64 {
+	rps, _ := steady.Batches(series, 1)
+	cv, ok := confidence.CV(rps)
+	if !ok {
+		return 0
+	}
+	return cv / math.Sqrt(float64(len(rps)))
 }

@@ -2,6 +2,7 @@ package halving
 
 import (
 	"errors"
+	"math"
 	"slices"
 	"testing"
 
@@ -75,18 +76,8 @@ func TestSelectKeepsTheBestOfEachProfileAndTheirTies(t *testing.T) {
 			}
 		}
 	}
-	// D holds the lowest RPS and the highest P99, A the lowest P99 and
-	// B the highest RPS at both limits: all three are anchors, and D is
-	// measured again though it did not survive.
-	anchors := []string{"cpu_1__web_1__db_2", "cpu_1__web_2__db_4", "cpu_1__web_4__db_8",
-		"cpu_2__web_2__db_4", "cpu_2__web_4__db_8", "cpu_2__web_8__db_16"}
-	if !slices.Equal(sel.Anchors, anchors) {
-		t.Errorf("anchors %v, want %v", sel.Anchors, anchors)
-	}
-	next := []string{"cpu_1__web_1__db_2", "cpu_1__web_2__db_4", "cpu_1__web_3__db_6", "cpu_1__web_4__db_8",
-		"cpu_2__web_2__db_4", "cpu_2__web_4__db_8", "cpu_2__web_6__db_12", "cpu_2__web_8__db_16"}
-	if !slices.Equal(sel.Next(), next) {
-		t.Errorf("next %v, want %v", sel.Next(), next)
+	if sel.Band != 0.05 {
+		t.Errorf("band %v; measurements that say nothing of their noise are judged with the report's 5 %%", sel.Band)
 	}
 }
 
@@ -109,8 +100,8 @@ func TestSelectNeverKeepsWhatCannotWin(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if slices.Contains(sel.Keep, "cpu_1__web_5__db_10") || slices.Contains(sel.Anchors, "cpu_1__web_5__db_10") {
-				t.Errorf("the best-looking but ineligible cell survived: keep %v, anchors %v", sel.Keep, sel.Anchors)
+			if slices.Contains(sel.Keep, "cpu_1__web_5__db_10") {
+				t.Errorf("the best-looking but ineligible cell survived: keep %v", sel.Keep)
 			}
 			if len(sel.Keep) != 4 {
 				t.Errorf("keep 1 kept %v, want the four eligible cells", sel.Keep)
@@ -179,13 +170,9 @@ func TestSelectMergedCellsAndSlices(t *testing.T) {
 	}
 }
 
-func TestSelectPassesAnchorsOnAndRejectsBadInput(t *testing.T) {
+func TestSelectRejectsBadInput(t *testing.T) {
 	t.Parallel()
 	ms := round([]float64{1}, []float64{1, 2, 3, 4}, abcd)
-	sel, err := Select(ms, SelectOptions{Keep: 0.5, Report: report.DefaultOptions(), Anchors: []string{"cpu_1__web_3__db_6"}})
-	if err != nil || !slices.Equal(sel.Anchors, []string{"cpu_1__web_3__db_6"}) {
-		t.Errorf("later round: anchors %v, %v; want the ones passed in", sel.Anchors, err)
-	}
 	for _, keep := range []float64{0, -0.5, 1.5} {
 		if _, err := Select(ms, opts(keep)); !errors.Is(err, sweep.ErrBadInput) {
 			t.Errorf("keep %v: %v, want ErrBadInput", keep, err)
@@ -195,8 +182,130 @@ func TestSelectPassesAnchorsOnAndRejectsBadInput(t *testing.T) {
 	if _, err := Select(ms, opts(0.5)); !errors.Is(err, sweep.ErrBadInput) {
 		t.Errorf("rounds 1 and 2 mixed: %v, want ErrBadInput", err)
 	}
-	sel, err = Select(round([]float64{1}, []float64{1, 2}, map[float64]fig{1: {status: results.StatusFailed}, 2: {status: results.StatusFailed}}), opts(0.5))
+	sel, err := Select(round([]float64{1}, []float64{1, 2}, map[float64]fig{1: {status: results.StatusFailed}, 2: {status: results.StatusFailed}}), opts(0.5))
 	if err != nil || len(sel.Keep) != 0 || len(sel.Drop) != 2 {
 		t.Errorf("every cell failed: %+v, %v; want nothing kept, no error", sel, err)
+	}
+}
+
+// TestBand: the root mean square of the eligible measurements' noise,
+// times z₉₅ (one-sided) × √2, never below the report's band nor above
+// 0.9; a failed cell's or an erroring cell's noise takes no part.
+func TestBand(t *testing.T) {
+	t.Parallel()
+	ok := func(noise float64) Measurement {
+		return Measurement{Status: results.StatusOK, RPS: 1, Noise: noise}
+	}
+	failed := Measurement{Status: results.StatusFailed, Noise: 0.5}
+	erring := Measurement{Status: results.StatusOK, ErrorRate: 0.02, Noise: 0.5}
+	cases := []struct {
+		name string
+		ms   []Measurement
+		want float64
+	}{
+		{"measured", []Measurement{ok(0.04), ok(0.03), failed, erring}, 1.644854 * math.Sqrt2 * math.Sqrt((0.04*0.04+0.03*0.03)/2)},
+		{"quieter than the report's band", []Measurement{ok(0.01), ok(0.02)}, 0.05},
+		{"nothing known", []Measurement{ok(0), failed}, 0.05},
+		{"noise past the cap", []Measurement{ok(2)}, 0.9},
+	}
+	for _, c := range cases {
+		if got := Band(c.ms, report.DefaultOptions()); math.Abs(got-c.want) > 1e-12 {
+			t.Errorf("%s: band %v, want %v", c.name, got, c.want)
+		}
+	}
+	if got := Band([]Measurement{ok(0.04), ok(0.03)}, report.DefaultOptions()); math.Abs(got-0.082243) > 1e-6 {
+		t.Errorf("band %.6f, want 0.082243", got)
+	}
+}
+
+// TestSelectKeepsWhatTheMeasuredNoiseCannotRuleOut: E's RPS is 16.7 %
+// below B's. Judged with the report's 5 % band E cannot win
+// throughput-first and goes; measured with 10 % noise per value, the
+// round cannot rule out that E is as good as B, and E stays as a tie.
+func TestSelectKeepsWhatTheMeasuredNoiseCannotRuleOut(t *testing.T) {
+	t.Parallel()
+	figs := map[float64]fig{1: abcd[1], 2: abcd[2], 3: {rps: 1000, p99: 60}, 4: abcd[4]}
+	quiet := round([]float64{1}, []float64{1, 2, 3, 4}, figs)
+	sel, err := Select(quiet, opts(0.01))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if slices.Contains(sel.Keep, "cpu_1__web_3__db_6") {
+		t.Errorf("with a 5 %% band E survived: %v", sel.Keep)
+	}
+	noisy := slices.Clone(quiet)
+	for i := range noisy {
+		noisy[i].Noise = 0.10
+	}
+	sel, err = Select(noisy, opts(0.01))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := 1.644854 * math.Sqrt2 * 0.10; math.Abs(sel.Band-want) > 1e-6 {
+		t.Errorf("band %v, want %v", sel.Band, want)
+	}
+	want := []string{"cpu_1__web_1__db_2", "cpu_1__web_2__db_4", "cpu_1__web_3__db_6"}
+	if !slices.Equal(sel.Keep, want) {
+		t.Errorf("kept %v, want %v (D is worse beyond any noise)", sel.Keep, want)
+	}
+	for _, k := range sel.Pairs {
+		if k.Pair == [2]float64{3, 2} && k.By["throughput"] != "tie" {
+			t.Errorf("E kept by %v, want a throughput tie", k.By)
+		}
+	}
+}
+
+// TestSelectLaterRoundNormalisesByTheFirst: the balanced score of a
+// later round is normalised by the first round's spans, so dropping D
+// (the lowest RPS, the highest P99) does not change who is best. Over
+// the first round's spans (RPS 600–1200, P99 10–80) A scores 0.667 and
+// C 0.581; over the survivors' own (1000–1200, 10–60) A would score 0
+// and C 0.2.
+func TestSelectLaterRoundNormalisesByTheFirst(t *testing.T) {
+	t.Parallel()
+	figs := map[float64]fig{1: {rps: 1000, p99: 10}, 2: {rps: 1200, p99: 60}, 3: {rps: 1120, p99: 30}, 4: {rps: 600, p99: 80}}
+	first := round([]float64{1}, []float64{1, 2, 3, 4}, figs)
+	second := slices.Clone(first[:3])
+	for i := range second {
+		second[i].Round = 2
+	}
+	topOf := func(sel Selection) [2]float64 {
+		for _, k := range sel.Pairs {
+			if k.By["balanced"] == "top" {
+				return k.Pair
+			}
+		}
+		return [2]float64{}
+	}
+	sel, err := Select(second, SelectOptions{Keep: 0.01, Report: report.DefaultOptions(), First: first})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := topOf(sel); got != [2]float64{1, 2} {
+		t.Errorf("balanced best in round 2 %v, want A (1×2) as the first round's spans rank it", got)
+	}
+	own, err := Select(second, SelectOptions{Keep: 0.01, Report: report.DefaultOptions()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := topOf(own); got != [2]float64{3, 2} {
+		t.Errorf("normalised by its own spans round 2 picks %v; want C (3×2), or the test no longer shows the trap", got)
+	}
+}
+
+// TestSeriesNoise: seconds of 100, 120, 80 and 100 requests have a CV of
+// √(800/3)/100 = 0.16330; over √4 seconds, 0.08165. One second says
+// nothing.
+func TestSeriesNoise(t *testing.T) {
+	t.Parallel()
+	var series []results.Interval
+	for i, n := range []int64{100, 120, 80, 100} {
+		series = append(series, results.Interval{T: float64(i + 1), Requests: n})
+	}
+	if got, want := SeriesNoise(series), math.Sqrt(800.0/3)/100/2; math.Abs(got-want) > 1e-12 {
+		t.Errorf("noise %v, want %v", got, want)
+	}
+	if got := SeriesNoise(series[:1]); got != 0 {
+		t.Errorf("one second: %v, want 0", got)
 	}
 }

@@ -27,7 +27,6 @@ type replayer struct {
 // outcome is one replay.
 type outcome struct {
 	rounds      []RoundOutcome
-	anchors     []string
 	timeS       float64
 	picks       []Pick
 	fromSamples int
@@ -39,27 +38,27 @@ func (rp *replayer) once(rng *rand.Rand) (outcome, error) {
 	var o outcome
 	rounds := rp.opts.Plan.Rounds
 	cand := rp.cells
-	var anchors []string
+	var first []halving.Measurement
 	for i, round := range rounds[:len(rounds)-1] {
 		ms := make([]halving.Measurement, len(cand))
 		t := 0.0
 		for j, c := range cand {
 			ms[j] = halving.Measurement{Cell: c.info, Status: c.status, ErrorRate: c.errorRate,
 				RPS: perturb(rng, c.rps, rp.noise[i].RPS), P99MS: perturb(rng, c.p99, rp.noise[i].P99),
-				Round: i + 1, DurationS: round.Duration.Seconds()}
+				Round: i + 1, DurationS: round.Duration.Seconds(), Noise: rp.noise[i].RPS}
 			t += rp.screenCost(c, round)
 		}
-		sel, err := halving.Select(ms, halving.SelectOptions{Keep: round.Keep, Report: *rp.opts.Report, Anchors: anchors})
+		sel, err := halving.Select(ms, halving.SelectOptions{Keep: round.Keep, Report: *rp.opts.Report, First: first})
 		if err != nil {
 			return o, err
 		}
-		anchors = sel.Anchors
-		o.rounds = append(o.rounds, RoundOutcome{Round: i + 1, Measured: len(cand), Kept: sel.Keep, TimeS: t})
+		if first == nil {
+			first = ms
+		}
+		o.rounds = append(o.rounds, RoundOutcome{Round: i + 1, Measured: len(cand), Kept: sel.Keep, TimeS: t, Band: sel.Band})
 		o.timeS += t
-		next := sel.Next()
-		cand = slices.DeleteFunc(slices.Clone(rp.cells), func(c *cell) bool { return !slices.Contains(next, c.info.ID) })
+		cand = slices.DeleteFunc(slices.Clone(rp.cells), func(c *cell) bool { return !slices.Contains(sel.Keep, c.info.ID) })
 	}
-	o.anchors = anchors
 	final := rounds[len(rounds)-1]
 	t := 0.0
 	var ids []string
@@ -75,7 +74,7 @@ func (rp *replayer) once(rng *rand.Rand) (outcome, error) {
 	}
 	o.rounds = append(o.rounds, RoundOutcome{Round: len(rounds), Measured: len(cand), Kept: ids, TimeS: t})
 	o.timeS += t
-	picks, err := rp.compare(cand)
+	picks, err := rp.compare(cand, first)
 	o.picks = picks
 	return o, err
 }
@@ -109,12 +108,24 @@ func (rp *replayer) assumed(final halving.Round) time.Duration {
 	return final.Duration
 }
 
-// compare builds the finalists' report per slice (the anchors among them)
-// and compares each profile's pick with the grid's.
-func (rp *replayer) compare(finalists []*cell) ([]Pick, error) {
-	run := &results.Run{RunID: "finals"}
-	for _, c := range finalists {
-		run.Cells = append(run.Cells, c.rc)
+// compare builds the finalists' report per slice as the halving run's own
+// report would be: the finalists at the grid's figures, every cell's
+// first-round measurement as its screening record (which normalises the
+// balanced score, report.NormRound), and compares each profile's pick
+// with the grid's.
+func (rp *replayer) compare(finalists []*cell, first []halving.Measurement) ([]Pick, error) {
+	run := &results.Run{RunID: "finals", Strategy: report.StrategyHalving}
+	for _, c := range rp.cells {
+		rc := results.RunCell{CellInfo: c.info}
+		if slices.Contains(finalists, c) {
+			rc.Reps = c.rc.Reps
+		}
+		for _, m := range first {
+			if m.Cell.ID == c.info.ID {
+				rc.Screens = append(rc.Screens, results.Screen{Round: m.Round, Record: m.Record()})
+			}
+		}
+		run.Cells = append(run.Cells, rc)
 	}
 	var picks []Pick
 	for _, slice := range sliceNames(rp.cells) {

@@ -32,16 +32,12 @@ func WriteText(w io.Writer, res *Result) error {
 		}
 		fmt.Fprintf(&b, "Round %d: %d cells × (%g s warm-up + %s) = %.0f s.\n", r.Round, r.Measured, p.WarmupS, phase, r.TimeS)
 		if i < len(res.Rounds)-1 {
-			fmt.Fprintf(&b, "  keeps %d (each profile's best %g %% of pairs and their ties): %s\n",
-				len(r.Kept), 100*p.Keep, strings.Join(r.Kept, " "))
+			fmt.Fprintf(&b, "  keeps %d (each profile's best %g %% of pairs, at least one, and every pair within the round's %.1f %% band): %s\n",
+				len(r.Kept), 100*p.Keep, 100*r.Band, strings.Join(r.Kept, " "))
 			continue
 		}
 		fmt.Fprintf(&b, "  measured: %s\n  (their lengths: %d from samples.csv, %d assumed)\n",
 			strings.Join(r.Kept, " "), res.SteadyFromSamples, res.SteadyAssumed)
-	}
-	if len(res.Anchors) > 0 {
-		fmt.Fprintf(&b, "Anchors measured again after round 1 (each CPU limit's lowest and highest RPS and p99): %s\n",
-			strings.Join(res.Anchors, " "))
 	}
 	fmt.Fprintf(&b, "\nHalving: %.0f s of the grid's %.0f s, %.1f %% of its wall time", res.HalvingS, res.GridS, 100*res.Fraction)
 	if res.Replays > 1 {

@@ -14,9 +14,12 @@
 // Values: a screening round sees the grid's figures of each cell,
 // perturbed by the round's noise (none in a single replay without
 // Options.Seeds); the finalists are taken at the grid's own figures, since
-// they are measured to the steady-state precision. The finalists' report
-// normalises its balanced score by the first round's spans, as the
-// strategy must (see sweep/halving).
+// they are measured to the steady-state precision. Each screening value
+// carries the round's noise as its relative standard error
+// (halving.Measurement.Noise), so the round judges its ties with the band
+// a live round measuring that noise would use (halving.Band). The
+// finalists' report normalises its balanced score by the first round's
+// spans, as the strategy's does (report.NormRound).
 package replay
 
 import (
@@ -78,11 +81,10 @@ type Result struct {
 	Replays   int                `json:"replays"`
 	Noise     []Noise            `json:"noise"`
 	Plan      []RoundPlan        `json:"plan"`
-	// Rounds, Anchors and Picks are the first replay's (the grid's own
-	// figures when Seeds is 0).
-	Rounds  []RoundOutcome `json:"rounds"`
-	Anchors []string       `json:"anchors"`
-	Picks   []Pick         `json:"picks"`
+	// Rounds and Picks are the first replay's (the grid's own figures
+	// when Seeds is 0).
+	Rounds []RoundOutcome `json:"rounds"`
+	Picks  []Pick         `json:"picks"`
 	// SteadyFromSamples and SteadyAssumed count the finalists whose
 	// measured phase came from their series or from AssumedSteady.
 	SteadyFromSamples int      `json:"steady_from_samples"`
@@ -104,6 +106,9 @@ type RoundOutcome struct {
 	Measured int      `json:"measured"`
 	Kept     []string `json:"kept"`
 	TimeS    float64  `json:"time_s"`
+	// Band is the noise band a screening round judged its ties with
+	// (halving.Band); 0 for the finals.
+	Band float64 `json:"band,omitempty"`
 }
 
 // Pick compares one profile's pick in one slice.

@@ -21,7 +21,7 @@ func (res *Result) add(o outcome, first bool) {
 	res.FractionMax = max(res.FractionMax, f)
 	res.HalvingS += o.timeS
 	if first {
-		res.Rounds, res.Anchors, res.Picks = o.rounds, o.anchors, o.picks
+		res.Rounds, res.Picks = o.rounds, o.picks
 		res.SteadyFromSamples, res.SteadyAssumed = o.fromSamples, o.assumed
 	}
 	agreed := map[string]bool{}
