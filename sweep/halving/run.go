@@ -60,7 +60,7 @@ func Run(ctx context.Context, r *sweep.Runner, p Plan, opts report.Options) (swe
 		if first == nil {
 			first = ms
 		}
-		logf(r, "round %d of %d: %d cells measured, %d kept", k+1, last, len(ms), len(sel.Keep))
+		logf(r, "round %d of %d: %d cells measured, %d kept (noise band %.1f %%)", k+1, last, len(ms), len(sel.Keep), 100*sel.Band)
 		cells = slices.DeleteFunc(cells, func(c sweep.Cell) bool { return !slices.Contains(sel.Keep, c.ID) })
 	}
 	cells = append(cells, baselines...)
