@@ -33,7 +33,7 @@ type Plan struct {
 // duration D (the study's: 30 s, 5 min; the bench's: 5 s, 45 s).
 const (
 	screenLongest   = 5 * time.Second // a screening round's longest warm-up and measure
-	screenShare     = 15              // a screen measures D/15, within [2 s, 5 s]
+	screenShare     = 20              // a screen measures D/20, within [2 s, 5 s]
 	finalWarmup     = 10 * time.Second
 	finalMinimum    = 60 * time.Second
 	finalShare      = 3 // the finals last at most D/3
@@ -47,16 +47,16 @@ const (
 
 // DefaultPlan is two rounds for a grid of warm-up w and duration d.
 //
-// Round 1 measures every cell for d/15 (within 2–5 s) after a warm-up as
-// long (at most w), and keeps per profile the best pair and every pair
+// Round 1 measures every cell for d/20 (to the second, within 2–5 s)
+// after a warm-up as long (at most w), and keeps per profile the best pair and every pair
 // the round's noise cannot rule out (report.MayBeat with Band). The
 // screens are short because their cost is paid by every cell: the demo
 // and the study's stack settle within a second or two of a recreated
 // container, and a screen only has to tell the pairs that cannot win
 // from the rest (the study's web multipliers 2.5–3 were far off at every
 // length). A fixed fraction of the pairs kept either too many (on the
-// bench's 6 pairs a quarter of each profile's, with three profiles, kept
-// 9 of 12 cells) or dropped close ones (the study's 20); the band keeps
+// bench's 6 pairs a quarter of each profile's, with three profiles and
+// the anchors, kept 9 of 12 cells) or dropped close ones (the study's 20); the band keeps
 // what the round cannot separate, however many that is.
 //
 // Round 2, the finals, measures the survivors after a warm-up of at most
@@ -73,7 +73,7 @@ const (
 //
 // No phase is longer than the grid's own.
 func DefaultPlan(w, d time.Duration) Plan {
-	screen := min(d, max(shortestScreenS, min(screenLongest, d/screenShare)))
+	screen := min(d, max(shortestScreenS, min(screenLongest, (d/screenShare).Round(time.Second))))
 	final := max(screen, (d / finalShare).Round(time.Second))
 	return Plan{Rounds: []Round{
 		{Warmup: min(w, screen), Duration: screen, Keep: screenKeep},

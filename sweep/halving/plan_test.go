@@ -21,7 +21,7 @@ func TestDefaultPlan(t *testing.T) {
 			{Warmup: 5 * s, Duration: 5 * s, Keep: screenKeep},
 			{Warmup: 10 * s, Duration: 100 * s, MinDuration: 60 * s}}},
 		{"the bench's grid", 5 * s, 45 * s, []Round{
-			{Warmup: 3 * s, Duration: 3 * s, Keep: screenKeep},
+			{Warmup: 2 * s, Duration: 2 * s, Keep: screenKeep},
 			{Warmup: 5 * s, Duration: 15 * s, MinDuration: 15 * s}}},
 		{"a short grid", 3 * s, 20 * s, []Round{
 			{Warmup: 2 * s, Duration: 2 * s, Keep: screenKeep},

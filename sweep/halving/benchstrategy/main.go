@@ -63,7 +63,7 @@ func parse(args []string, stderr io.Writer) (config, error) {
 	fs.StringVar(&c.dbMult, "db-mult", "1,2", "pool multipliers (with the defaults: 12 distinct cells)")
 	fs.StringVar(&c.load, "load", "vus=20", "load model")
 	fs.DurationVar(&c.warmup, "warmup", 5*time.Second, "the grid's warm-up (halving's rounds take at most this)")
-	fs.DurationVar(&c.duration, "duration", 45*time.Second, "the grid's measured phase (halving's screens a fifteenth of it, its finals at most a third)")
+	fs.DurationVar(&c.duration, "duration", 45*time.Second, "the grid's measured phase (halving's screens a twentieth of it, its finals at most a third)")
 	fs.StringVar(&c.precision, "precision", "2%", "halving's steady-state precision (when the build has --precision)")
 	fs.DurationVar(&c.minDuration, "min-duration", 15*time.Second, "halving's shortest final (with --precision)")
 	fs.StringVar(&c.driver, "driver", "builtin", "load driver")
