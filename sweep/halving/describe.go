@@ -3,7 +3,6 @@ package halving
 import (
 	"cmp"
 	"fmt"
-	"math"
 
 	"github.com/sweep-tool/sweep/sweep"
 )
@@ -41,10 +40,11 @@ func Describe(spec sweep.Spec, p Plan) []string {
 			"it ends sooner by what each round screens out", sweep.Round(t.Halving+sweep.StackOverhead)),
 	}
 	n := len(p.Rounds)
+	pairs := len(spec.WebMult) * len(spec.DBMult)
 	for i, r := range p.Rounds[:n-1] {
 		lines = append(lines, fmt.Sprintf("  round %d: every remaining cell once, warm-up %s + measure %s; keeps per "+
-			"profile the best %g %% of the multiplier pairs (at least one) and every pair the round's measured noise cannot rule out (≤ %s)",
-			i+1, r.Warmup, r.Duration, math.Round(100*r.Keep), sweep.Round(t.PerRound[i])))
+			"profile its best %s and every pair the round's measured noise cannot rule out (≤ %s)",
+			i+1, r.Warmup, r.Duration, topText(r.Keep, pairs), sweep.Round(t.PerRound[i])))
 	}
 	f := finalFidelity(spec, p.Rounds[n-1], n)
 	stop := "fixed length"
@@ -54,4 +54,14 @@ func Describe(spec sweep.Spec, p Plan) []string {
 	lines = append(lines, fmt.Sprintf("  round %d (finals): the survivors × %d repetitions, warm-up ≤ %s + measure ≤ %s, %s (≤ %s)",
 		n, max(spec.Repeat, 1), f.Warmup, f.Duration, stop, sweep.Round(t.PerRound[n-1])))
 	return lines
+}
+
+// topText says how many of the grid's pairs a round keeps per profile
+// before ties (topCount).
+func topText(keep float64, pairs int) string {
+	top := topCount(keep, pairs)
+	if top == 1 {
+		return fmt.Sprintf("multiplier pair of %d", pairs)
+	}
+	return fmt.Sprintf("%d of %d multiplier pairs", top, pairs)
 }

@@ -48,28 +48,30 @@ const (
 // DefaultPlan is two rounds for a grid of warm-up w and duration d.
 //
 // Round 1 measures every cell for d/20 (to the second, within 2–5 s)
-// after a warm-up as long (at most w), and keeps per profile the best pair and every pair
-// the round's noise cannot rule out (report.MayBeat with Band). The
-// screens are short because their cost is paid by every cell: the demo
-// and the study's stack settle within a second or two of a recreated
-// container, and a screen only has to tell the pairs that cannot win
-// from the rest (the study's web multipliers 2.5–3 were far off at every
-// length). A fixed fraction of the pairs kept either too many (on the
-// bench's 6 pairs a quarter of each profile's, with three profiles and
-// the anchors, kept 9 of 12 cells) or dropped close ones (the study's 20); the band keeps
-// what the round cannot separate, however many that is.
+// after a warm-up as long (at most w), and keeps per profile the best
+// pair and every pair the round's noise cannot rule out (report.MayBeat
+// with Band). The screens are short because every cell pays for them: on
+// the bench's grid (5 s + 45 s, 3 s overhead per cell) a screen of 2 s +
+// 2 s costs 7 s against a grid cell's 53 s, one of 3 s + 3 s already 17 %
+// of the grid before any final. The demo and the study's stack settle
+// within a second or two of a recreated container, and a screen only has
+// to tell the pairs that cannot win from the rest (the study's web
+// multipliers 2.5–3 were far off at every length). A fixed fraction of
+// the pairs kept either too many (on the bench's 6 pairs a quarter of
+// each profile's, with three profiles and the anchors, kept 9 of 12
+// cells) or dropped close ones (of the study's 20); the band keeps what
+// the round cannot separate, however many that is.
 //
 // Round 2, the finals, measures the survivors after a warm-up of at most
 // min(w, 10 s) for at most d/3 (to the second, never less than the
-// screen), stopped once
-// steady (sweep/steady) between min(d/3, 60 s) and d/3 when the spec sets
-// a precision. The finals rank only pairs within noise of each other,
-// each of which is measured again: a third of the grid's length is
-// enough for that at the study's scale (60 s finals, the rule's minimum
-// there, took 16 % of the grid's time with ≥ 95 % agreement in the
-// replay; full-length finals cost 23–47 % in issue 13's model), and on
-// the bench's 45 s grid it is what leaves room for four to six finals
-// within 35 % of the grid's time.
+// screen), stopped once steady (sweep/steady) between min(d/3, 60 s) and
+// d/3 when the spec sets a precision. The finals rank only pairs within
+// noise of each other, each measured again: a third of the grid's length
+// is enough for that at the study's scale (60 s finals, the rule's
+// minimum there, took 19 % of the grid's time with 200 of 200 replays
+// agreeing at 5 % noise; full-length finals cost 23–47 % in issue 13's
+// model), and on the bench's 45 s grid it is what leaves room for four to
+// six finals within 35 % of the grid's time.
 //
 // No phase is longer than the grid's own.
 func DefaultPlan(w, d time.Duration) Plan {

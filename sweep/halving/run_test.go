@@ -223,7 +223,7 @@ func TestDescribePricesBothStrategies(t *testing.T) {
 	want := []string{
 		"worst case, grid: 28m6s, every cell in full",
 		"worst case, halving: 15m42s, if every cell survived every round; it ends sooner by what each round screens out",
-		"  round 1: every remaining cell once, warm-up 5s + measure 5s; keeps per profile the best 1 % of the multiplier pairs (at least one) and every pair the round's measured noise cannot rule out (≤ 3m36s)",
+		"  round 1: every remaining cell once, warm-up 5s + measure 5s; keeps per profile its best multiplier pair of 6 and every pair the round's measured noise cannot rule out (≤ 3m36s)",
 		"  round 2 (finals): the survivors × 1 repetitions, warm-up ≤ 10s + measure ≤ 40s, stopped once steady within ±2 %, never before 40s (≤ 11m36s)",
 	}
 	if !slices.Equal(lines, want) {

@@ -163,7 +163,7 @@ func selectSlice(slice string, ms []Measurement, opts SelectOptions) ([]Kept, er
 	}
 	for _, key := range report.ProfileKeys() {
 		ranked := rep.Ranking(key)
-		top := ranked[:min(len(ranked), max(1, int(math.Ceil(opts.Keep*float64(len(ranked))))))]
+		top := ranked[:min(len(ranked), topCount(opts.Keep, len(ranked)))]
 		for i, r := range ranked {
 			switch {
 			case i < len(top):
@@ -263,3 +263,7 @@ func SeriesNoise(series []results.Interval) float64 {
 	}
 	return cv / math.Sqrt(float64(len(rps)))
 }
+
+// topCount is how many of n pairs a profile keeps before ties: the
+// fraction keep of them, rounded up, at least one.
+func topCount(keep float64, n int) int { return max(1, int(math.Ceil(keep*float64(n)))) }
