@@ -241,3 +241,43 @@ func TestCollectingForwards(t *testing.T) {
 		t.Errorf("no callback: kept %d, %v", len(col.intervals), err)
 	}
 }
+
+// TestGeneratorCheckText pins the check's lines: each run by role with
+// its figures (± only with a half-width), a failed run's reason, and the
+// verdict.
+func TestGeneratorCheckText(t *testing.T) {
+	t.Parallel()
+	half, littles := 12.4, 1.02
+	c := GeneratorCheck{Cell: results.CellInfo{ID: "cpu_1__web_2__db_4"},
+		Chosen: GeneratorRun{Driver: "k6", Status: results.StatusFailed, Reason: "k6 exited 107\nmore"},
+		Reference: GeneratorRun{Driver: "builtin", Status: results.StatusOK, RPS: 1000.4, RPSHalfWidth: &half,
+			P99MS: 3.456, CPUPerRequestUS: 41.6, LittlesRatio: &littles}}
+	want := "generator check on cpu_1__web_2__db_4:\n" +
+		"  chosen    k6       failed (k6 exited 107 …)\n" +
+		"  reference builtin  ok 1000 rps ± 12, p99 3.46 ms, 42 µs CPU per request, Little's ratio 1.02\n"
+	if got := c.Text(); got != want {
+		t.Errorf("Text() =\n%s\nwant\n%s", got, want)
+	}
+	c.Chosen = GeneratorRun{Driver: "k6", Status: results.StatusOK, RPS: 990, P99MS: 4}
+	c.GapPct = 1.04
+	want = "generator check on cpu_1__web_2__db_4:\n" +
+		"  chosen    k6       ok 990 rps, p99 4.00 ms, 0 µs CPU per request\n" +
+		"  reference builtin  ok 1000 rps ± 12, p99 3.46 ms, 42 µs CPU per request, Little's ratio 1.02\n" +
+		"  no generator limit: the k6 driver's RPS is within noise of the builtin driver's (gap 1.0 %)\n"
+	if got := c.Text(); got != want {
+		t.Errorf("Text() =\n%s\nwant\n%s", got, want)
+	}
+}
+
+// TestCompareGeneratorsAtTheEdge: a gap of exactly the minimum is within
+// noise.
+func TestCompareGeneratorsAtTheEdge(t *testing.T) {
+	t.Parallel()
+	tiny := 0.5
+	chosen := GeneratorRun{Driver: "k6", Status: results.StatusOK, RPS: 1000 * (1 - MinGeneratorGapPct/100), RPSHalfWidth: &tiny}
+	ref := GeneratorRun{Driver: "builtin", Status: results.StatusOK, RPS: 1000, RPSHalfWidth: &tiny}
+	got := CompareGenerators(results.CellInfo{ID: "c"}, chosen, ref)
+	if got.GapPct != MinGeneratorGapPct || got.Limited {
+		t.Errorf("gap %v limited %v; want %v, not limited", got.GapPct, got.Limited, MinGeneratorGapPct)
+	}
+}
