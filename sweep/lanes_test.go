@@ -2,6 +2,7 @@ package sweep_test
 
 import (
 	"context"
+	"math"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -61,11 +62,45 @@ func TestLanes(t *testing.T) {
 	if !strings.HasSuffix(seen[1][0], jobs[0].Cell.ID+"/r2") {
 		t.Errorf("lane 2's control went to %s, want the first cell's r2", seen[1][0])
 	}
+	if len(controls) != 2 || controls[0].Lane != 1 || controls[1].Lane != 2 || controls[0].RPS != 100 || controls[1].RPS != 130 {
+		t.Fatalf("controls %+v, want lane 1 at 100 rps and lane 2 at 130", controls)
+	}
 	spread, warn := sweep.ControlSpread(controls, 0.1)
 	if len(controls) != 2 || spread < 0.25 || warn == "" {
 		t.Errorf("controls %+v: spread %.2f, warning %q; want 2 controls 26 %% apart, flagged", controls, spread, warn)
 	}
 	if _, warn := sweep.ControlSpread(controls, 0.5); warn != "" {
 		t.Errorf("flagged within tolerance: %s", warn)
+	}
+}
+
+// TestControlSpread pins the spread (max − min over the mean of the ok
+// controls), its sentence, and when there is nothing to compare.
+func TestControlSpread(t *testing.T) {
+	t.Parallel()
+	ctl := func(lane int, rps float64, status results.Status) sweep.LaneControl {
+		return sweep.LaneControl{Lane: lane, RPS: rps,
+			Rec: results.Record{Status: status, Cell: results.CellInfo{ID: "cpu_1__web_2__db_4"}}}
+	}
+	ok, failed := results.StatusOK, results.StatusFailed
+	for _, c := range []struct {
+		name     string
+		controls []sweep.LaneControl
+		tol      float64
+		spread   float64
+		warn     string
+	}{
+		{"two lanes 20 % apart", []sweep.LaneControl{ctl(1, 90, ok), ctl(2, 110, ok)}, 0.1, 0.2,
+			"the lanes measured the control cell cpu_1__web_2__db_4 20 % apart in RPS (90 to 110), more than the 10 % their cells can be compared at: the nodes are not equal"},
+		{"at the tolerance", []sweep.LaneControl{ctl(1, 90, ok), ctl(2, 110, ok)}, 0.2, 0.2, ""},
+		{"three lanes", []sweep.LaneControl{ctl(1, 100, ok), ctl(2, 80, ok), ctl(3, 120, ok)}, 0.5, 0.4, ""},
+		{"a failed lane is left out", []sweep.LaneControl{ctl(1, 100, ok), ctl(2, 1, failed), ctl(3, 100, ok)}, 0.1, 0, ""},
+		{"one ok lane", []sweep.LaneControl{ctl(1, 100, ok), ctl(2, 50, failed)}, 0.1, 0, ""},
+		{"nothing measured", []sweep.LaneControl{ctl(1, 0, ok), ctl(2, 0, ok)}, 0.1, 0, ""},
+	} {
+		spread, warn := sweep.ControlSpread(c.controls, c.tol)
+		if math.Abs(spread-c.spread) > 1e-12 || warn != c.warn {
+			t.Errorf("%s: spread %v %q, want %v %q", c.name, spread, warn, c.spread, c.warn)
+		}
 	}
 }
