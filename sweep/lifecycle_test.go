@@ -3,6 +3,7 @@ package sweep
 import (
 	"bytes"
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -220,5 +221,47 @@ func TestVariantsRunOneStackAtATime(t *testing.T) {
 	log, err := os.ReadFile(filepath.Join(results.CellDir(dir, "cpu_1__web_2__db_4__variant_b", 1), results.TargetLog))
 	if err != nil || string(log) != "b log\n" {
 		t.Errorf("target.log = %q, %v; want the variant's own log", log, err)
+	}
+}
+
+// stuckStack is a variant's stack that cannot be taken down; it notes the
+// time its Down had.
+type stuckStack struct {
+	namedStack
+	left time.Duration
+}
+
+func (s *stuckStack) Down(ctx context.Context) error {
+	s.downs++
+	if d, ok := ctx.Deadline(); ok {
+		s.left = time.Until(d)
+	}
+	return errors.New("network still in use")
+}
+
+// TestVariantDownFails: taking the previous variant's stack down gets two
+// minutes of its own; when it fails, sweep.log says so and the next
+// variant still runs.
+func TestVariantDownFails(t *testing.T) {
+	t.Parallel()
+	spec := testSpec()
+	spec.CPUs = []float64{1}
+	spec.Variants = []Variant{{Name: "a", Files: []string{"a.yaml"}}, {Name: "b", Files: []string{"b.yaml"}}}
+	a, b := &stuckStack{namedStack: namedStack{name: "a"}}, &namedStack{name: "b"}
+	var log bytes.Buffer
+	r := &Runner{Spec: spec, Dir: t.TempDir(), Stack: &namedStack{name: "default"}, Variants: map[string]Stack{"a": a, "b": b},
+		Driver: &fakeDriver{}, Log: &log}
+	sum, err := r.Run(t.Context())
+	if err != nil || len(sum.Records) != 4 || sum.Failed() != 0 {
+		t.Fatalf("err %v, %d records, %d failed; want 4 ok", err, len(sum.Records), sum.Failed())
+	}
+	if a.downs != 1 || a.left < 119*time.Second || a.left > 2*time.Minute {
+		t.Errorf("a taken down %d times with %s left, want once with 2m", a.downs, a.left)
+	}
+	if !strings.Contains(log.String(), "take down the previous variant's stack: network still in use") {
+		t.Errorf("sweep.log does not say the stack could not be taken down:\n%s", log.String())
+	}
+	if strings.Count(log.String(), "take down the previous variant's stack") != 1 {
+		t.Errorf("sweep.log names a failed take-down more than once:\n%s", log.String())
 	}
 }

@@ -33,13 +33,12 @@ func WritePlan(w io.Writer, s Spec) error {
 		return err
 	}
 	est := s.Estimate()
-	search := ""
+	load := fmt.Sprintf("warm-up %s + measure %s", s.Warmup.Std(), s.Duration.Std())
 	if est.Levels > 1 {
-		search = fmt.Sprintf(" × up to %d search levels", est.Levels)
+		load = fmt.Sprintf("up to %d search levels × (%s)", est.Levels, load)
 	}
-	_, err := fmt.Fprintf(w, "%d cells × %d repetitions × (warm-up %s + measure %s%s + ~%s per cell) + ~%s to start and stop the stack ≈ %s\n",
-		len(cells), max(s.Repeat, 1), s.Warmup.Std(), s.Duration.Std(), search, CellOverhead,
-		StackOverhead, Round(est.Total))
+	_, err := fmt.Fprintf(w, "%d cells × %d repetitions × (%s + ~%s per cell) + ~%s to start and stop the stack ≈ %s\n",
+		len(cells), max(s.Repeat, 1), load, CellOverhead, StackOverhead, Round(est.Total))
 	if err != nil {
 		return err
 	}

@@ -99,7 +99,7 @@ func Probe(ctx context.Context, url string) error {
 }
 
 // isTLS reports whether err comes from a TLS handshake or a certificate
-// check.
+// check, or is an https URL answered in plain HTTP.
 func isTLS(err error) bool {
 	var header tls.RecordHeaderError
 	var alert tls.AlertError
@@ -107,5 +107,5 @@ func isTLS(err error) bool {
 	var host x509.HostnameError
 	var authority x509.UnknownAuthorityError
 	return errors.As(err, &header) || errors.As(err, &alert) || errors.As(err, &verify) ||
-		errors.As(err, &host) || errors.As(err, &authority)
+		errors.As(err, &host) || errors.As(err, &authority) || errors.Is(err, http.ErrSchemeMismatch)
 }

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -26,6 +27,8 @@ func TestProbe(t *testing.T) {
 	t.Cleanup(redirect.Close)
 	closer := testenv.Serve(t, func(net.Conn) {})
 	silent := testenv.Serve(t, func(net.Conn) { time.Sleep(5 * time.Second) })
+	selfSigned := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {}))
+	t.Cleanup(selfSigned.Close)
 	for _, tc := range []struct {
 		name, url, kind string
 	}{
@@ -35,6 +38,8 @@ func TestProbe(t *testing.T) {
 		{"closed without an answer", "http://" + closer, ConnectReset},
 		{"no answer in time", "http://" + silent, ConnectTimeout},
 		{"name does not resolve", "http://nosuch.invalid:8080", ConnectDNS},
+		{"a certificate nobody trusts", selfSigned.URL, ConnectTLS},
+		{"https to a plain HTTP server", strings.Replace(failing.URL, "http:", "https:", 1), ConnectTLS},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
