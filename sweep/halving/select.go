@@ -108,17 +108,22 @@ func validate(ms []Measurement, opts SelectOptions) error {
 	return nil
 }
 
-// bandZ is the normal quantile of a two-sided 95 % band.
+// bandZ is the normal distribution's one-sided 95 % quantile: a round
+// drops a pair only when it falls short of the best, one direction.
 const bandZ = 1.644854
 
 // Band is the noise band (relative, as report.Options.NoiseBand) a round
-// of measurements ms judges its ties with: the difference two single
-// measurements of one true value stay within in 95 % of cases, z·√2·σ,
-// where σ is the root mean square of the eligible measurements' relative
-// standard errors (Measurement.Noise) — never narrower than the report's
-// own band opts.NoiseBand, because a measurement's spread within its own
-// phase misses the drift between cells measured minutes apart. A round
-// that measured nothing about its noise uses the report's band.
+// of measurements ms judges its ties with: one single measurement falls
+// short of another of the same true value by more than z·√2·σ in only
+// 5 % of cases, where σ is the root mean square of the eligible
+// measurements' relative standard errors (Measurement.Noise) — never
+// narrower than the report's own band opts.NoiseBand, because a
+// measurement's spread within its own phase misses the drift between
+// cells measured minutes apart. A round that measured nothing about its
+// noise uses the report's band. The noise is RPS's: a screen's per-second
+// p99 swings between the background task's stalls and none (67 and
+// 637 ms in one 2 s screen of the demo), which says more about the
+// second than about the phase.
 //
 // A band of the measured noise rather than a fixed fraction of the pairs:
 // with few pairs (6 on the bench's grid) a fraction keeps too many, with
