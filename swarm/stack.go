@@ -66,6 +66,9 @@ type Options struct {
 	// side (sweep.Lanes), is appended to the stack's name so the stacks
 	// do not collide; they share the run's labels, so Cleanup removes all.
 	Lane string
+	// PinTo, a node id, places every service of the stack on that node
+	// (a lane's node), besides Place's constraints.
+	PinTo string
 }
 
 // Stack is a swarm stack under test. It implements sweep.Stack. Its
@@ -168,6 +171,9 @@ func (s *Stack) translate() error {
 			return sweep.BadInput("place", "%s: %v", name, err)
 		}
 		spec.TaskTemplate.Placement.Constraints = append(spec.TaskTemplate.Placement.Constraints, s.opts.Place[name]...)
+		if s.opts.PinTo != "" {
+			spec.TaskTemplate.Placement.Constraints = append(spec.TaskTemplate.Placement.Constraints, "node.id=="+s.opts.PinTo)
+		}
 		if name == s.opts.Service && (spec.Mode.Replicated == nil || *spec.Mode.Replicated.Replicas != 1) {
 			return sweep.BadInput("compose", "service %s: the target needs exactly one replica (deploy.replicas: 1, not global)", name)
 		}

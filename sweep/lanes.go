@@ -21,6 +21,9 @@ import (
 type Lanes struct {
 	Runners []*Runner
 	Control bool
+	// Progress, when set, is told about every lane's jobs: Begin once
+	// with all of them, Phase and Done one call at a time.
+	Progress Progress
 }
 
 // LaneControl is the control cell as one lane measured it.
@@ -60,9 +63,26 @@ func (l *Lanes) Run(ctx context.Context, jobs []Job) (Summary, []LaneControl, er
 	}
 	sums := make([]Summary, n)
 	errs := make([]error, n)
+	var prog *laneProgress
+	if l.Progress != nil {
+		total, finished := 0, 0
+		for k, r := range l.Runners {
+			for _, j := range deal[k] {
+				total++
+				if done(j.Dir(r.Dir), r.RetryFailed) {
+					finished++
+				}
+			}
+		}
+		l.Progress.Begin(total, finished)
+		prog = &laneProgress{p: l.Progress}
+	}
 	var wg sync.WaitGroup
 	for k, r := range l.Runners {
 		r.Jobs = deal[k]
+		if prog != nil {
+			r.Progress = prog
+		}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -104,4 +124,26 @@ func ControlSpread(controls []LaneControl, tol float64) (float64, string) {
 	}
 	return spread, fmt.Sprintf("the lanes measured the control cell %s %.0f %% apart in RPS (%.0f to %.0f), more than the %.0f %% their cells can be compared at: the nodes are not equal",
 		controls[0].Rec.Cell.ID, 100*spread, lo, hi, 100*tol)
+}
+
+// laneProgress is one Progress shared by the lanes' runners, begun by
+// Lanes.Run with every lane's jobs: the runners' own Begin calls are
+// dropped, and calls never overlap.
+type laneProgress struct {
+	mu sync.Mutex
+	p  Progress
+}
+
+func (lp *laneProgress) Begin(int, int) {}
+
+func (lp *laneProgress) Phase(job Job, phase string) {
+	lp.mu.Lock()
+	defer lp.mu.Unlock()
+	lp.p.Phase(job, phase)
+}
+
+func (lp *laneProgress) Done(job Job, rec results.Record) {
+	lp.mu.Lock()
+	defer lp.mu.Unlock()
+	lp.p.Done(job, rec)
 }

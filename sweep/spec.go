@@ -77,6 +77,14 @@ type Spec struct {
 	// sweep binary, e.g. sweep-drive:<hash>) when a load=CONSTRAINT entry
 	// of Place runs the load on a swarm node.
 	LoadImage string `json:"load_image,omitempty"`
+	// Parallel, from 1, runs the cells on that many swarm nodes at once
+	// (sweep.Lanes): each lane has a stack of its own with every service
+	// pinned to its node, and {node} in URL, DBDSN and PoolerDSN is that
+	// node's address. 0 runs one stack placed by Place.
+	Parallel int `json:"parallel,omitempty"`
+	// LaneNodes names the nodes of the lanes, in order (node ids or
+	// host names); empty: the swarm's ready, active nodes, workers first.
+	LaneNodes []string `json:"lane_nodes,omitempty"`
 	// Out is the run directory.
 	Out string `json:"out"`
 	// Repeat is the number of repetitions per cell (r1..rN).
@@ -194,7 +202,10 @@ func (s Spec) Validate() error {
 	if s.Service == "" {
 		return BadInput("service", "no target service; name the compose service to sweep")
 	}
-	u, err := url.Parse(s.URL)
+	if err := s.validateLanes(); err != nil {
+		return err
+	}
+	u, err := url.Parse(s.LaneURL("127.0.0.1"))
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return BadInput("url", "%q is not an http(s) base URL; give e.g. http://127.0.0.1:8080", s.URL)
 	}

@@ -18,6 +18,21 @@ func tell(w io.Writer) func(session.Event) {
 			} else {
 				fmt.Fprintf(w, "sweep: run %s: %d cells × %d repetitions → %s\n", e.RunID, e.Cells, e.Repeat, e.Dir)
 			}
+		case session.LanesPlaced:
+			for _, l := range e.Lanes {
+				fmt.Fprintf(w, "sweep: --parallel: lane %d on node %s (%s, %s): stack %s, load to %s\n",
+					l.Lane, l.Node.ID, l.Node.Hostname, l.Node.Addr, l.Project, l.URL)
+			}
+		case session.LaneControl:
+			for _, l := range e.Lanes {
+				fmt.Fprintf(w, "sweep: control cell %s on lane %d (node %s): %s, %.0f RPS, p99 %.1f ms\n",
+					e.Cell, l.Lane, l.Node.ID, l.Status, l.RPS, l.P99)
+			}
+			if e.Warning != "" {
+				fmt.Fprintf(w, "sweep: warning: %s\n", e.Warning)
+			} else {
+				fmt.Fprintf(w, "sweep: the lanes measured the control cell %.0f %% apart: within the noise\n", 100*e.Spread)
+			}
 		case session.Resumed:
 			fmt.Fprintf(w, "sweep: resuming run %s in %s\n", e.RunID, e.Dir)
 		case session.MovedAside:

@@ -53,6 +53,12 @@ func newSpecFlags(fs *pflag.FlagSet) *specFlags {
 	fs.StringArrayVar(&s.Place, "place", nil, "with --swarm: SERVICE=CONSTRAINT, a placement constraint (repeatable), "+
 		"e.g. app=node.id==<id> or db=node.labels.role==db; load=CONSTRAINT runs the built-in driver there (with --load-image)")
 	fs.StringVar(&s.LoadImage, "load-image", "", "with --place load=...: the image holding sweep for the load's services (make demo-images: sweep-drive:<hash>)")
+	fs.IntVar(&s.Parallel, "parallel", 0, "with --swarm: measure up to N cells at once, one swarm node per lane, each lane a stack of its own with every "+
+		"service pinned to its node; {node} in --url, --db-dsn and --pooler-dsn is the lane node's address (from the swarm's node inspect), "+
+		"e.g. --url http://{node}:18080 with the ports published in host mode; with N >= 2 the first cell is also measured on every node "+
+		"as a control (README: Past one host)")
+	fs.StringSliceVar(&s.LaneNodes, "lane-nodes", nil, "with --parallel: the lanes' nodes in order (node ids, id prefixes or host names); "+
+		"default: the ready, active nodes, workers first")
 	fs.StringVar(&s.Out, "out", "", "the run directory (default runs/<run id>)")
 	s.Repeat = 1
 	fs.Var(sweep.Repeat{S: s}, "repeat", "repetitions per cell (r1..rN), or auto: repeat the cells of ties with a pick until the report separates them")

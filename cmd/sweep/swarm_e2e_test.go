@@ -2,7 +2,9 @@ package main
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/docker/docker/api/types/filters"
@@ -50,6 +52,66 @@ func TestSwarmRunEndToEnd(t *testing.T) {
 		if a.Nodes["app"].ID != app.ID || a.Nodes["db"].ID != db.ID || rec.DB == nil {
 			t.Errorf("cell %s: nodes %+v, db sampled %v; want app on %s, db on %s", cell.ID, a.Nodes, rec.DB != nil, app.ID, db.ID)
 		}
+	}
+	left, err := sw.Manager.ServiceList(t.Context(), dswarm.ServiceListOptions{
+		Filters: filters.NewArgs(filters.Arg("label", sweep.LabelRun+"="+meta.RunID))})
+	if err != nil || len(left) > 0 {
+		t.Errorf("after the run: %d services of it on the swarm (%v)", len(left), err)
+	}
+}
+
+// TestSwarmParallelEndToEnd runs two cells with --parallel 2 on the
+// fixture, URL and DSN templated with {node}: each lane's stack runs on
+// a node of its own, the first cell is measured on both (the control),
+// every record names its lane's node, the report says which node
+// measured which cell, and no service is left. More lanes than the
+// swarm has nodes is refused first, naming --parallel, with nothing
+// created.
+func TestSwarmParallelEndToEnd(t *testing.T) {
+	sw := testenv.Swarm(t)
+	if len(sw.Nodes) < 3 {
+		t.Skip("the fixture has fewer than 3 nodes")
+	}
+	t.Setenv("DOCKER_HOST", sw.ManagerHost)
+	demo := "../../compose/demo/"
+	args := func(out string, n int) []string {
+		return []string{"run", "--config", demo + "sweep.yaml", "--swarm", "--parallel", fmt.Sprint(n),
+			"--compose", demo + "docker-compose.yaml", "--compose", demo + "docker-compose.swarm.yaml",
+			"--url", "http://{node}:18080", "--db-dsn", "postgres://sweep:sweep@{node}:15432/sweep?sslmode=disable",
+			"--cpus", "0.5,1", "--web-mult", "2", "--db-mult", "2", "--warmup", "1s", "--duration", "3s", "--out", out}
+	}
+	tooMany := filepath.Join(t.TempDir(), "many")
+	code, _, stderr := runCLI(t, args(tooMany, len(sw.Nodes)+1)...)
+	if code != exitBadInput || !strings.Contains(stderr, "--parallel") {
+		t.Errorf("--parallel %d on %d nodes: exit %d, want 2 naming --parallel\nstderr:\n%s", len(sw.Nodes)+1, len(sw.Nodes), code, stderr)
+	}
+	if _, err := os.Stat(tooMany); err == nil {
+		t.Errorf("bad input left %s behind", tooMany)
+	}
+	out := filepath.Join(t.TempDir(), "run")
+	code, stdout, stderr := runCLI(t, args(out, 2)...)
+	if code != exitOK {
+		t.Fatalf("exit %d, want 0\nstderr:\n%s", code, stderr)
+	}
+	meta := readMeta(t, out)
+	first := meta.Cells[0].ID
+	nodes := map[string]bool{}
+	for _, dir := range []string{first + "/r1", first + "/r2", meta.Cells[1].ID + "/r1"} {
+		rec, err := results.ReadRecord(filepath.Join(out, "cells", dir, results.ResultFile))
+		if err != nil {
+			t.Fatal(err)
+		}
+		a := rec.Applied
+		if rec.Status != results.StatusOK || a.ReadFrom != "container" || a.Nodes["app"].ID == "" || a.Nodes["db"].ID != a.Nodes["app"].ID {
+			t.Errorf("%s: %s (%s), read from %q, nodes %+v; want ok, app and db on the lane's node", dir, rec.Status, rec.Reason, a.ReadFrom, a.Nodes)
+		}
+		nodes[a.Nodes["app"].ID] = true
+	}
+	if len(nodes) != 2 {
+		t.Errorf("the target ran on %d node(s), want 2 (one per lane)", len(nodes))
+	}
+	if !strings.Contains(stderr, "control cell "+first+" on lane 2") || !strings.Contains(stdout, "measured "+first+" r2") {
+		t.Errorf("want the control on lane 2 in stderr and the nodes' cells in the report\nstdout:\n%s\nstderr:\n%s", stdout, stderr)
 	}
 	left, err := sw.Manager.ServiceList(t.Context(), dswarm.ServiceListOptions{
 		Filters: filters.NewArgs(filters.Arg("label", sweep.LabelRun+"="+meta.RunID))})

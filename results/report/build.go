@@ -49,6 +49,9 @@ type Report struct {
 	// Repeated is true when at least one cell has two or more ok
 	// repetitions (so some intervals are confidence intervals).
 	Repeated bool
+	// Nodes says which swarm node measured which cell, when the target
+	// ran on two or more (run --parallel); nil otherwise.
+	Nodes []NodeCells
 	// K6Dashboards are the repetitions with k6's dashboard report.
 	K6Dashboards []K6Dashboard
 
@@ -69,6 +72,8 @@ func Build(run *results.Run, opts Options) (*Report, error) {
 		Strategy: run.Strategy, Screened: run.Screened, MaxRepeat: run.MaxRepeat,
 	}
 	rep.Warnings = append(slices.Clip(rep.Warnings), placementWarnings(run)...)
+	rep.Warnings = append(rep.Warnings, nodeWarnings(run, opts.NoiseBand)...)
+	rep.Nodes = nodeCells(run)
 	byCPU := map[float64][]*Cell{}
 	for _, rc := range run.Cells {
 		c := summarise(rc, run.Service, opts)

@@ -176,6 +176,8 @@ type resultsDoc struct {
 	Missing    []string   `json:"missing"`
 	Screened   []string   `json:"screened,omitempty"`
 	Warnings   []string   `json:"warnings"`
+	// Nodes: which swarm node measured which cell (run --parallel).
+	Nodes []NodeCells `json:"nodes,omitempty"`
 }
 
 // WriteResultsJSON writes results.json.
@@ -184,6 +186,7 @@ func WriteResultsJSON(w io.Writer, rep *Report) error {
 		Recommendation: rep.Recommendation(), Noise: rep.NoiseNote(), Cells: rep.Cells,
 		Scaling: rep.Scaling, PoolEffect: rep.PoolEffect,
 		Missing: nonNil(rep.Missing), Screened: rep.Screened, Warnings: nonNil(rep.Warnings),
+		Nodes: rep.Nodes,
 	})
 }
 

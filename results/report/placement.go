@@ -3,8 +3,11 @@ package report
 import (
 	"fmt"
 	"maps"
+	"math"
 	"slices"
 	"strings"
+
+	"gonum.org/v1/gonum/stat"
 
 	"github.com/sweep-tool/sweep/results"
 )
@@ -60,6 +63,75 @@ func shared(rec results.Record, target string) [][2]string {
 	}
 	if rec.LoadNode != nil && rec.LoadNode.ID == node.ID {
 		out = append(out, [2]string{node.ID, "the load"})
+	}
+	return out
+}
+
+// NodeCells is a swarm node that measured the target, with the cells it
+// measured (and how often each).
+type NodeCells struct {
+	Node     string   `json:"node"`
+	Hostname string   `json:"hostname,omitempty"`
+	Cells    []string `json:"cells"`
+}
+
+// nodeCells lists, for a run whose target ran on two or more swarm nodes
+// (run --parallel: one lane per node), which node measured which cell,
+// in the order of the run's cells; nil when one node (or none) did.
+func nodeCells(run *results.Run) []NodeCells {
+	var out []NodeCells
+	at := map[string]int{}
+	for _, rc := range run.Cells {
+		for _, rep := range rc.Reps {
+			n, ok := rep.Record.Applied.Nodes[run.Service]
+			if !ok || n.ID == "" {
+				continue
+			}
+			i, seen := at[n.ID]
+			if !seen {
+				i, at[n.ID] = len(out), len(out)
+				out = append(out, NodeCells{Node: n.ID, Hostname: n.Hostname})
+			}
+			out[i].Cells = append(out[i].Cells, fmt.Sprintf("%s r%d", rc.ID, rep.Record.Repetition))
+		}
+	}
+	if len(out) < 2 {
+		return nil
+	}
+	return out
+}
+
+// nodeWarnings flags every cell that two or more nodes measured (the
+// control cell of run --parallel) when the nodes' RPS differ by more
+// than band (the report's noise band for single figures): then the
+// nodes do not measure alike, and cells measured on different nodes
+// cannot be compared as if measured on one.
+func nodeWarnings(run *results.Run, band float64) []string {
+	var out []string
+	for _, rc := range run.Cells {
+		rps := map[string][]float64{}
+		for _, rep := range rc.Reps {
+			n, ok := rep.Record.Applied.Nodes[run.Service]
+			if ok && n.ID != "" && rep.Record.Status == results.StatusOK {
+				rps[n.ID] = append(rps[n.ID], rep.Record.RPS)
+			}
+		}
+		if len(rps) < 2 {
+			continue
+		}
+		lo, hi, sum := math.Inf(1), math.Inf(-1), 0.0
+		var parts []string
+		for _, id := range slices.Sorted(maps.Keys(rps)) {
+			m := stat.Mean(rps[id], nil)
+			lo, hi, sum = min(lo, m), max(hi, m), sum+m
+			parts = append(parts, fmt.Sprintf("%s %.0f", id, m))
+		}
+		spread := (hi - lo) / (sum / float64(len(rps)))
+		if spread > band {
+			out = append(out, fmt.Sprintf("the nodes measured %s %.0f %% apart in RPS (%s), more than the %g %% noise band: "+
+				"the nodes do not measure alike, so cells measured on different nodes are not comparable as they stand",
+				rc.ID, 100*spread, strings.Join(parts, ", "), 100*band))
+		}
 	}
 	return out
 }

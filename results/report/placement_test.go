@@ -38,3 +38,35 @@ func TestPlacementWarnings(t *testing.T) {
 		t.Errorf("apart: warnings %q, want none", got)
 	}
 }
+
+func TestNodeCellsAndTheirControl(t *testing.T) {
+	t.Parallel()
+	rec := func(id string, rep int, node string, rps float64) results.Rep {
+		return results.Rep{Record: results.Record{Cell: results.CellInfo{ID: id}, Repetition: rep, Status: results.StatusOK, Measurement: results.Measurement{RPS: rps},
+			Applied: results.Applied{Nodes: map[string]results.NodeInfo{"app": {ID: node, Hostname: "h"}}}}}
+	}
+	cell := func(id string, reps ...results.Rep) results.RunCell {
+		return results.RunCell{CellInfo: results.CellInfo{ID: id}, Reps: reps}
+	}
+	run := &results.Run{Service: "app", Cells: []results.RunCell{
+		cell("c1", rec("c1", 1, "A", 100), rec("c1", 2, "B", 104)),
+		cell("c2", rec("c2", 1, "B", 90)),
+		cell("c3", rec("c3", 1, "A", 80)),
+	}}
+	nodes := nodeCells(run)
+	if len(nodes) != 2 || nodes[0].Node != "A" || strings.Join(nodes[0].Cells, ",") != "c1 r1,c3 r1" ||
+		strings.Join(nodes[1].Cells, ",") != "c1 r2,c2 r1" {
+		t.Errorf("nodes %+v, want A with c1 r1 and c3 r1, B with c1 r2 and c2 r1", nodes)
+	}
+	if w := nodeWarnings(run, 0.05); len(w) != 0 {
+		t.Errorf("4 %% apart with a 5 %% band: %q, want none", w)
+	}
+	run.Cells[0].Reps[1].Record.RPS = 120
+	if w := nodeWarnings(run, 0.05); len(w) != 1 || !strings.Contains(w[0], "c1 18 % apart in RPS (A 100, B 120)") {
+		t.Errorf("18 %% apart: %q, want one warning naming the nodes' figures", w)
+	}
+	run.Cells = run.Cells[2:]
+	if nodes := nodeCells(run); nodes != nil {
+		t.Errorf("one node: %+v, want none listed", nodes)
+	}
+}

@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/olekukonko/tablewriter"
 	"github.com/olekukonko/tablewriter/tw"
@@ -102,6 +103,9 @@ func missingNote(rep *Report) string {
 	}
 	for _, c := range unanalysed(rep) {
 		s += fmt.Sprintf("CPU %g has no matrix: no cell finished ok; %s: %s.\n", c.CPUs, c.ID, c.Ineligible)
+	}
+	for _, n := range rep.Nodes {
+		s += fmt.Sprintf("Node %s (%s) measured %s.\n", n.Node, n.Hostname, strings.Join(n.Cells, ", "))
 	}
 	for _, w := range rep.Warnings {
 		s += "Warning: " + w + "\n"

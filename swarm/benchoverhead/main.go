@@ -82,20 +82,30 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 		return err
 	}
 	defer os.RemoveAll(dir)
+	steps := map[string][]time.Duration{}
 	for i := -1; i < *cells; i++ {
 		cfg := sweep.TargetConfig{Dir: dir, CPUs: []float64{0.5, 1}[(i+2)%2],
 			Env: map[string]string{webEnv: strconv.Itoa(2 + (i+2)%2)}}
 		for _, b := range backends {
+			var tl *timeline
+			if ss, ok := b.stack.(*swarm.Stack); ok && i >= 0 {
+				tl = watchTasks(ctx, ss.Manager(), ss.Project()+"_"+target)
+			}
 			took, err := cell(ctx, b.stack, cfg, i < 0)
+			line := ""
+			if tl != nil {
+				line = tl.stop(steps)
+			}
 			if err != nil {
 				return fmt.Errorf("%s: %w", b.name, err)
 			}
 			if i >= 0 { // the first start is not a cell's overhead
 				b.took = append(b.took, took)
-				fmt.Fprintf(out, "%-7s cell %2d: %5.2f s\n", b.name, i+1, took.Seconds())
+				fmt.Fprintf(out, "%-7s cell %2d: %5.2f s%s\n", b.name, i+1, took.Seconds(), line)
 			}
 		}
 	}
+	fmt.Fprintf(out, "swarm task timeline, medians from the update: %s\n", medians(steps))
 	c, s := median(backends[0].took), median(backends[1].took)
 	fmt.Fprintf(out, "swarm / compose per-cell overhead: %.2f (median %.2f s vs %.2f s, %d cells each)\n",
 		s.Seconds()/c.Seconds(), s.Seconds(), c.Seconds(), *cells)

@@ -1,10 +1,11 @@
 // Command benchparallel measures what running cells side by side on
-// several swarm nodes (sweep.Lanes, one stack per node) saves: the same
-// cells of the demo are swept once on one node and once on two nodes, in
-// one invocation, on the multi-node fixture (make swarm-up), and the two
-// runs' recommendations are compared. With two lanes the first cell is
-// also measured on both nodes (the control cell), and the spread of its
-// RPS says whether the nodes measure alike.
+// several swarm nodes saves, through the CLI as a user runs it: the same
+// 4 demo cells are swept with `sweep run --swarm --parallel 1`, then with
+// `--parallel 2`, in one invocation, on the multi-node fixture (make
+// swarm-up), and the two runs' recommendations are compared. With two
+// lanes the first cell is also measured on both nodes (the control
+// cell). Each run's cells are timed per phase from their records, so the
+// line per run says where its seconds went.
 //
 // Usage:
 //
@@ -16,26 +17,22 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
+	"os/exec"
 	"os/signal"
 	"path/filepath"
-	"strconv"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/sweep-tool/sweep/internal/swarmfixture"
-	"github.com/sweep-tool/sweep/load/builtin"
-	"github.com/sweep-tool/sweep/metrics"
 	"github.com/sweep-tool/sweep/results"
 	"github.com/sweep-tool/sweep/results/report"
-	"github.com/sweep-tool/sweep/swarm"
-	"github.com/sweep-tool/sweep/sweep"
 )
-
-var files = []string{"compose/demo/docker-compose.yaml", "compose/demo/docker-compose.swarm.yaml"}
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
@@ -47,13 +44,15 @@ func main() {
 	}
 }
 
-// spec is 4 cells small enough that a cell fits one core of a node.
-func spec() sweep.Spec {
-	return sweep.Spec{CPUs: []float64{0.5, 1}, WebMult: []float64{2, 4}, DBMult: []float64{2},
-		Service: "app", WebEnv: "BOX_WEB_THREAD", PoolEnv: "BOX_DB_POOL_MAXIMUM_POOL_SIZE", NameEnv: "BOX_INSTANCE_NAME",
-		ReadyPath: "/health", ReadyTimeout: sweep.Duration(3 * time.Minute),
-		Warmup: sweep.Duration(2 * time.Second), Duration: sweep.Duration(5 * time.Second),
-		Load: sweep.LoadSpec{VUs: 8}, Driver: "builtin", Repeat: 1, Order: sweep.OrderGrid}
+// args are the 4 cells, small enough that a cell fits one core of a
+// node, every service of a lane on its node, URL and DSN at the node.
+func args(n int, nodes []string, out string) []string {
+	return []string{"run", "--swarm", "--parallel", fmt.Sprint(n), "--lane-nodes", strings.Join(nodes, ","),
+		"--compose", "compose/demo/docker-compose.yaml", "--compose", "compose/demo/docker-compose.swarm.yaml",
+		"--service", "app", "--url", "http://{node}:18080", "--ready-path", "/health", "--ready-timeout", "3m",
+		"--db-dsn", "postgres://sweep:sweep@{node}:15432/sweep?sslmode=disable",
+		"--cpus", "0.5,1", "--web-mult", "2,4", "--db-mult", "2",
+		"--warmup", "2s", "--duration", "5s", "--load", "vus=8", "--driver", "builtin", "--out", out}
 }
 
 func run(ctx context.Context, out io.Writer) error {
@@ -65,30 +64,55 @@ func run(ctx context.Context, out io.Writer) error {
 	if len(nodes) < 2 {
 		return errors.New("the fixture needs two worker nodes on different CPUs (SWARM_NODES=3 on 2 cores)")
 	}
-	mgr, err := swarm.ManagerAt(ctx, st.ManagerHost)
-	if err != nil {
-		return err
-	}
 	base, err := os.MkdirTemp("", "benchparallel")
 	if err != nil {
 		return err
 	}
 	defer os.RemoveAll(base)
+	bin := filepath.Join(base, "sweep")
+	if b, err := exec.CommandContext(ctx, "go", "build", "-o", bin, "./cmd/sweep").CombinedOutput(); err != nil {
+		return fmt.Errorf("go build ./cmd/sweep: %v: %s", err, b)
+	}
 	var walls [2]time.Duration
-	var profiles [2][]report.Profile
+	var picks [2]string
 	for i, n := range []int{1, 2} {
 		dir := filepath.Join(base, fmt.Sprint("p", n))
+		cmd := exec.CommandContext(ctx, bin, args(n, nodes, dir)...)
+		cmd.Env = append(os.Environ(), "DOCKER_HOST="+st.ManagerHost)
+		logf, err := os.Create(filepath.Join(base, fmt.Sprint("p", n, ".log")))
+		if err != nil {
+			return err
+		}
+		cmd.Stdout, cmd.Stderr = logf, logf
 		start := time.Now()
-		rep, err := sweepOn(ctx, out, mgr, nodes[:n], dir)
+		err = cmd.Run()
 		walls[i] = time.Since(start)
+		_ = logf.Close()
+		if err != nil {
+			b, _ := os.ReadFile(logf.Name())
+			return fmt.Errorf("parallel %d: sweep run: %v\n%s", n, err, tail(string(b), 30))
+		}
+		b, _ := os.ReadFile(logf.Name())
+		for _, line := range strings.Split(string(b), "\n") {
+			if strings.HasPrefix(line, "sweep: control cell") || strings.HasPrefix(line, "sweep: the lanes") || strings.HasPrefix(line, "sweep: warning") {
+				fmt.Fprintf(out, "  %s\n", line)
+			}
+		}
+		rep, phases, err := readRun(dir)
 		if err != nil {
 			return fmt.Errorf("parallel %d: %w", n, err)
 		}
-		profiles[i] = rep.Profiles
-		fmt.Fprintf(out, "parallel %d: %.1f s wall, recommendation %s\n", n, walls[i].Seconds(), describe(rep.Profiles))
+		picks[i] = describe(rep.Profiles)
+		fmt.Fprintf(out, "parallel %d: %.1f s wall; cell phases (median s): %s; recommendation %s\n", n, walls[i].Seconds(), phases, picks[i])
+		for _, nc := range rep.Nodes {
+			fmt.Fprintf(out, "  node %s measured %s\n", nc.Node, strings.Join(nc.Cells, ", "))
+		}
+		for _, w := range rep.Warnings {
+			fmt.Fprintf(out, "  warning: %s\n", w)
+		}
 	}
 	agree := "no"
-	if describe(profiles[0]) == describe(profiles[1]) {
+	if picks[0] == picks[1] {
 		agree = "yes"
 	}
 	fmt.Fprintf(out, "parallel 2 / parallel 1 wall time: %.2f; recommendations agree: %s\n",
@@ -96,91 +120,48 @@ func run(ctx context.Context, out io.Writer) error {
 	return nil
 }
 
-// lanesOf picks the fixture's worker nodes, one per distinct CPU list,
-// the app node first.
-func lanesOf(st swarmfixture.State) []swarmfixture.Node {
-	var out []swarmfixture.Node
+// lanesOf picks the fixture's worker nodes' ids, one per distinct CPU
+// list, the app node first.
+func lanesOf(st swarmfixture.State) []string {
+	var out []string
 	seen := map[string]bool{}
 	if app, ok := st.ByRole("app"); ok {
-		out, seen[app.CPUs] = append(out, app), true
+		out, seen[app.CPUs] = append(out, app.ID), true
 	}
 	for _, n := range st.Nodes {
 		if !n.Manager && !seen[n.CPUs] {
-			out, seen[n.CPUs] = append(out, n), true
+			out, seen[n.CPUs] = append(out, n.ID), true
 		}
 	}
 	return out
 }
 
-// sweepOn runs the spec's cells on one lane per node, every service of a
-// lane's stack on its node, and builds the report.
-func sweepOn(ctx context.Context, out io.Writer, mgr swarm.Manager, nodes []swarmfixture.Node, dir string) (*report.Report, error) {
-	sp := spec()
-	runID := "bench" + strconv.FormatInt(time.Now().UnixNano()%1e9, 36)
-	if err := writeMeta(dir, runID, sp); err != nil {
-		return nil, err
-	}
-	lanes := &sweep.Lanes{Control: len(nodes) > 1}
-	var stacks []*swarm.Stack
-	defer func() {
-		for _, st := range stacks {
-			tctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Minute)
-			_ = st.Down(tctx)
-			cancel()
-		}
-	}()
-	driver := builtin.New(builtin.Options{})
-	for k, n := range nodes {
-		lsp := sp
-		lsp.URL = fmt.Sprintf("http://%s:18080", n.Addr)
-		on := []string{"node.id==" + n.ID}
-		st, err := swarm.New(ctx, swarm.Options{Files: files, Service: sp.Service, RunID: runID, RunDir: dir,
-			SweptEnv: sp.SweptEnv(), Manager: mgr, Lane: fmt.Sprint("l", k+1),
-			Place: map[string][]string{"app": on, "db": on}})
-		if err != nil {
-			return nil, err
-		}
-		stacks = append(stacks, st)
-		lanes.Runners = append(lanes.Runners, &sweep.Runner{Spec: lsp, RunID: runID, Dir: dir, Stack: st, Driver: driver,
-			Monitor: &metrics.Monitor{Engine: st.Engine(), Containers: st.Containers, Target: sp.Service, URL: lsp.URL}})
-	}
-	sum, controls, err := lanes.Run(ctx, sweep.Schedule(sp.Cells(), sp.Repeat, sp.Order, sp.Seed))
-	if err != nil {
-		return nil, err
-	}
-	if sum.Failed() > 0 {
-		return nil, fmt.Errorf("%d of %d cells failed", sum.Failed(), len(sum.Records))
-	}
-	for _, c := range controls {
-		fmt.Fprintf(out, "  control cell %s on lane %d (node %s): %.0f RPS, p99 %.1f ms\n",
-			c.Rec.Cell.ID, c.Lane, c.Rec.Applied.Nodes[sp.Service].ID, c.RPS, c.P99)
-	}
-	if spread, warn := sweep.ControlSpread(controls, 0.1); warn != "" {
-		fmt.Fprintf(out, "  %s\n", warn)
-	} else if len(controls) > 1 {
-		fmt.Fprintf(out, "  the lanes' control measurements are %.0f %% apart\n", 100*spread)
-	}
+// readRun builds the run's report and the median of each phase over its
+// cells' records.
+func readRun(dir string) (*report.Report, string, error) {
 	run, err := results.LoadRun(dir)
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
-	return report.Build(run, report.DefaultOptions())
-}
-
-// writeMeta writes the sweep.json the report reads.
-func writeMeta(dir, runID string, sp sweep.Spec) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
+	byPhase := map[string][]float64{}
+	for _, rc := range run.Cells {
+		for _, rep := range rc.Reps {
+			if rep.Record.Status != results.StatusOK {
+				return nil, "", fmt.Errorf("cell %s r%d: %s: %s", rc.ID, rep.Record.Repetition, rep.Record.Status, rep.Record.Reason)
+			}
+			for p, s := range rep.Record.PhasesS {
+				byPhase[p] = append(byPhase[p], s)
+			}
+		}
 	}
-	meta := results.Meta{SchemaVersion: results.SchemaVersion, RunID: runID}
-	var err error
-	if meta.Spec, err = json.Marshal(sp.Redacted()); err != nil {
-		return err
+	var parts []string
+	for _, p := range slices.Sorted(maps.Keys(byPhase)) {
+		xs := byPhase[p]
+		slices.Sort(xs)
+		parts = append(parts, fmt.Sprintf("%s %.2f", p, xs[len(xs)/2]))
 	}
-	for _, c := range sp.Cells() {
-		meta.Cells = append(meta.Cells, c.Info())
-	}
-	return results.WriteJSONAtomic(filepath.Join(dir, results.MetaFile), meta)
+	rep, err := report.Build(run, report.DefaultOptions())
+	return rep, strings.Join(parts, ", "), err
 }
 
 // describe names each profile's pick.
@@ -194,4 +175,10 @@ func describe(ps []report.Profile) string {
 		}
 	}
 	return s
+}
+
+// tail is the last n lines of s.
+func tail(s string, n int) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	return strings.Join(lines[max(0, len(lines)-n):], "\n")
 }

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/sweep-tool/sweep/results"
+	"github.com/sweep-tool/sweep/swarm"
 	"github.com/sweep-tool/sweep/sweep"
 )
 
@@ -76,7 +77,40 @@ type LevelMeasured struct {
 	Record results.Record
 }
 
+// LanesPlaced: with Spec.Parallel, the lanes and the node each runs on
+// (every service of its stack pinned there), with the URL its load goes
+// to.
+type LanesPlaced struct{ Lanes []LaneInfo }
+
+// LaneInfo is one lane: its number (from 1), node, stack and URL.
+type LaneInfo struct {
+	Lane    int
+	Node    swarm.LaneNode
+	Project string
+	URL     string
+}
+
+// LaneControl: the control cell as every lane measured it; Warning, when
+// set, says the lanes measured it further apart (Spread, a share of the
+// mean RPS) than the report's noise band.
+type LaneControl struct {
+	Cell    string
+	Lanes   []LaneFigure
+	Spread  float64
+	Warning string
+}
+
+// LaneFigure is the control cell on one lane.
+type LaneFigure struct {
+	Lane     int
+	Node     swarm.LaneNode
+	Status   string
+	RPS, P99 float64
+}
+
 func (Started) event()        {}
+func (LanesPlaced) event()    {}
+func (LaneControl) event()    {}
 func (Resumed) event()        {}
 func (MovedAside) event()     {}
 func (LockTakenOver) event()  {}

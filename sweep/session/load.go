@@ -14,23 +14,42 @@ import (
 // through the stack's manager with the stack's labels, so the stack's
 // cleanup by label removes it too.
 func (s *Session) placeLoad() error {
-	cons := s.spec.LoadPlace()
-	if len(cons) == 0 {
+	if len(s.spec.LoadPlace()) == 0 {
 		return nil
 	}
 	st, ok := s.stack.(*swarm.Stack)
 	if !ok {
 		return sweep.BadInput("place", "the load runs on a node of a swarm; give {swarm} too")
 	}
-	eng, ok := st.Manager().(remote.Engine)
-	if !ok {
-		return fmt.Errorf("load service: the swarm manager's client lacks service logs")
-	}
-	d, err := remote.New(eng, remote.Options{Image: s.spec.LoadImage, Constraints: cons, Labels: st.Labels(),
-		NamePrefix: st.Project()})
+	d, err := s.remoteLoad(st)
 	if err != nil {
-		return sweep.BadInput("load_image", "%v", err)
+		return err
 	}
 	s.driver = d
 	return nil
+}
+
+// laneLoad is a lane's load driver: the session's, or with the load
+// placed on a node a one-shot service per phase made through the lane's
+// stack (its labels and name).
+func (s *Session) laneLoad(l *lane) (sweep.Driver, error) {
+	if len(s.spec.LoadPlace()) == 0 {
+		return s.driver, nil
+	}
+	return s.remoteLoad(l.stack)
+}
+
+// remoteLoad is the built-in driver as one-shot services placed by the
+// spec's load=CONSTRAINT entries, made through st's manager.
+func (s *Session) remoteLoad(st *swarm.Stack) (sweep.Driver, error) {
+	eng, ok := st.Manager().(remote.Engine)
+	if !ok {
+		return nil, fmt.Errorf("load service: the swarm manager's client lacks service logs")
+	}
+	d, err := remote.New(eng, remote.Options{Image: s.spec.LoadImage, Constraints: s.spec.LoadPlace(), Labels: st.Labels(),
+		NamePrefix: st.Project()})
+	if err != nil {
+		return nil, sweep.BadInput("load_image", "%v", err)
+	}
+	return d, nil
 }

@@ -27,9 +27,11 @@ type samplers struct {
 
 // samplers checks the DSNs' form and reads the reset file, before
 // anything starts; it connects nothing (see prepare).
-func (s *Session) samplers() (*samplers, error) {
-	spec := s.spec
-	x := &samplers{poolerDSN: spec.PoolerDSN, wait: spec.ReadyTimeout.Std(), notify: s.notify}
+func (s *Session) samplers() (*samplers, error) { return newSamplers(s.spec, s.notify) }
+
+// newSamplers is samplers for spec's DSNs and reset file.
+func newSamplers(spec sweep.Spec, notify func(Event)) (*samplers, error) {
+	x := &samplers{poolerDSN: spec.PoolerDSN, wait: spec.ReadyTimeout.Std(), notify: notify}
 	if spec.PoolerDSN != "" {
 		if _, err := pgx.ParseConfig(spec.PoolerDSN); err != nil {
 			return nil, sweep.BadInput("pooler_dsn", "%s is not a valid DSN", metrics.RedactDSN(spec.PoolerDSN))
@@ -46,7 +48,7 @@ func (s *Session) samplers() (*samplers, error) {
 		}
 	}
 	if spec.DBDSN == "" {
-		s.notify(NoDatabase{})
+		notify(NoDatabase{})
 		return x, nil
 	}
 	if _, err := pgx.ParseConfig(spec.DBDSN); err != nil {

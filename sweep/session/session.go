@@ -94,6 +94,7 @@ type Session struct {
 	log      *results.LazyFile
 	hostCPUs int
 	search   *cellSearch // the spec's per-cell safe-limit search, or nil
+	lanes    []*lane     // with Spec.Parallel: the lanes, the first the main stack's
 }
 
 // RunID is the run's id (a resumed run keeps its own).
@@ -144,6 +145,9 @@ func Open(ctx context.Context, spec sweep.Spec, opts Options) (_ *Session, err e
 		}
 	}
 	s.notify(Started{RunID: s.runID, Dir: s.dir, Cells: len(spec.Cells()), Repeat: spec.Repeat, Jobs: len(opts.Jobs)})
+	if len(s.lanes) > 0 {
+		s.notify(s.lanesPlaced())
+	}
 	return s, nil
 }
 
@@ -173,17 +177,25 @@ func (s *Session) open(ctx context.Context) (err error) {
 			s.Close()
 		}
 	}()
-	if err := s.buildStacks(ctx); err != nil {
-		return err
-	}
-	if err := s.placeLoad(); err != nil {
-		return err
+	if s.spec.Parallel > 0 {
+		if err := s.buildLanes(ctx); err != nil {
+			return err
+		}
+	} else {
+		if err := s.buildStacks(ctx); err != nil {
+			return err
+		}
+		if err := s.placeLoad(); err != nil {
+			return err
+		}
 	}
 	if s.hostCPUs, err = s.checkCPUs(ctx); err != nil {
 		return err
 	}
-	if s.db, err = s.samplers(); err != nil {
-		return err
+	if s.db == nil {
+		if s.db, err = s.samplers(); err != nil {
+			return err
+		}
 	}
 	if err := os.MkdirAll(s.dir, 0o755); err != nil {
 		return sweep.BadInput("out", "cannot create %s: %v", s.dir, err)
@@ -197,7 +209,10 @@ func (s *Session) Close() {
 		_ = s.lock.Release()
 		s.lock = nil
 	}
-	if s.db != nil {
+	for _, l := range s.lanes {
+		l.db.close()
+	}
+	if s.db != nil && len(s.lanes) == 0 {
 		s.db.close()
 	}
 	if s.log != nil {
@@ -232,7 +247,13 @@ func (s *Session) Run(ctx context.Context) (Result, error) {
 	if s.opts.CheckGenerator != nil {
 		runner.Measure = sweep.GeneratorHook(runner, builtin.New(builtin.Options{}), s.opts.CheckGenerator)
 	}
-	sum, err := s.measure(ctx, runner)
+	var sum sweep.Summary
+	var err error
+	if len(s.lanes) > 0 {
+		sum, err = s.runLanes(ctx)
+	} else {
+		sum, err = s.measure(ctx, runner)
+	}
 	res := Result{Summary: sum, FactsErr: s.recordFacts(ctx)}
 	s.release(ctx, err)
 	return res, err

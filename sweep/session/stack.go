@@ -120,8 +120,14 @@ func (s *Session) newSwarmStack(ctx context.Context, files []string) (Stack, err
 	if err != nil {
 		return nil, err
 	}
-	st, err := swarm.New(ctx, swarm.Options{Files: files, Service: spec.Service, RunID: s.runID, RunDir: s.dir,
+	return s.swarmStack(ctx, swarm.Options{Files: files, Service: spec.Service, RunID: s.runID, RunDir: s.dir,
 		ReadyURL: strings.TrimRight(spec.URL, "/") + spec.ReadyPath, SweptEnv: spec.SweptEnv(), Place: place})
+}
+
+// swarmStack builds the swarm stack opts describe; the first one built
+// serves the samplers' engine and the removal by label.
+func (s *Session) swarmStack(ctx context.Context, opts swarm.Options) (*swarm.Stack, error) {
+	st, err := swarm.New(ctx, opts)
 	if errors.Is(err, compose.ErrEngine) || errors.Is(err, swarm.ErrNotSwarm) {
 		return nil, sweep.BadInput("swarm", "%v", err)
 	}
