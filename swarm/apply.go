@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/docker/docker/api/types/container"
 	"github.com/docker/docker/api/types/swarm"
 
 	"github.com/sweep-tool/sweep/sweep"
@@ -95,6 +96,7 @@ func (s *Stack) Apply(ctx context.Context, cfg sweep.TargetConfig) error {
 		return nil
 	}
 	for _, svc := range append([]string{s.opts.Service}, slices.Sorted(maps.Keys(cfg.ServiceEnv))...) {
+		s.stopFirst(ctx, svc)
 		old, err := s.taskIDs(ctx, svc)
 		if err != nil {
 			return err
@@ -196,4 +198,88 @@ func (s *Stack) update(ctx context.Context, svc string, cfg sweep.TargetConfig) 
 		return fmt.Errorf("update service %s: %w", cur.Spec.Name, err)
 	}
 	return nil
+}
+
+// stopper is a node's engine that stops containers.
+type stopper interface {
+	ContainerStop(ctx context.Context, id string, opts container.StopOptions) error
+}
+
+// stopFirst stops svc's running containers itself, through their nodes'
+// engines, and waits until the manager sees their tasks ended, before
+// the update replaces them. The swarm's own stop of an updated task
+// first sleeps 2 s for the overlay's gossip to converge (moby's
+// executor, for any task on a network): a task that already ended is
+// not stopped again, so the new one starts at once. It applies only
+// where the service's restart policy replaces no ended task (condition
+// none) and every container's node engine is reachable; otherwise, or
+// when anything fails, the update stops the tasks as usual, which is
+// what the converge then waits for. Either way the old tasks end before
+// the new one runs, as a host-mode port needs.
+func (s *Stack) stopFirst(ctx context.Context, svc string) {
+	rp := s.specs[svc].TaskTemplate.RestartPolicy
+	if rp == nil || rp.Condition != swarm.RestartPolicyConditionNone {
+		return
+	}
+	tasks, err := s.tasks(ctx, svc)
+	if err != nil {
+		return
+	}
+	type stop struct {
+		eng stopper
+		cid string
+	}
+	var stops []stop
+	ids := map[string]bool{}
+	for _, t := range tasks {
+		if t.DesiredState != swarm.TaskStateRunning || ended(t.Status.State) {
+			continue
+		}
+		cs := t.Status.ContainerStatus
+		if t.Status.State != swarm.TaskStateRunning || cs == nil || cs.ContainerID == "" {
+			return // starting or without a container yet: leave it to the swarm
+		}
+		n, err := s.nodes.get(ctx, t.NodeID)
+		if err != nil || n.engine == nil {
+			return
+		}
+		eng, ok := n.engine.(stopper)
+		if !ok {
+			return
+		}
+		stops = append(stops, stop{eng, cs.ContainerID})
+		ids[t.ID] = true
+	}
+	var grace *int
+	if g := s.specs[svc].TaskTemplate.ContainerSpec.StopGracePeriod; g != nil {
+		sec := int(g.Seconds())
+		grace = &sec
+	}
+	for _, st := range stops {
+		if err := st.eng.ContainerStop(ctx, st.cid, container.StopOptions{Timeout: grace}); err != nil {
+			return
+		}
+	}
+	wctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	for {
+		tasks, err := s.tasks(wctx, svc)
+		if err != nil {
+			return
+		}
+		left := 0
+		for _, t := range tasks {
+			if ids[t.ID] && !ended(t.Status.State) {
+				left++
+			}
+		}
+		if left == 0 {
+			return
+		}
+		select {
+		case <-wctx.Done():
+			return
+		case <-time.After(pollEvery / 4):
+		}
+	}
 }

@@ -68,7 +68,27 @@ func TestSweepOnSwarm(t *testing.T) {
 	for _, rec := range sum.Records {
 		checkCell(t, rec, app, db)
 	}
+	checkStoppedFirst(t, sw.Manager, st.Project()+"_app", len(sum.Records))
 	checkDown(t, sw.Manager, runID)
+}
+
+// checkStoppedFirst fails unless each cell but the last left one task of
+// the target that sweep stopped itself before the update (state
+// complete: its container exited), rather than one the swarm shut down
+// after its 2 s gossip delay, and the last cell's task runs.
+func checkStoppedFirst(t *testing.T, mgr *client.Client, service string, cells int) {
+	t.Helper()
+	tasks, err := mgr.TaskList(t.Context(), dswarm.TaskListOptions{Filters: filters.NewArgs(filters.Arg("service", service))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	states := map[dswarm.TaskState]int{}
+	for _, task := range tasks {
+		states[task.Status.State]++
+	}
+	if states[dswarm.TaskStateComplete] != cells-1 || states[dswarm.TaskStateRunning] != 1 || len(tasks) != cells {
+		t.Errorf("the target's tasks by state: %v; want %d complete (stopped by sweep before each update) and 1 running", states, cells-1)
+	}
 }
 
 // demoSpec is a 4-cell sweep of the demo with seconds-long phases.

@@ -5,9 +5,12 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/docker/docker/api/types/filters"
+	"github.com/docker/docker/api/types/network"
 	dswarm "github.com/docker/docker/api/types/swarm"
 
 	"github.com/sweep-tool/sweep/internal/testenv"
@@ -117,5 +120,86 @@ func TestSwarmParallelEndToEnd(t *testing.T) {
 		Filters: filters.NewArgs(filters.Arg("label", sweep.LabelRun+"="+meta.RunID))})
 	if err != nil || len(left) > 0 {
 		t.Errorf("after the run: %d services of it on the swarm (%v)", len(left), err)
+	}
+}
+
+// TestSwarmFaultAndCtrlC runs `sweep run --swarm --parallel 2` with the
+// load as one-shot services on the fixture's load node, as a user would,
+// and meets it with two real events: the target's container on lane 1's
+// node is killed during its measured phase (the cell must fail, naming
+// the target), then Ctrl-C (SIGINT to the process group) during a
+// measured phase of lane 2 must end the run with 130 and leave no
+// service, container or network of the run on any node.
+func TestSwarmFaultAndCtrlC(t *testing.T) {
+	sw := testenv.Swarm(t)
+	bin, _ := demo(t)
+	if len(sw.Nodes) < 3 {
+		t.Skip("the fixture has fewer than 3 nodes")
+	}
+	loadNode := sw.Node(t, "load")
+	img := sw.NodeImage(t, loadNode, "sweep-drive")
+	demoDir := filepath.Join(repoRoot(t), "compose", "demo")
+	out := filepath.Join(t.TempDir(), "run")
+	c := cmdline{out: out, env: []string{"DOCKER_HOST=" + sw.ManagerHost}, args: []string{"run",
+		"--config", filepath.Join(demoDir, "sweep.yaml"), "--swarm", "--parallel", "2",
+		"--compose", filepath.Join(demoDir, "docker-compose.yaml"), "--compose", filepath.Join(demoDir, "docker-compose.swarm.yaml"),
+		"--url", "http://{node}:18080", "--db-dsn", "postgres://sweep:sweep@{node}:15432/sweep?sslmode=disable",
+		"--place", "load=node.id==" + loadNode.ID, "--load-image", img, "--driver", "builtin",
+		"--cpus", "0.5,1", "--web-mult", "2", "--db-mult", "2", "--warmup", "1s", "--duration", "8s", "--out", out}}
+	p := start(t, bin, c)
+	meta := waitMeta(t, p, out)
+	project := sweep.ProjectName(meta.RunID)
+	measuring := func(lane string) bool {
+		list, err := sw.Manager.ServiceList(t.Context(), dswarm.ServiceListOptions{Filters: filters.NewArgs(
+			filters.Arg("label", sweep.LabelRun+"="+meta.RunID), filters.Arg("label", "sweep.load=measure"))})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, s := range list {
+			if strings.HasPrefix(s.Spec.Name, project+lane) {
+				return true
+			}
+		}
+		return false
+	}
+	waitFor(t, p, "lane 1's measured phase", func() bool { return measuring("l1") })
+	time.Sleep(2 * time.Second)
+	killed := ""
+	for _, n := range sw.Nodes {
+		cli := sw.Client(t, n)
+		for _, ct := range containers(t, cli, sweep.LabelRun+"="+meta.RunID, "com.docker.swarm.service.name="+project+"l1_app") {
+			if ct.State == "running" {
+				if err := cli.ContainerKill(t.Context(), ct.ID, "KILL"); err != nil {
+					t.Fatal(err)
+				}
+				killed = ct.ID
+			}
+		}
+	}
+	if killed == "" {
+		t.Fatal("no running target container of lane 1 on any node")
+	}
+	first := meta.Cells[0].ID
+	waitFor(t, p, "lane 1's record", func() bool { return fileExists(filepath.Join(results.CellDir(out, first, 1), results.ResultFile)) })
+	if rec := readRecord(t, out, first); rec.Status != results.StatusFailed || !strings.Contains(rec.Reason, "app") {
+		t.Errorf("cell %s with its target killed: %s (%s), want failed naming app", first, rec.Status, rec.Reason)
+	}
+	waitFor(t, p, "lane 2's measured phase", func() bool { return measuring("l2") })
+	time.Sleep(time.Second)
+	p.signal(syscall.SIGINT)
+	if code := p.wait(t); code != exitInterrupted {
+		t.Errorf("exit %d after SIGINT, want 130\nstderr:\n%s", code, p.stderr.String())
+	}
+	run := filters.NewArgs(filters.Arg("label", sweep.LabelRun+"="+meta.RunID))
+	if left, err := sw.Manager.ServiceList(t.Context(), dswarm.ServiceListOptions{Filters: run}); err != nil || len(left) > 0 {
+		t.Errorf("after Ctrl-C: %d services of the run on the swarm (%v)", len(left), err)
+	}
+	if left, err := sw.Manager.NetworkList(t.Context(), network.ListOptions{Filters: run}); err != nil || len(left) > 0 {
+		t.Errorf("after Ctrl-C: %d networks of the run on the swarm (%v)", len(left), err)
+	}
+	for _, n := range sw.Nodes {
+		for _, ct := range containers(t, sw.Client(t, n), sweep.LabelRun+"="+meta.RunID) {
+			t.Errorf("after Ctrl-C: container %s (%s) of the run left on node %d", ct.Names, ct.State, n.Index)
+		}
 	}
 }
