@@ -7,6 +7,7 @@ import (
 	"time"
 
 	cerrdefs "github.com/containerd/errdefs"
+	"github.com/docker/docker/api/types/container"
 	"github.com/docker/docker/api/types/filters"
 	"github.com/docker/docker/api/types/network"
 	"github.com/docker/docker/api/types/swarm"
@@ -25,7 +26,7 @@ type Cleaned struct {
 // context that outlives cancellation, e.g. context.WithoutCancel(ctx)
 // with a timeout of a minute.
 func (s *Stack) Down(ctx context.Context) error {
-	_, err := removeBy(ctx, s.mgr, []filters.Args{filters.NewArgs(filters.Arg("label", NamespaceLabel+"="+s.project))})
+	_, err := removeBy(ctx, s.mgr, s.nodes, []filters.Args{filters.NewArgs(filters.Arg("label", NamespaceLabel+"="+s.project))})
 	if err != nil {
 		err = fmt.Errorf("remove stack %s: %w", s.project, err)
 	}
@@ -44,7 +45,7 @@ func Cleanup(ctx context.Context, mgr Manager, runID string) (Cleaned, error) {
 	if project == "sweep" {
 		return Cleaned{}, fmt.Errorf("%w: clean: run id %q has no letter or digit", sweep.ErrBadInput, runID)
 	}
-	out, err := removeBy(ctx, mgr, []filters.Args{
+	out, err := removeBy(ctx, mgr, newNodes(mgr), []filters.Args{
 		filters.NewArgs(filters.Arg("label", sweep.LabelRun+"="+runID)),
 		filters.NewArgs(filters.Arg("label", NamespaceLabel+"="+project)),
 	})
@@ -55,8 +56,10 @@ func Cleanup(ctx context.Context, mgr Manager, runID string) (Cleaned, error) {
 }
 
 // removeBy removes the services the selectors find, waits until their
-// tasks are gone, then removes the networks they find.
-func removeBy(ctx context.Context, mgr Manager, selectors []filters.Args) (Cleaned, error) {
+// tasks are gone from the manager and the containers the selectors find
+// are gone from every node whose engine ns reaches, then removes the
+// networks they find.
+func removeBy(ctx context.Context, mgr Manager, ns *nodes, selectors []filters.Args) (Cleaned, error) {
 	var out Cleaned
 	var errs []error
 	removed := map[string]bool{}
@@ -79,7 +82,7 @@ func removeBy(ctx context.Context, mgr Manager, selectors []filters.Args) (Clean
 			}
 		}
 	}
-	errs = append(errs, tasksGone(ctx, mgr, removed))
+	errs = append(errs, tasksGone(ctx, mgr, removed), containersGone(ctx, mgr, ns, selectors))
 	out.Networks, errs = removeNetworks(ctx, mgr, selectors, errs)
 	return out, errors.Join(errs...)
 }
@@ -100,6 +103,41 @@ func tasksGone(ctx context.Context, mgr Manager, services map[string]bool) error
 			case <-ctx.Done():
 				return fmt.Errorf("tasks of removed service %s still there: %w", short(id), ctx.Err())
 			case <-time.After(pollEvery):
+			}
+		}
+	}
+	return nil
+}
+
+// containersGone waits until no container the selectors find (any state)
+// is left on the nodes whose engine ns reaches: the manager forgets a
+// removed service's tasks before the nodes' agents have stopped and
+// removed their containers. A node whose engine is out of reach is not
+// waited for.
+func containersGone(ctx context.Context, mgr Manager, ns *nodes, selectors []filters.Args) error {
+	list, err := mgr.NodeList(ctx, swarm.NodeListOptions{})
+	if err != nil {
+		return fmt.Errorf("list nodes: %w", err)
+	}
+	for _, sn := range list {
+		n, err := ns.get(ctx, sn.ID)
+		if err != nil || n.engine == nil {
+			continue
+		}
+		for _, f := range selectors {
+			for {
+				left, err := n.engine.ContainerList(ctx, container.ListOptions{All: true, Filters: f})
+				if err != nil {
+					return fmt.Errorf("containers on node %s: %w", sn.ID, err)
+				}
+				if len(left) == 0 {
+					break
+				}
+				select {
+				case <-ctx.Done():
+					return fmt.Errorf("%d container(s) still on node %s: %w", len(left), sn.ID, ctx.Err())
+				case <-time.After(pollEvery):
+				}
 			}
 		}
 	}

@@ -25,7 +25,9 @@ type Estimate struct {
 	// PerJob is one cell run: warm-up and measured load at each level
 	// and CellOverhead.
 	PerJob time.Duration
-	// Total is Jobs × PerJob plus StackOverhead.
+	// Total is Jobs × PerJob plus StackOverhead; with lanes (Parallel
+	// N ≥ 2) the jobs of the busiest lane, the control cell included:
+	// ⌈(Jobs + N − 1) / N⌉.
 	Total time.Duration
 }
 
@@ -40,7 +42,11 @@ func (s Spec) Estimate() Estimate {
 		}
 	}
 	e.PerJob = time.Duration(e.Levels)*(s.Warmup.Std()+s.Duration.Std()) + CellOverhead
-	e.Total = time.Duration(e.Jobs)*e.PerJob + StackOverhead
+	onLane := e.Jobs
+	if n := s.Parallel; n >= 2 {
+		onLane = (e.Jobs + 2*n - 2) / n
+	}
+	e.Total = time.Duration(onLane)*e.PerJob + StackOverhead
 	return e
 }
 

@@ -44,14 +44,15 @@ func main() {
 	}
 }
 
-// args are the 4 cells, small enough that a cell fits one core of a
-// node, every service of a lane on its node, URL and DSN at the node.
+// args are the 4 cells, CPU limits small enough that two cells (with
+// their databases and the drivers in sweep's process) fit the fixture's
+// two cores, every service of a lane on its node, URL and DSN at it.
 func args(n int, nodes []string, out string) []string {
 	return []string{"run", "--swarm", "--parallel", fmt.Sprint(n), "--lane-nodes", strings.Join(nodes, ","),
 		"--compose", "compose/demo/docker-compose.yaml", "--compose", "compose/demo/docker-compose.swarm.yaml",
 		"--service", "app", "--url", "http://{node}:18080", "--ready-path", "/health", "--ready-timeout", "3m",
 		"--db-dsn", "postgres://sweep:sweep@{node}:15432/sweep?sslmode=disable",
-		"--cpus", "0.5,1", "--web-mult", "2,4", "--db-mult", "2",
+		"--cpus", "0.25,0.5", "--web-mult", "4,8", "--db-mult", "2",
 		"--warmup", "2s", "--duration", "5s", "--load", "vus=8", "--driver", "builtin", "--out", out}
 }
 
