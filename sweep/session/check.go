@@ -20,7 +20,8 @@ func CheckSpec(spec sweep.Spec, dir string) (sweep.Spec, sweep.Job, error) {
 	}
 	check := spec
 	check.Out, check.Repeat, check.Retries, check.MaxFailures = dir, 1, 0, 0
-	check.FindLimit = nil // one short load tells whether the stack works
+	check.FindLimit = nil                   // one short load tells whether the stack works
+	check.Parallel = min(check.Parallel, 1) // one lane, on the first lane's node
 	check.Warmup = sweep.Duration(min(spec.Warmup.Std(), 2*time.Second))
 	check.Duration = sweep.Duration(min(spec.Duration.Std(), 5*time.Second))
 	return check, sweep.Job{Cell: first[0], Rep: 1}, nil

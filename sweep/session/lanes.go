@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/sweep-tool/sweep/compose"
+	"github.com/sweep-tool/sweep/load/builtin"
 	"github.com/sweep-tool/sweep/results/report"
 	"github.com/sweep-tool/sweep/swarm"
 	"github.com/sweep-tool/sweep/sweep"
@@ -110,6 +111,9 @@ func (s *Session) runLanes(ctx context.Context) (sweep.Summary, error) {
 			var ferr error
 			facts.Do(func() { ferr = s.recordFacts(ctx) })
 			return errors.Join(l.db.prepare(ctx), ferr)
+		}
+		if s.opts.CheckGenerator != nil {
+			r.Measure = sweep.GeneratorHook(r, builtin.New(builtin.Options{}), s.opts.CheckGenerator)
 		}
 		lanes.Runners = append(lanes.Runners, r)
 	}

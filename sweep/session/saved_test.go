@@ -100,6 +100,10 @@ func TestCheckSpecIsTheFirstCellBriefly(t *testing.T) {
 		check.Retries != 0 || check.Warmup.Std() != 2*time.Second || check.Duration.Std() != 5*time.Second {
 		t.Errorf("CheckSpec = %+v, job %+v, %v; want the first cell once, 2s + 5s, into /tmp/x", check, job, err)
 	}
+	spec.Swarm, spec.Parallel, spec.URL = true, 3, "http://{node}:18080"
+	if check, _, _ := CheckSpec(spec, "/tmp/x"); check.Parallel != 1 || check.Validate() != nil {
+		t.Errorf("--parallel 3: the check runs %d lane(s) (%v), want one, on the first lane's node", check.Parallel, check.Validate())
+	}
 	spec.CPUs = nil
 	if _, _, err := CheckSpec(spec, "/tmp/x"); badField(err) != "cpus" {
 		t.Errorf("empty grid: %v, want bad input of cpus", err)
