@@ -23,6 +23,9 @@ func OpenLimit(ctx context.Context, spec sweep.Spec, opts Options) (_ *Session, 
 	if err := spec.Validate(); err != nil {
 		return nil, err
 	}
+	if spec.Parallel != 0 {
+		return nil, sweep.BadInput("parallel", "a safe-limit search measures one configuration on one stack; drop {parallel} (place the services with {place})")
+	}
 	if s.driver, _, err = s.pickDriver(ctx); err != nil {
 		return nil, err
 	}

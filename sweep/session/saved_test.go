@@ -127,6 +127,11 @@ func TestOpenRefusesBeforeStartingAnything(t *testing.T) {
 	if _, err := Open(t.Context(), spec, Options{}); badField(err) != "allow_large" {
 		t.Errorf("a 400 h grid: %v, want bad input of allow_large", err)
 	}
+	spec = testSpec()
+	spec.Out, spec.Swarm, spec.Parallel = out, true, 1
+	if _, err := OpenLimit(t.Context(), spec, Options{}); badField(err) != "parallel" {
+		t.Errorf("a safe-limit search with --parallel: %v, want bad input of parallel", err)
+	}
 	if _, err := os.Stat(out); !os.IsNotExist(err) {
 		t.Errorf("bad input created %s (%v)", out, err)
 	}
