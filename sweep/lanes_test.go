@@ -104,3 +104,39 @@ func TestControlSpread(t *testing.T) {
 		}
 	}
 }
+
+// TestLanesControlRepetitions: with repetitions the control's extra
+// measurements take repetition numbers after the last, never one the
+// schedule measures; lanes that recorded nothing (a run stopped before
+// its first cell) give no control and no panic.
+func TestLanesControlRepetitions(t *testing.T) {
+	t.Parallel()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusNoContent) }))
+	t.Cleanup(srv.Close)
+	spec := sweep.Spec{CPUs: []float64{1}, WebMult: []float64{1, 2}, DBMult: []float64{2}, Service: "app",
+		WebEnv: "W", PoolEnv: "P", URL: srv.URL, ReadyPath: "/health", ReadyTimeout: sweep.Duration(time.Second),
+		Duration: sweep.Duration(10 * time.Second), Load: sweep.LoadSpec{VUs: 2}, Driver: "builtin", Repeat: 2, Order: sweep.OrderGrid}
+	var mu sync.Mutex
+	var seen [2][]string
+	lanes := &sweep.Lanes{Control: true}
+	for k := range 2 {
+		lanes.Runners = append(lanes.Runners, &sweep.Runner{Spec: spec, Dir: t.TempDir(), Stack: &memstack.Stack{},
+			Driver: laneDriver{rps: 100, mu: &mu, seen: &seen[k]}})
+	}
+	jobs := sweep.Schedule(spec.Cells(), 2, sweep.OrderGrid, 0)
+	if _, _, err := lanes.Run(t.Context(), jobs); err != nil {
+		t.Fatal(err)
+	}
+	first := jobs[0].Cell.ID
+	if !strings.HasSuffix(seen[0][0], first+"/r1") || !strings.HasSuffix(seen[1][0], first+"/r3") {
+		t.Errorf("controls measured at %s and %s, want %s r1 on lane 1 and r3 (after the last repetition) on lane 2",
+			seen[0][0], seen[1][0], first)
+	}
+
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	sum, controls, _ := lanes.Run(ctx, jobs)
+	if len(sum.Records) != 0 || len(controls) != 0 {
+		t.Errorf("a cancelled run: %d records, %d controls; want none", len(sum.Records), len(controls))
+	}
+}
