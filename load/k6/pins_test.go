@@ -1,0 +1,64 @@
+package k6
+
+import (
+	"testing"
+	"time"
+
+	"github.com/sweep-tool/sweep/results"
+)
+
+// TestFollowsRateTolerance: a script's arrival rate follows the asked one
+// within 0.1 % of it (at least 0.001/s); a timeUnit of zero is no rate.
+func TestFollowsRateTolerance(t *testing.T) {
+	t.Parallel()
+	str := func(s string) *string { return &s }
+	num := func(x float64) *float64 { return &x }
+	open := results.LoadInfo{Model: "open", Rate: 100}
+	d := 30 * time.Second
+	scenario := func(rate float64, unit string) map[string]Scenario {
+		return map[string]Scenario{"default": {Executor: "constant-arrival-rate", Duration: str("30s"), Rate: num(rate), TimeUnit: str(unit)}}
+	}
+	for _, c := range []struct {
+		name string
+		sc   map[string]Scenario
+		want bool
+	}{
+		{"the same rate", scenario(100, "1s"), true},
+		{"0.05 % off", scenario(100050, "1000s"), true},
+		{"0.2 % off", scenario(100200, "1000s"), false},
+		{"a timeUnit of zero", scenario(100, "0s"), false},
+	} {
+		if got := follows(c.sc, open, d); got != c.want {
+			t.Errorf("%s: follows = %v, want %v", c.name, got, c.want)
+		}
+	}
+	if perS, ok := (Scenario{Rate: num(5), TimeUnit: str("0s")}).ratePerSecond(); ok {
+		t.Errorf("timeUnit 0s: %v per second, want no rate", perS)
+	}
+}
+
+// TestOpenConfigLowestRate: 0.001 iterations/s is the lowest rate k6 can
+// be given (1 per 1000 s); below it is refused.
+func TestOpenConfigLowestRate(t *testing.T) {
+	t.Parallel()
+	if _, err := openConfig(results.LoadInfo{Model: "open", Rate: 0.001}, time.Minute); err != nil {
+		t.Errorf("rate 0.001: %v", err)
+	}
+	if _, err := openConfig(results.LoadInfo{Model: "open", Rate: 1}, time.Minute); err != nil {
+		t.Errorf("rate 1: %v", err)
+	}
+	if _, err := openConfig(results.LoadInfo{Model: "open", Rate: 0.0004}, time.Minute); err == nil {
+		t.Error("rate 0.0004: accepted")
+	}
+}
+
+// TestNewGracePeriod: k6 gets 20 s to stop unless told otherwise.
+func TestNewGracePeriod(t *testing.T) {
+	t.Parallel()
+	if g := New(Options{}).opts.GracePeriod; g != 20*time.Second {
+		t.Errorf("default grace period %s, want 20s", g)
+	}
+	if g := New(Options{GracePeriod: time.Second}).opts.GracePeriod; g != time.Second {
+		t.Errorf("grace period %s, want the 1s given", g)
+	}
+}
