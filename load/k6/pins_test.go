@@ -1,9 +1,12 @@
 package k6
 
 import (
+	"context"
+	"net"
 	"testing"
 	"time"
 
+	"github.com/sweep-tool/sweep/internal/testenv"
 	"github.com/sweep-tool/sweep/results"
 )
 
@@ -60,5 +63,20 @@ func TestNewGracePeriod(t *testing.T) {
 	}
 	if g := New(Options{GracePeriod: time.Second}).opts.GracePeriod; g != time.Second {
 		t.Errorf("grace period %s, want the 1s given", g)
+	}
+}
+
+// TestPollerGivesUpOnASilentAPI: a k6 API that takes the connection and
+// never answers costs a poll its 800 ms timeout, not the rest of the run.
+func TestPollerGivesUpOnASilentAPI(t *testing.T) {
+	t.Parallel()
+	addr := testenv.Serve(t, func(c net.Conn) { time.Sleep(10 * time.Second) })
+	p := newPoller(addr, func(iv results.Interval) { t.Errorf("emitted %+v from a silent API", iv) })
+	ctx, cancel := context.WithTimeout(t.Context(), 8*time.Second)
+	defer cancel()
+	start := time.Now()
+	p.poll(ctx, 1)
+	if took := time.Since(start); took > 5*time.Second {
+		t.Errorf("a poll of a silent API took %s, want its 800 ms timeout", took)
 	}
 }

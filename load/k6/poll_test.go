@@ -55,23 +55,24 @@ func TestPoller(t *testing.T) {
 	t.Parallel()
 	// k6's counts hold connection-level failures: at t=4, 20 of 300
 	// "requests" and 20 of the 50 failed ones were refused connects.
-	srv := fakeAPI(t, [][3]float64{{0, -1, -1}, {100, 0.1, -1}, {250, 0.1, 0}, {300, 50.0 / 300, 20}})
+	srv := fakeAPI(t, [][3]float64{{0, -1, -1}, {100, 0.1, -1}, {250, 0.1, 0}, {300, 50.0 / 300, 20}, {400, 70.0 / 400, 30}})
 	var got []results.Interval
 	p := newPoller(strings.TrimPrefix(srv.URL, "http://"), func(iv results.Interval) { got = append(got, iv) })
 
 	down := newPoller("127.0.0.1:1", func(iv results.Interval) { t.Errorf("emitted %+v with the API down", iv) })
 	down.poll(t.Context(), 0.5)
 
-	for _, s := range []float64{1, 2, 3, 4} {
+	for _, s := range []float64{1, 2, 3, 4, 5} {
 		p.poll(t.Context(), s)
 	}
 	srv.Close()
-	p.poll(t.Context(), 5) // API gone: nothing emitted, nothing lost
+	p.poll(t.Context(), 6) // API gone: nothing emitted, nothing lost
 	want := []results.Interval{
 		{T: 1},
 		{T: 2, Requests: 100, Errors: 10},
 		{T: 3, Requests: 150, Errors: 15},
 		{T: 4, Requests: 30, Errors: 5, ConnectErrors: 20},
+		{T: 5, Requests: 90, Errors: 10, ConnectErrors: 10},
 	}
 	if !slices.Equal(got, want) {
 		t.Errorf("intervals = %+v, want %+v", got, want)
