@@ -80,3 +80,25 @@ func TestPollerGivesUpOnASilentAPI(t *testing.T) {
 		t.Errorf("a poll of a silent API took %s, want its 800 ms timeout", took)
 	}
 }
+
+// TestRunEmitsTheTail: a run whose API was never polled hands its whole
+// count to the runner as one last interval; a failed run hands nothing.
+func TestRunEmitsTheTail(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		name, body string
+		want       int
+	}{
+		{"ok", `sleep 0.3; cp "` + abs(t, "summary-export.json") + `" "$out"; exit 0`, 1},
+		{"script exception", `sleep 0.3; echo 'level=error msg="ReferenceError"' >&2; exit 107`, 0},
+	} {
+		dir := t.TempDir()
+		var got []results.Interval
+		req := loadRequest(dir, false)
+		req.Interval = func(iv results.Interval) { got = append(got, iv) }
+		m, _ := New(Options{Binary: fakeK6(t, dir, c.body)}).Run(t.Context(), req)
+		if len(got) != c.want || (c.want == 1 && (got[0].Requests != m.Requests || got[0].T <= 0)) {
+			t.Errorf("%s: intervals %+v, want %d carrying all %d requests", c.name, got, c.want, m.Requests)
+		}
+	}
+}
