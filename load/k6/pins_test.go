@@ -2,7 +2,9 @@ package k6
 
 import (
 	"context"
+	"errors"
 	"net"
+	"os/exec"
 	"testing"
 	"time"
 
@@ -100,5 +102,21 @@ func TestRunEmitsTheTail(t *testing.T) {
 		if len(got) != c.want || (c.want == 1 && (got[0].Requests != m.Requests || got[0].T <= 0)) {
 			t.Errorf("%s: intervals %+v, want %d carrying all %d requests", c.name, got, c.want, m.Requests)
 		}
+	}
+}
+
+// TestExitCode: an exit status gives its code; anything else (k6 did not
+// start, or a signal ended it) is -1, never a code k6 could exit with.
+func TestExitCode(t *testing.T) {
+	t.Parallel()
+	if c := exitCode(errors.New("exec: \"k6\": executable file not found in $PATH")); c != -1 {
+		t.Errorf("not started: %d, want -1", c)
+	}
+	if c := exitCode(nil); c != -1 {
+		t.Errorf("nil: %d, want -1", c)
+	}
+	err := exec.Command("sh", "-c", "exit 99").Run()
+	if c := exitCode(err); c != 99 {
+		t.Errorf("exit 99: %d", c)
 	}
 }
