@@ -120,3 +120,22 @@ func TestExitCode(t *testing.T) {
 		t.Errorf("exit 99: %d", c)
 	}
 }
+
+// TestOverPhaseEdges: a stop read at no time, or at or after the end of
+// k6's own run, leaves the summary's figures alone.
+func TestOverPhaseEdges(t *testing.T) {
+	t.Parallel()
+	summary := results.Measurement{Requests: 100, DurationS: 10, RPS: 9.5}
+	for _, s := range []stopped{{Done: true, AtS: 0}, {Done: true, AtS: 10}, {Done: true, AtS: 12}, {AtS: 5}} {
+		m := summary
+		s.overPhase(&m)
+		if m.DurationS != 10 || m.RPS != 9.5 {
+			t.Errorf("stop %+v: duration %v rps %v, want the summary's 10 and 9.5", s, m.DurationS, m.RPS)
+		}
+	}
+	m := summary
+	stopped{Done: true, AtS: 8}.overPhase(&m)
+	if m.DurationS != 8 || m.RPS != 12.5 {
+		t.Errorf("stop at 8 s: duration %v rps %v, want 8 and 12.5", m.DurationS, m.RPS)
+	}
+}
