@@ -139,3 +139,32 @@ func TestOverPhaseEdges(t *testing.T) {
 		t.Errorf("stop at 8 s: duration %v rps %v, want 8 and 12.5", m.DurationS, m.RPS)
 	}
 }
+
+// TestRunSecondsAndAnswered: the run's length comes from the first counter
+// with both a count and a rate; answered gives no rate without a length.
+func TestRunSecondsAndAnswered(t *testing.T) {
+	t.Parallel()
+	m := func(v map[string]float64) metric { return metric{values: v} }
+	for name, c := range map[string]struct {
+		metrics map[string]metric
+		want    float64
+	}{
+		"no requests counted": {map[string]metric{"http_reqs": m(map[string]float64{"count": 0, "rate": 5}),
+			"iterations": m(map[string]float64{"count": 100, "rate": 10})}, 10},
+		"no request rate": {map[string]metric{"http_reqs": m(map[string]float64{"count": 100, "rate": 0}),
+			"iterations": m(map[string]float64{"count": 100, "rate": 10})}, 10},
+		"nothing moved": {map[string]metric{"http_reqs": m(map[string]float64{"count": 0, "rate": 0})}, 0},
+	} {
+		if got := runSeconds(c.metrics); got != c.want {
+			t.Errorf("%s: runSeconds = %v, want %v", name, got, c.want)
+		}
+	}
+	metrics := map[string]metric{"http_reqs": m(map[string]float64{"count": 120, "rate": 12}),
+		"http_req_failed": m(map[string]float64{"passes": 30}), connectErrors: m(map[string]float64{"count": 20})}
+	if reqs, rps, errRate, connect := answered(metrics, "", 0); reqs != 100 || rps != 0 || errRate != 0.1 || connect != 20 {
+		t.Errorf("answered over no length: %d %v %v %d, want 100 requests, no rate, 10 %% errors, 20 connect errors", reqs, rps, errRate, connect)
+	}
+	if _, rps, _, _ := answered(metrics, "", 10); rps != 10 {
+		t.Errorf("answered over 10 s: %v rps, want 10", rps)
+	}
+}
