@@ -153,3 +153,18 @@ func TestResultJSONKeys(t *testing.T) {
 		t.Errorf("limit.json reads back as %+v", back)
 	}
 }
+
+// TestEvidenceWithNothingToList: no parentheses when there is nothing to
+// list, and no pool figure without a pool size.
+func TestEvidenceWithNothingToList(t *testing.T) {
+	t.Parallel()
+	if got, want := noneEvidence(Level{SuccessRate: 1}), "no measured resource at its limit: the tail grew with queueing inside the target, e.g. for its web threads"; got != want {
+		t.Errorf("noneEvidence = %q, want %q", got, want)
+	}
+	if got := noneEvidence(Level{SuccessRate: 1, DBSessionsPeak: ptr(3), Signals: Signals{DBActivePeak: 3}}); strings.Contains(got, "pool sessions") {
+		t.Errorf("noneEvidence without a pool size = %q, want no pool figure", got)
+	}
+	if got, want := errorEvidence(Level{SuccessRate: 0.75}), "25.00% of requests failed"; got != want {
+		t.Errorf("errorEvidence = %q, want %q", got, want)
+	}
+}
