@@ -22,6 +22,10 @@ func TestRedactDSN(t *testing.T) {
 		{"password last", "dbname=fhir password=s3cret", "dbname=fhir password=xxxxx"},
 		{"no password", "host=/run/postgresql dbname=fhir", "host=/run/postgresql dbname=fhir"},
 		{"empty", "", ""},
+		{"empty password last", "host=db password=", "host=db password=xxxxx"},
+		{"empty value last", "password=s3cret dbname=", "password=xxxxx dbname="},
+		{"unterminated quote", "host=db password='s3cret", "host=db password=xxxxx"},
+		{"stray = after a quoted value", "user='x'=y password=s3cret", "user='x'=y password=xxxxx"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
