@@ -121,3 +121,29 @@ func TestCleanDeadNeverTouchesALiveRun(t *testing.T) {
 		t.Errorf("force: err %v, %d containers removed, want 8 (3 dead runs, then the live one)", err, len(eng.removed))
 	}
 }
+
+// TestLeftoversInOrderAndContainerless: runs are listed by id; a run
+// that left no containers (networks and volumes only, which the engine
+// keeps while in use) is cleaned without the proof, even naming a live
+// directory.
+func TestLeftoversInOrderAndContainerless(t *testing.T) {
+	t.Parallel()
+	host, _ := os.Hostname()
+	live := t.TempDir()
+	lock, _, err := results.AcquireLock(live)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = lock.Release() })
+	eng := &labelEngine{}
+	for _, id := range []string{"c", "a", "b"} {
+		eng.add(RunLabels{ID: id})
+	}
+	runs, err := Leftovers(t.Context(), eng)
+	if err != nil || len(runs) != 3 || runs[0].ID != "a" || runs[1].ID != "b" || runs[2].ID != "c" {
+		t.Fatalf("Leftovers = %+v, %v; want a, b, c", runs, err)
+	}
+	if _, err := CleanDead(t.Context(), eng, Leftover{RunLabels: RunLabels{"netonly", live, host}}, false); err != nil {
+		t.Errorf("a run without containers: %v, want it cleaned without the proof", err)
+	}
+}
