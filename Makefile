@@ -7,7 +7,7 @@ DEMO_ARGS ?=
 # Test timeout per package; the whole suite stays well under 20 minutes.
 TEST_TIMEOUT ?= 15m
 
-.PHONY: help build test test-compose-v1 unit lint fmt demo demo-images bench-driver bench-strategy mutation swarm-up swarm-down clean
+.PHONY: help build test test-compose-v1 unit lint fmt demo demo-images bench-driver bench-strategy mutation mutation-survivors swarm-up swarm-down clean
 
 help: ## list the targets
 	@grep -hE '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-16s %s\n", $$1, $$2}'
@@ -55,6 +55,9 @@ bench-parallel: ## the demo's 4 cells on one swarm node, then on two side by sid
 
 mutation: ## mutation-test the core packages with their unit tests (gremlins v0.6.0, niced, 1 worker: an hour or more per package on 2 shared cores) and print each efficacy; PKGS="sweep results" narrows
 	./.ci/mutation $(PKGS)
+
+mutation-survivors: ## re-test the mutants a make mutation log left alive against today's tests (SNAP=<commit the log was made at> PKG=<package dir> LOG=<its .log>)
+	./.ci/mutation-survivors $(SNAP) $(PKG) $(LOG)
 
 swarm-up: demo-images ## start the multi-node Swarm test fixture (root; SWARM_NODES=3); ends with export DOCKER_HOST=...
 	@bash internal/swarmfixture/fixture.sh up
