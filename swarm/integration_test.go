@@ -34,11 +34,7 @@ var demoFiles = []string{"../compose/demo/docker-compose.yaml", "../compose/demo
 // no service and no network of the run.
 func TestSweepOnSwarm(t *testing.T) {
 	sw := testenv.Swarm(t)
-	app, okA := sw.ByRole("app")
-	db, okD := sw.ByRole("db")
-	if !okA || !okD {
-		t.Skip("the fixture has no app and db roles (SWARM_NODES >= 2)")
-	}
+	app, db := sw.AppAndDB(t)
 	runID := fmt.Sprintf("swarmtest%d", time.Now().UnixNano()%1e9)
 	dir := t.TempDir()
 	spec := demoSpec(fmt.Sprintf("http://%s:18080", app.Addr))

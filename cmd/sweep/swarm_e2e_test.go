@@ -25,11 +25,7 @@ import (
 // app node, and the run must leave no service behind.
 func TestSwarmRunEndToEnd(t *testing.T) {
 	sw := testenv.Swarm(t)
-	app, okA := sw.ByRole("app")
-	db, okD := sw.ByRole("db")
-	if !okA || !okD {
-		t.Skip("the fixture has no app and db roles (SWARM_NODES >= 2)")
-	}
+	app, db := sw.AppAndDB(t)
 	t.Setenv("DOCKER_HOST", sw.ManagerHost)
 	out := filepath.Join(t.TempDir(), "run")
 	demo := "../../compose/demo/"

@@ -50,6 +50,18 @@ func Swarm(t testing.TB) *SwarmFixture {
 	return sw
 }
 
+// AppAndDB returns the fixture's app and db nodes, skipping the test when
+// it has no such roles (a fixture of fewer than two nodes).
+func (sw *SwarmFixture) AppAndDB(t testing.TB) (app, db swarmfixture.Node) {
+	t.Helper()
+	app, okA := sw.ByRole("app")
+	db, okD := sw.ByRole("db")
+	if !okA || !okD {
+		t.Skip("the fixture has no app and db roles (SWARM_NODES >= 2)")
+	}
+	return app, db
+}
+
 // Client returns a client for node's own engine (its containers, images
 // and logs), closed when the test ends.
 func (sw *SwarmFixture) Client(t testing.TB, node swarmfixture.Node) *client.Client {
