@@ -3,6 +3,7 @@ package builtin
 import (
 	"context"
 	"errors"
+	"math"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -200,7 +201,9 @@ func TestCancelIsPrompt(t *testing.T) {
 			time.AfterFunc(200*time.Millisecond, cancel)
 			began := time.Now()
 			_, err := New(Options{}).Run(ctx, sweep.LoadRequest{BaseURL: srv.URL, Load: model, Duration: 20 * time.Second})
-			if took := time.Since(began); took > 700*time.Millisecond {
+			// Prompt against the 20 s asked for, with room for a loaded
+			// host's stalls (CI saw 400 ms ones).
+			if took := time.Since(began); took > 3*time.Second {
 				t.Errorf("Run returned %s after start, want about 200ms", took)
 			}
 			if !errors.Is(err, context.Canceled) {
@@ -226,11 +229,20 @@ func TestIntervalsAreReported(t *testing.T) {
 		t.Fatalf("got %d intervals, want 2: %+v", len(got), got)
 	}
 	iv, last := got[0], got[1]
-	if iv.T < 0.9 || iv.T > 1.2 || iv.Requests == 0 || iv.P99MS <= 0 || iv.Errors != 0 {
+	if iv.T < 0.9 || iv.T >= last.T || iv.Requests == 0 || iv.P99MS <= 0 || iv.Errors != 0 {
 		t.Errorf("interval %+v odd (phase total %d requests)", iv, m.Requests)
 	}
-	if last.T < 1.25 || last.T > 1.5 || last.Requests == 0 || iv.Requests+last.Requests > m.Requests {
-		t.Errorf("last interval %+v odd after %+v (phase total %d requests)", last, iv, m.Requests)
+	// The last row ends where the measurement does, and the rows hold every
+	// request it counts but those still in flight when the users were
+	// stopped, at most one a user. (A host that stalls after the first tick
+	// leaves the last row empty; the count still has to add up.)
+	const users = 2
+	if last.T < 1.3 || math.Abs(last.T-m.DurationS) > 0.002 {
+		t.Errorf("last interval at %.3f s, want the phase's end %.3f s (>= 1.3)", last.T, m.DurationS)
+	}
+	if sum := iv.Requests + last.Requests; sum > m.Requests || m.Requests-sum > users {
+		t.Errorf("intervals %+v and %+v hold %d requests, the phase %d: want all but at most %d in flight",
+			iv, last, sum, m.Requests, users)
 	}
 }
 
@@ -267,5 +279,58 @@ func TestClosedIdleConnectionsAreRedialled(t *testing.T) {
 	m := runLoad(t, Options{Scenario: ScenarioGet}, sweep.LoadRequest{BaseURL: url, Load: closed(2), Duration: 300 * time.Millisecond})
 	if m.Requests < 10 || m.ErrorRate != 0 {
 		t.Errorf("%d requests, errors %v: want many and none failed", m.Requests, m.Errors)
+	}
+}
+
+// TestSmallestValidRequests pins validate's boundaries from the accepting
+// side: one closed user, and an open model of the least rate and users.
+func TestSmallestValidRequests(t *testing.T) {
+	t.Parallel()
+	d := New(Options{})
+	for _, l := range []results.LoadInfo{
+		closed(1),
+		{Model: "open", Rate: 0.5, MaxVUs: 1},
+		{Model: "open", Rate: 1, VUs: 1},
+	} {
+		if err := d.validate(sweep.LoadRequest{BaseURL: "http://x", Load: l, Duration: time.Nanosecond}); err != nil {
+			t.Errorf("validate(%+v) = %v, want nil", l, err)
+		}
+	}
+}
+
+// TestIntervalsAddUpWhenTheTargetDies: the target is killed 1.2 s into a
+// 2.3 s phase (the server closes and stops listening); the rows still
+// hold every request the measurement counts but those in flight, one a
+// user at most, and every failed connection attempt.
+func TestIntervalsAddUpWhenTheTargetDies(t *testing.T) {
+	t.Parallel()
+	srv := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))
+	defer srv.Close()
+	time.AfterFunc(1200*time.Millisecond, func() { srv.CloseClientConnections(); srv.Close() })
+	var mu sync.Mutex
+	var got []results.Interval
+	const users = 2
+	req := sweep.LoadRequest{BaseURL: srv.URL, Load: closed(users), Duration: 2300 * time.Millisecond,
+		Interval: func(iv results.Interval) { mu.Lock(); got = append(got, iv); mu.Unlock() }}
+	m := runLoad(t, Options{Scenario: ScenarioGet}, req)
+	mu.Lock()
+	defer mu.Unlock()
+	var reqs, connErrs int64
+	for _, iv := range got {
+		reqs, connErrs = reqs+iv.Requests, connErrs+iv.ConnectErrors
+	}
+	if m.Requests == 0 || m.ConnectErrors == 0 {
+		t.Fatalf("requests %d, connect errors %d: want both (served, then dead)", m.Requests, m.ConnectErrors)
+	}
+	if reqs > m.Requests || m.Requests-reqs > users {
+		t.Errorf("rows hold %d requests, the phase %d: want all but at most %d in flight", reqs, m.Requests, users)
+	}
+	if connErrs != m.ConnectErrors {
+		t.Errorf("rows hold %d connect errors, the phase %d", connErrs, m.ConnectErrors)
+	}
+	// (The users back off between attempts, so the last 0.3 s may hold
+	// none.)
+	if last := got[len(got)-1]; last.Requests != 0 || math.Abs(last.T-m.DurationS) > 0.002 {
+		t.Errorf("last row %+v: want no request from the dead target, ending at %.3f s", last, m.DurationS)
 	}
 }

@@ -23,6 +23,9 @@ type phase struct {
 	stop  stopper
 	rec   *recorder
 	start time.Time
+	// stopTicks ends the per-second reports; run calls it with the
+	// phase's end once the users are stopped.
+	stopTicks func(end time.Time)
 
 	wg         sync.WaitGroup // the users
 	mu         sync.Mutex     // guards iterations and sent
@@ -61,13 +64,18 @@ func (p *phase) run() results.Measurement {
 		}
 	}()
 
+	p.stopTicks = func(time.Time) {}
 	var end time.Time
 	if p.req.Load.Model == "open" {
 		end = p.runOpen()
 	} else {
 		end = p.runClosed()
 	}
+	// Stop the users before the last report, so the reports hold every
+	// request the measurement counts but the ones still in flight (at
+	// most one a user).
 	p.stop.stop()
+	p.stopTicks(end)
 	cancel()
 	p.wg.Wait()
 	m := p.rec.measurement(end.Sub(p.start), p.iterations, p.dropped)
@@ -78,7 +86,7 @@ func (p *phase) run() results.Measurement {
 // runClosed starts the users and waits for the phase's end, returning it.
 func (p *phase) runClosed() time.Time {
 	p.start = time.Now()
-	stopTicks := p.tick()
+	p.stopTicks = p.tick()
 	for i := range p.req.Load.VUs {
 		u := p.newUser(i)
 		p.wg.Go(func() {
@@ -88,9 +96,7 @@ func (p *phase) runClosed() time.Time {
 			}
 		})
 	}
-	end := p.wait()
-	stopTicks(end)
-	return end
+	return p.wait()
 }
 
 // wait blocks until the duration has passed, the parent is cancelled or
@@ -161,8 +167,7 @@ func (p *phase) runOpen() (end time.Time) {
 	ready.Wait() // so the first iterations find their users waiting
 	users, maxUsers := l.VUs, max(l.MaxVUs, l.VUs)
 	p.start = time.Now()
-	stopTicks := p.tick()
-	defer func() { stopTicks(end) }()
+	p.stopTicks = p.tick()
 	deadline := p.start.Add(p.req.Duration)
 	timer := time.NewTimer(time.Hour)
 	defer timer.Stop()
