@@ -46,10 +46,25 @@ func ConnectKind(err error) string {
 	case errors.Is(err, os.ErrDeadlineExceeded), errors.Is(err, context.DeadlineExceeded), isTimeout(err):
 		return ConnectTimeout
 	case errors.Is(err, syscall.ECONNRESET), errors.Is(err, syscall.EPIPE),
-		errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
+		errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF), closedBeforeRequest(err):
 		return ConnectReset
 	}
 	return ConnectOther
+}
+
+// serverClosedIdle is the text of net/http's unexported error for a
+// connection the server closed before the request went out: a new
+// connection cut at once (docker-proxy with nothing behind it) gives it
+// or io.EOF, whichever side of the race the request write lands on.
+const serverClosedIdle = "http: server closed idle connection"
+
+func closedBeforeRequest(err error) bool {
+	for ; err != nil; err = errors.Unwrap(err) {
+		if err.Error() == serverClosedIdle {
+			return true
+		}
+	}
+	return false
 }
 
 func isTimeout(err error) bool {

@@ -3,11 +3,14 @@ package sweep
 import (
 	"context"
 	"errors"
+	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/http/httptrace"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -54,5 +57,53 @@ func TestProbe(t *testing.T) {
 				t.Errorf("Probe(%s) = %#v, want a ProbeError of kind %s", tc.url, err, tc.kind)
 			}
 		})
+	}
+}
+
+// eofConn reads io.EOF at once, holds every write until closed, and
+// says when it is closed: a connection the server cut before the
+// request went out.
+type eofConn struct {
+	net.Conn
+	once   sync.Once
+	closed chan struct{}
+}
+
+func (c *eofConn) Read([]byte) (int, error) { return 0, io.EOF }
+func (c *eofConn) Write([]byte) (int, error) {
+	<-c.closed
+	return 0, net.ErrClosed
+}
+func (c *eofConn) Close() error {
+	c.once.Do(func() { close(c.closed) })
+	return nil
+}
+
+// A connection the server closed before the request was written makes
+// net/http say "server closed idle connection" instead of io.EOF; which
+// of the two a real cut gives depends on a race (TestProbe's closer saw
+// both), so both are reset. The trace holds the request back until the
+// transport has seen the EOF and closed the connection, so this test
+// always takes the first side of that race.
+func TestConnectKindServerClosedBeforeRequest(t *testing.T) {
+	t.Parallel()
+	conn := &eofConn{closed: make(chan struct{})}
+	client := &http.Client{Transport: &http.Transport{DisableKeepAlives: true,
+		DialContext: func(context.Context, string, string) (net.Conn, error) { return conn, nil }}}
+	ctx := httptrace.WithClientTrace(t.Context(), &httptrace.ClientTrace{
+		GotConn: func(httptrace.GotConnInfo) { <-conn.closed }})
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://example.invalid/", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = client.Do(req)
+	if err == nil || !strings.Contains(err.Error(), serverClosedIdle) {
+		t.Fatalf("GET over a connection cut before the request = %v, want net/http's %q", err, serverClosedIdle)
+	}
+	if got := ConnectKind(err); got != ConnectReset {
+		t.Errorf("ConnectKind(%v) = %q, want %q", err, got, ConnectReset)
+	}
+	if got := ConnectKind(errors.New(serverClosedIdle + ", or so")); got != ConnectOther {
+		t.Errorf("ConnectKind of a text that only begins like net/http's = %q, want %q", got, ConnectOther)
 	}
 }
