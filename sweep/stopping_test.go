@@ -231,3 +231,14 @@ func TestP99ToleranceFollowsPrecision(t *testing.T) {
 		}
 	}
 }
+
+// TestUpTo: the log says a phase may end early only when stopping is on.
+func TestUpTo(t *testing.T) {
+	t.Parallel()
+	if got := upTo(Fidelity{}); got != "" {
+		t.Errorf("fixed durations: %q, want none", got)
+	}
+	if got := upTo(Fidelity{Precision: 0.02}); got != "up to " {
+		t.Errorf("precision 2 %%: %q, want \"up to \"", got)
+	}
+}
