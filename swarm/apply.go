@@ -183,22 +183,55 @@ func (s *Stack) create(ctx context.Context, svc string, cfg sweep.TargetConfig) 
 }
 
 // update replaces svc's spec with cfg applied, forcing new tasks even
-// when nothing else changed (a repetition of the same cell).
+// when nothing else changed (a repetition of the same cell). The update
+// names the service version it read; when the manager has changed the
+// service since (it marks the previous cell's rolling update completed
+// on its own, a moment after that update's tasks run) it refuses with
+// "update out of sequence", and update reads the service again and
+// retries, a few times, backing off.
 func (s *Stack) update(ctx context.Context, svc string, cfg sweep.TargetConfig) error {
-	cur, _, err := s.mgr.ServiceInspectWithRaw(ctx, s.ids[svc], swarm.ServiceInspectOptions{})
-	if err != nil {
-		return fmt.Errorf("inspect service %s: %w", svc, err)
-	}
 	spec, err := s.specFor(svc, cfg)
 	if err != nil {
 		return err
 	}
-	spec.TaskTemplate.ForceUpdate = cur.Spec.TaskTemplate.ForceUpdate + 1
-	if _, err := s.mgr.ServiceUpdate(ctx, s.ids[svc], cur.Version, spec, swarm.ServiceUpdateOptions{}); err != nil {
-		return fmt.Errorf("update service %s: %w", cur.Spec.Name, err)
+	for attempt := 1; ; attempt++ {
+		cur, _, err := s.mgr.ServiceInspectWithRaw(ctx, s.ids[svc], swarm.ServiceInspectOptions{})
+		if err != nil {
+			return fmt.Errorf("inspect service %s: %w", svc, err)
+		}
+		spec.TaskTemplate.ForceUpdate = cur.Spec.TaskTemplate.ForceUpdate + 1
+		_, err = s.mgr.ServiceUpdate(ctx, s.ids[svc], cur.Version, spec, swarm.ServiceUpdateOptions{})
+		if err == nil {
+			return nil
+		}
+		if !outOfSequence(err) || attempt == updateAttempts {
+			return fmt.Errorf("update service %s: %w", cur.Spec.Name, err)
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("update service %s: %w", cur.Spec.Name, ctx.Err())
+		case <-time.After(time.Duration(attempt) * updateBackoff):
+		}
 	}
-	return nil
 }
+
+// updateAttempts bounds the updates of one service per cell, and
+// updateBackoff × attempt is the wait before the next.
+const updateAttempts = 5
+
+var updateBackoff = 200 * time.Millisecond
+
+// outOfSequence reports whether the manager refused an update because
+// the service changed since the version it names (SwarmKit's
+// errOutOfSequence, which reaches the client as an RPC error's text).
+func outOfSequence(err error) bool {
+	return strings.Contains(err.Error(), "update out of sequence")
+}
+
+// stopFirstSlack is how much longer than the stop grace period stopFirst
+// may take: listing the tasks, reaching the nodes' engines, and the
+// manager seeing the tasks end.
+var stopFirstSlack = 15 * time.Second
 
 // stopper is a node's engine that stops containers.
 type stopper interface {
@@ -215,12 +248,21 @@ type stopper interface {
 // none) and every container's node engine is reachable; otherwise, or
 // when anything fails, the update stops the tasks as usual, which is
 // what the converge then waits for. Either way the old tasks end before
-// the new one runs, as a host-mode port needs.
+// the new one runs, as a host-mode port needs. All of it is bounded by
+// the stop grace period (the engine's 10 s default without one) and
+// stopFirstSlack: a node engine that does not answer hands the stop
+// back to the swarm instead of holding the cell.
 func (s *Stack) stopFirst(ctx context.Context, svc string) {
 	rp := s.specs[svc].TaskTemplate.RestartPolicy
 	if rp == nil || rp.Condition != swarm.RestartPolicyConditionNone {
 		return
 	}
+	bound := 10*time.Second + stopFirstSlack
+	if g := s.specs[svc].TaskTemplate.ContainerSpec.StopGracePeriod; g != nil {
+		bound = *g + stopFirstSlack
+	}
+	ctx, cancel := context.WithTimeout(ctx, bound)
+	defer cancel()
 	tasks, err := s.tasks(ctx, svc)
 	if err != nil {
 		return
