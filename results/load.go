@@ -69,6 +69,16 @@ type RunCell struct {
 	// Screens are the cell's finished screening-round records in a
 	// halving run (cells/<id>/round<k>), by round; none in a grid run.
 	Screens []Screen
+	// Controls are the cell's control measurements in a run --parallel
+	// (cells/<id>/control<lane>), by lane: the same short load on every
+	// lane's node at once, to compare the nodes; not repetitions.
+	Controls []Control
+}
+
+// Control is the control cell as one lane of run --parallel measured it.
+type Control struct {
+	Lane int
+	Record
 }
 
 // Screen is one finished screening-round record of a halving run: a short
@@ -166,8 +176,8 @@ func readSweepFile(dir string) (Meta, specFacts, error) {
 	return meta, spec, nil
 }
 
-// readCell reads the finished repetitions (r<N>) and screening rounds
-// (round<k>) under one cell directory. A result.json that is no record
+// readCell reads the finished repetitions (r<N>), screening rounds
+// (round<k>) and lanes' controls (control<lane>) under one cell directory. A result.json that is no record
 // (torn, `null`, `{}`) is an error naming it: a lost measurement is never
 // passed over in silence.
 func readCell(cellDir string, info CellInfo) (RunCell, error) {
@@ -179,7 +189,8 @@ func readCell(cellDir string, info CellInfo) (RunCell, error) {
 	for _, e := range entries {
 		_, isRep := numbered(e.Name(), "r")
 		round, isScreen := numbered(e.Name(), screenPrefix)
-		if !e.IsDir() || !isRep && !isScreen {
+		lane, isControl := numbered(e.Name(), controlPrefix)
+		if !e.IsDir() || !isRep && !isScreen && !isControl {
 			continue
 		}
 		rec, err := ReadRecord(filepath.Join(cellDir, e.Name(), ResultFile))
@@ -189,12 +200,15 @@ func readCell(cellDir string, info CellInfo) (RunCell, error) {
 			return rc, err
 		case isRep:
 			rc.Reps = append(rc.Reps, Rep{Record: rec})
+		case isControl:
+			rc.Controls = append(rc.Controls, Control{Lane: lane, Record: rec})
 		default:
 			rc.Screens = append(rc.Screens, Screen{Round: round, Record: rec})
 		}
 	}
 	sort.Slice(rc.Reps, func(i, j int) bool { return rc.Reps[i].Repetition < rc.Reps[j].Repetition })
 	sort.Slice(rc.Screens, func(i, j int) bool { return rc.Screens[i].Round < rc.Screens[j].Round })
+	sort.Slice(rc.Controls, func(i, j int) bool { return rc.Controls[i].Lane < rc.Controls[j].Lane })
 	return rc, nil
 }
 

@@ -151,3 +151,35 @@ func TestLoadRunErrors(t *testing.T) {
 		t.Errorf("absent dir: %v, want ErrNotRun", err)
 	}
 }
+
+// TestLoadRunControls: the lanes' control records (control<lane>) are
+// read apart from the repetitions, by lane; a cell with only controls is
+// still missing.
+func TestLoadRunControls(t *testing.T) {
+	t.Parallel()
+	dir := partialRun(t)
+	for _, lane := range []int{2, 1} {
+		writeJSON(t, filepath.Join(ControlDir(dir, loadCells[1].ID, lane), ResultFile),
+			Record{Cell: loadCells[1], Status: StatusOK, Control: lane, Measurement: Measurement{RPS: float64(90 + lane)}})
+	}
+	writeJSON(t, filepath.Join(ControlDir(dir, loadCells[0].ID, 1), ResultFile),
+		Record{Cell: loadCells[0], Status: StatusOK, Control: 1, Measurement: Measurement{RPS: 80}})
+	run, err := LoadRun(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c0, c1 := run.Cells[0], run.Cells[1]
+	if len(c0.Reps) != 2 || len(c0.Controls) != 1 || c0.Controls[0].Lane != 1 || c0.Controls[0].RPS != 80 {
+		t.Errorf("cell 0: %d reps, controls %+v; want 2 reps and lane 1's control at 80 RPS", len(c0.Reps), c0.Controls)
+	}
+	if len(c1.Reps) != 0 || len(c1.Controls) != 2 || c1.Controls[0].Lane != 1 || c1.Controls[1].Lane != 2 ||
+		c1.Controls[0].RPS != 91 || c1.Controls[1].Control != 2 {
+		t.Errorf("cell 1: %d reps, controls %+v; want none and lanes 1 and 2 in order", len(c1.Reps), c1.Controls)
+	}
+	if !slices.Contains(run.Missing, loadCells[1].ID) {
+		t.Errorf("missing %v, want cell 1 (controls only)", run.Missing)
+	}
+	if got := ControlDir("run", "c", 3); got != filepath.Join("run", "cells", "c", "control3") {
+		t.Errorf("ControlDir = %s", got)
+	}
+}

@@ -81,6 +81,11 @@ type Record struct {
 	// Round is the round of an adaptive strategy that measured the record
 	// (0: none, as in a grid run).
 	Round int `json:"round,omitempty"`
+	// Control is the lane (from 1) that measured the record as the
+	// control cell of run --parallel (cells/<id>/control<lane>): a short
+	// measurement that compares the lanes' nodes, never one of the
+	// cell's repetitions; 0 otherwise.
+	Control int `json:"control,omitempty"`
 	// Stopping is set when the steady-state rule ended the phases.
 	*Stopping
 }

@@ -79,6 +79,15 @@ func ScreenDir(run, cellID string, round int) string {
 
 const screenPrefix = "round"
 
+// ControlDir is the folder of the control cell's measurement on one lane
+// of run --parallel (control1, control2, …): apart from the cell's
+// repetitions, which the report analyses.
+func ControlDir(run, cellID string, lane int) string {
+	return filepath.Join(run, CellsDir, cellID, controlPrefix+strconv.Itoa(lane))
+}
+
+const controlPrefix = "control"
+
 // WriteError is a run file that could not be written: its path and the
 // OS error (read-only file system, no space left on device, ...). A run
 // that meets one stops, because every later record would be lost too.

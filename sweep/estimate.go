@@ -26,8 +26,8 @@ type Estimate struct {
 	// and CellOverhead.
 	PerJob time.Duration
 	// Total is Jobs × PerJob plus StackOverhead; with lanes (Parallel
-	// N ≥ 2) the jobs of the busiest lane, the control cell included:
-	// ⌈(Jobs + N − 1) / N⌉.
+	// N ≥ 2) the busiest lane's: the control (the warm-up,
+	// ControlDuration and CellOverhead) and ⌈Jobs / N⌉ jobs.
 	Total time.Duration
 }
 
@@ -42,11 +42,11 @@ func (s Spec) Estimate() Estimate {
 		}
 	}
 	e.PerJob = time.Duration(e.Levels)*(s.Warmup.Std()+s.Duration.Std()) + CellOverhead
-	onLane := e.Jobs
+	e.Total = time.Duration(e.Jobs)*e.PerJob + StackOverhead
 	if n := s.Parallel; n >= 2 {
-		onLane = (e.Jobs + 2*n - 2) / n
+		control := s.Warmup.Std() + ControlDuration(s.Duration.Std()) + CellOverhead
+		e.Total = control + time.Duration((e.Jobs+n-1)/n)*e.PerJob + StackOverhead
 	}
-	e.Total = time.Duration(onLane)*e.PerJob + StackOverhead
 	return e
 }
 

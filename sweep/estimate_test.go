@@ -22,8 +22,12 @@ func TestEstimate(t *testing.T) {
 	}
 	lanes := Spec{CPUs: []float64{1, 2}, WebMult: []float64{1, 2}, DBMult: []float64{2}, Repeat: 1, Parallel: 2,
 		Warmup: Duration(time.Second), Duration: Duration(3 * time.Second)}
-	if e := lanes.Estimate(); e.Jobs != 4 || e.Total != 3*e.PerJob+StackOverhead {
-		t.Errorf("4 cells on 2 lanes: %+v, want 3 cells' time (2 each and the control)", e)
+	if e := lanes.Estimate(); e.Jobs != 4 || e.Total != 2*e.PerJob+(time.Second+3*time.Second+CellOverhead)+StackOverhead {
+		t.Errorf("4 cells on 2 lanes: %+v, want 2 cells each and a control of the whole 3 s (shorter than 5 s)", e)
+	}
+	lanes.Duration, lanes.CPUs = Duration(time.Minute), []float64{1, 2, 3}
+	if e := lanes.Estimate(); e.Jobs != 6 || e.Total != 3*e.PerJob+(time.Second+15*time.Second+CellOverhead)+StackOverhead {
+		t.Errorf("6 one-minute cells on 2 lanes: %+v, want 3 cells each and a 15 s control", e)
 	}
 	for d, want := range map[time.Duration]string{42 * time.Second: "42s", 90*time.Minute + 20*time.Second: "1h30m",
 		12*time.Minute + 499*time.Millisecond: "12m0s", time.Hour: "1h0m", time.Hour - 400*time.Millisecond: "1h0m", time.Hour - 600*time.Millisecond: "59m59s"} {

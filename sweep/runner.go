@@ -81,6 +81,10 @@ type Runner struct {
 	Now func() time.Time
 	// Sleep waits between cells; nil uses a timer that ctx cancels.
 	Sleep func(ctx context.Context, d time.Duration)
+	// kept is the cell whose control (Job.Control) this runner measured
+	// ok as its last job: the next job of that cell measures the target
+	// the control left running instead of applying it again (see Lanes).
+	kept string
 }
 
 // ErrTooManyFailures is returned when --max-failures cells have failed.
@@ -142,7 +146,7 @@ func (r *Runner) runJobs(ctx context.Context, todo []Job, sum *Summary) error {
 		}
 		rec := r.runJob(ctx, job)
 		if r.abort != nil {
-			r.logf("stopping before %s r%d: %v", job.Cell.ID, job.Rep, r.abort)
+			r.logf("stopping before %s %s: %v", job.Cell.ID, job.Label(), r.abort)
 			return r.abort
 		}
 		sum.Records = append(sum.Records, rec)
@@ -170,18 +174,21 @@ func (r *Runner) runJob(ctx context.Context, job Job) results.Record {
 	var rec results.Record
 	for attempt := 0; attempt <= r.Spec.Retries; attempt++ {
 		if attempt > 0 {
-			r.logf("%s r%d: retry %d of %d after: %s", job.Cell.ID, job.Rep, attempt, r.Spec.Retries, rec.Reason)
+			r.logf("%s %s: retry %d of %d after: %s", job.Cell.ID, job.Label(), attempt, r.Spec.Retries, rec.Reason)
 		}
-		r.logf("%s r%d: start", job.Cell.ID, job.Rep)
+		r.logf("%s %s: start", job.Cell.ID, job.Label())
 		rec = r.runCell(ctx, job, dir)
 		if r.abort != nil {
 			break
 		}
 		rec.Attempts = attempt + 1
-		r.logf("%s r%d: %s %s", job.Cell.ID, job.Rep, rec.Status, Brief(rec))
+		r.logf("%s %s: %s %s", job.Cell.ID, job.Label(), rec.Status, Brief(rec))
 		if rec.Status != results.StatusFailed || ctx.Err() != nil || r.lost != nil {
 			break
 		}
+	}
+	if job.Control > 0 && rec.Status == results.StatusOK {
+		r.kept = job.Cell.ID
 	}
 	return rec
 }
@@ -217,6 +224,7 @@ func (r *Runner) stackFor(ctx context.Context, cell Cell) Stack {
 
 func (r *Runner) runCell(ctx context.Context, job Job, dir string) results.Record {
 	rec := r.newRecord(job.Cell, job.Rep)
+	rec.Control = job.Control
 	if err := results.MakeDir(dir); err != nil {
 		return r.finish(ctx, &rec, dir, err)
 	}
@@ -263,11 +271,17 @@ func (r *Runner) setup(ctx context.Context, job Job, dir string, rec *results.Re
 	if err := r.overLimitCell(job.Cell, rec); err != nil {
 		return err
 	}
-	if err := r.timed(job, rec, "apply", func() error { return stack.Apply(ctx, cfg) }); err != nil {
-		return fmt.Errorf("apply: %w", err)
-	}
-	if err := r.timed(job, rec, "ready", func() error { return stack.WaitReady(ctx, r.Spec.ReadyTimeout.Std()) }); err != nil {
-		return fmt.Errorf("ready: %w", err)
+	kept := r.kept == job.Cell.ID && job.Control == 0
+	r.kept = ""
+	if kept {
+		r.logf("%s %s: measures the target its control left running (not applied again)", job.Cell.ID, job.Label())
+	} else {
+		if err := r.timed(job, rec, "apply", func() error { return stack.Apply(ctx, cfg) }); err != nil {
+			return fmt.Errorf("apply: %w", err)
+		}
+		if err := r.timed(job, rec, "ready", func() error { return stack.WaitReady(ctx, r.Spec.ReadyTimeout.Std()) }); err != nil {
+			return fmt.Errorf("ready: %w", err)
+		}
 	}
 	err := r.timed(job, rec, "readback", func() error {
 		applied, err := stack.ReadBack(ctx)
@@ -358,7 +372,7 @@ func (r *Runner) load(ctx context.Context, job Job, dir string, rec *results.Rec
 		}
 	}
 	starts.mark("measure", r.now())
-	r.logf("%s r%d: measured phase for %s%s", job.Cell.ID, job.Rep, upTo(f), req.Duration)
+	r.logf("%s %s: measured phase for %s%s", job.Cell.ID, job.Label(), upTo(f), req.Duration)
 	use := r.startUse()
 	err := r.timed(job, rec, "measure", func() error {
 		m, err := r.Driver.Run(ctx, req)

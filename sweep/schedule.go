@@ -31,6 +31,10 @@ type Job struct {
 	// Fidelity.Round) instead of r<Rep>: a strategy's short measurement,
 	// which the report shows apart from the full-length repetitions.
 	Screening bool
+	// Control, when above 0, is the lane (from 1) of run --parallel that
+	// measures the job as the control cell (see Lanes): its record is
+	// filed under cells/<id>/control<lane>, apart from the repetitions.
+	Control int
 }
 
 // Schedule lists every job of the plan in the run's order.

@@ -121,7 +121,7 @@ func askedLength(f Fidelity, st *results.Stopping) time.Duration {
 // warmUp runs the warm-up: for f.Warmup, or with a precision until
 // throughput has settled.
 func (r *Runner) warmUp(ctx context.Context, job Job, req LoadRequest, f Fidelity, rec *results.Record) error {
-	r.logf("%s r%d: warm-up for %s%s", job.Cell.ID, job.Rep, upTo(f), f.Warmup)
+	r.logf("%s %s: warm-up for %s%s", job.Cell.ID, job.Label(), upTo(f), f.Warmup)
 	req.Warmup, req.Duration = true, f.Warmup
 	var settle *warmupStop
 	if f.Precision > 0 {

@@ -55,8 +55,10 @@ func newSpecFlags(fs *pflag.FlagSet) *specFlags {
 	fs.StringVar(&s.LoadImage, "load-image", "", "with --place load=...: the image holding sweep for the load's services (make demo-images: sweep-drive:<hash>)")
 	fs.IntVar(&s.Parallel, "parallel", 0, "with --swarm: measure up to N cells at once, one swarm node per lane, each lane a stack of its own with every "+
 		"service pinned to its node; {node} in --url, --db-dsn and --pooler-dsn is the lane node's address (from the swarm's node inspect), "+
-		"e.g. --url http://{node}:18080 with the ports published in host mode; with N >= 2 the first cell is also measured on every node "+
-		"as a control (README: Past one host)")
+		"e.g. --url http://{node}:18080 with the ports published in host mode; cells go to whichever lane is free next. With N >= 2 every lane "+
+		"first measures the first cell at once, after the warm-up, for a quarter of --duration (at least 5s; the whole of a shorter one): "+
+		"a control filed as cells/<id>/control<lane>, apart from the cell's repetitions, that shows whether the nodes measure alike "+
+		"(README: Past one host)")
 	fs.StringSliceVar(&s.LaneNodes, "lane-nodes", nil, "with --parallel: the lanes' nodes in order (node ids, id prefixes or host names); "+
 		"default: the ready, active nodes, workers first")
 	fs.StringVar(&s.Out, "out", "", "the run directory (default runs/<run id>)")

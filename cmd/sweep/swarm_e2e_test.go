@@ -61,9 +61,10 @@ func TestSwarmRunEndToEnd(t *testing.T) {
 
 // TestSwarmParallelEndToEnd runs two cells with --parallel 2 on the
 // fixture, URL and DSN templated with {node}: each lane's stack runs on
-// a node of its own, the first cell is measured on both (the control),
-// every record names its lane's node, the report says which node
-// measured which cell, and no service is left. More lanes than the
+// a node of its own, the first cell is measured on both at once (the
+// control, filed as control1 and control2 apart from its r1), every
+// record names its lane's node, the report says which node measured
+// which cell, and no service is left. More lanes than the
 // swarm has nodes is refused first, naming --parallel, with nothing
 // created.
 func TestSwarmParallelEndToEnd(t *testing.T) {
@@ -95,7 +96,7 @@ func TestSwarmParallelEndToEnd(t *testing.T) {
 	meta := readMeta(t, out)
 	first := meta.Cells[0].ID
 	nodes := map[string]bool{}
-	for _, dir := range []string{first + "/r1", first + "/r2", meta.Cells[1].ID + "/r1"} {
+	for _, dir := range []string{first + "/control1", first + "/control2", first + "/r1", meta.Cells[1].ID + "/r1"} {
 		rec, err := results.ReadRecord(filepath.Join(out, "cells", dir, results.ResultFile))
 		if err != nil {
 			t.Fatal(err)
@@ -109,7 +110,10 @@ func TestSwarmParallelEndToEnd(t *testing.T) {
 	if len(nodes) != 2 {
 		t.Errorf("the target ran on %d node(s), want 2 (one per lane)", len(nodes))
 	}
-	if !strings.Contains(stderr, "control cell "+first+" on lane 2") || !strings.Contains(stdout, "measured "+first+" r2") {
+	if _, err := os.Stat(filepath.Join(out, "cells", first, "r2")); err == nil {
+		t.Errorf("%s has an r2: the control is no repetition", first)
+	}
+	if !strings.Contains(stderr, "control cell "+first+" on lane 2") || !strings.Contains(stdout, "measured "+first+" control") {
 		t.Errorf("want the control on lane 2 in stderr and the nodes' cells in the report\nstdout:\n%s\nstderr:\n%s", stdout, stderr)
 	}
 	left, err := sw.Manager.ServiceList(t.Context(), dswarm.ServiceListOptions{
@@ -122,8 +126,8 @@ func TestSwarmParallelEndToEnd(t *testing.T) {
 // TestSwarmFaultAndCtrlC runs `sweep run --swarm --parallel 2` with the
 // load as one-shot services on the fixture's load node, as a user would,
 // and meets it with two real events: the target's container on lane 1's
-// node is killed during its measured phase (the cell must fail, naming
-// the target), then Ctrl-C (SIGINT to the process group) during a
+// node is killed during its first measured phase, the control's (the
+// control must fail, naming the target), then Ctrl-C (SIGINT to the process group) during a
 // measured phase of lane 2 must end the run with 130 and leave no
 // service, container or network of the run on any node.
 func TestSwarmFaultAndCtrlC(t *testing.T) {
@@ -176,9 +180,10 @@ func TestSwarmFaultAndCtrlC(t *testing.T) {
 		t.Fatal("no running target container of lane 1 on any node")
 	}
 	first := meta.Cells[0].ID
-	waitFor(t, p, "lane 1's record", func() bool { return fileExists(filepath.Join(results.CellDir(out, first, 1), results.ResultFile)) })
-	if rec := readRecord(t, out, first); rec.Status != results.StatusFailed || !strings.Contains(rec.Reason, "app") {
-		t.Errorf("cell %s with its target killed: %s (%s), want failed naming app", first, rec.Status, rec.Reason)
+	control := filepath.Join(results.ControlDir(out, first, 1), results.ResultFile)
+	waitFor(t, p, "lane 1's control record", func() bool { return fileExists(control) })
+	if rec, err := results.ReadRecord(control); err != nil || rec.Status != results.StatusFailed || !strings.Contains(rec.Reason, "app") {
+		t.Errorf("lane 1's control of %s with its target killed: %s (%s) %v, want failed naming app", first, rec.Status, rec.Reason, err)
 	}
 	waitFor(t, p, "lane 2's measured phase", func() bool { return measuring("l2") })
 	time.Sleep(time.Second)

@@ -77,22 +77,30 @@ type NodeCells struct {
 
 // nodeCells lists, for a run whose target ran on two or more swarm nodes
 // (run --parallel: one lane per node), which node measured which cell,
-// in the order of the run's cells; nil when one node (or none) did.
+// in the order of the run's cells, each cell's control (its short
+// measurement on every lane, "<id> control") before its repetitions;
+// nil when one node (or none) did.
 func nodeCells(run *results.Run) []NodeCells {
 	var out []NodeCells
 	at := map[string]int{}
+	add := func(rec results.Record, what string) {
+		n, ok := rec.Applied.Nodes[run.Service]
+		if !ok || n.ID == "" {
+			return
+		}
+		i, seen := at[n.ID]
+		if !seen {
+			i, at[n.ID] = len(out), len(out)
+			out = append(out, NodeCells{Node: n.ID, Hostname: n.Hostname})
+		}
+		out[i].Cells = append(out[i].Cells, what)
+	}
 	for _, rc := range run.Cells {
+		for _, c := range rc.Controls {
+			add(c.Record, rc.ID+" control")
+		}
 		for _, rep := range rc.Reps {
-			n, ok := rep.Record.Applied.Nodes[run.Service]
-			if !ok || n.ID == "" {
-				continue
-			}
-			i, seen := at[n.ID]
-			if !seen {
-				i, at[n.ID] = len(out), len(out)
-				out = append(out, NodeCells{Node: n.ID, Hostname: n.Hostname})
-			}
-			out[i].Cells = append(out[i].Cells, fmt.Sprintf("%s r%d", rc.ID, rep.Record.Repetition))
+			add(rep.Record, fmt.Sprintf("%s r%d", rc.ID, rep.Record.Repetition))
 		}
 	}
 	if len(out) < 2 {
@@ -101,37 +109,58 @@ func nodeCells(run *results.Run) []NodeCells {
 	return out
 }
 
-// nodeWarnings flags every cell that two or more nodes measured (the
-// control cell of run --parallel) when the nodes' RPS differ by more
-// than band (the report's noise band for single figures): then the
+// nodeWarnings flags, when the nodes' RPS differ by more than band (the
+// report's noise band for single figures), every control cell of run
+// --parallel (the same short load on every lane's node at once) and
+// every cell whose repetitions two or more nodes measured: then the
 // nodes do not measure alike, and cells measured on different nodes
 // cannot be compared as if measured on one.
 func nodeWarnings(run *results.Run, band float64) []string {
 	var out []string
 	for _, rc := range run.Cells {
-		rps := map[string][]float64{}
+		var controls, reps []results.Record
+		for _, c := range rc.Controls {
+			controls = append(controls, c.Record)
+		}
 		for _, rep := range rc.Reps {
-			n, ok := rep.Record.Applied.Nodes[run.Service]
-			if ok && n.ID != "" && rep.Record.Status == results.StatusOK {
-				rps[n.ID] = append(rps[n.ID], rep.Record.RPS)
-			}
+			reps = append(reps, rep.Record)
 		}
-		if len(rps) < 2 {
-			continue
+		if w := nodesApart(run.Service, controls, band); w != "" {
+			out = append(out, "the lanes' nodes measured the control cell "+rc.ID+" "+w)
 		}
-		lo, hi, sum := math.Inf(1), math.Inf(-1), 0.0
-		var parts []string
-		for _, id := range slices.Sorted(maps.Keys(rps)) {
-			m := stat.Mean(rps[id], nil)
-			lo, hi, sum = min(lo, m), max(hi, m), sum+m
-			parts = append(parts, fmt.Sprintf("%s %.0f", id, m))
-		}
-		spread := (hi - lo) / (sum / float64(len(rps)))
-		if spread > band {
-			out = append(out, fmt.Sprintf("the nodes measured %s %.0f %% apart in RPS (%s), more than the %g %% noise band: "+
-				"the nodes do not measure alike, so cells measured on different nodes are not comparable as they stand",
-				rc.ID, 100*spread, strings.Join(parts, ", "), 100*band))
+		if w := nodesApart(run.Service, reps, band); w != "" {
+			out = append(out, "the nodes measured "+rc.ID+" "+w)
 		}
 	}
 	return out
+}
+
+// nodesApart compares the mean RPS of the ok records per node of the
+// target: how far apart they are, with each node's figure, when two or
+// more nodes differ by more than band; "" otherwise.
+func nodesApart(target string, recs []results.Record, band float64) string {
+	rps := map[string][]float64{}
+	for _, rec := range recs {
+		n, ok := rec.Applied.Nodes[target]
+		if ok && n.ID != "" && rec.Status == results.StatusOK {
+			rps[n.ID] = append(rps[n.ID], rec.RPS)
+		}
+	}
+	if len(rps) < 2 {
+		return ""
+	}
+	lo, hi, sum := math.Inf(1), math.Inf(-1), 0.0
+	var parts []string
+	for _, id := range slices.Sorted(maps.Keys(rps)) {
+		m := stat.Mean(rps[id], nil)
+		lo, hi, sum = min(lo, m), max(hi, m), sum+m
+		parts = append(parts, fmt.Sprintf("%s %.0f", id, m))
+	}
+	spread := (hi - lo) / (sum / float64(len(rps)))
+	if sum == 0 || spread <= band {
+		return ""
+	}
+	return fmt.Sprintf("%.0f %% apart in RPS (%s), more than the %g %% noise band: "+
+		"the nodes do not measure alike, so cells measured on different nodes are not comparable as they stand",
+		100*spread, strings.Join(parts, ", "), 100*band)
 }

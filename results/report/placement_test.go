@@ -70,3 +70,34 @@ func TestNodeCellsAndTheirControl(t *testing.T) {
 		t.Errorf("one node: %+v, want none listed", nodes)
 	}
 }
+
+// TestNodeCellsControls: the lanes' controls are listed per node before
+// the cell's repetitions and compared apart from them: 100 vs 120 RPS on
+// two nodes is flagged as the control's spread, the repetitions (one
+// node) not at all; a failed control is left out.
+func TestNodeCellsControls(t *testing.T) {
+	t.Parallel()
+	rec := func(node string, rps float64, status results.Status) results.Record {
+		return results.Record{Status: status, Measurement: results.Measurement{RPS: rps},
+			Applied: results.Applied{Nodes: map[string]results.NodeInfo{"app": {ID: node, Hostname: "h"}}}}
+	}
+	r1 := rec("A", 300, results.StatusOK)
+	r1.Repetition = 1
+	run := &results.Run{Service: "app", Cells: []results.RunCell{
+		{CellInfo: results.CellInfo{ID: "c1"}, Reps: []results.Rep{{Record: r1}},
+			Controls: []results.Control{{Lane: 1, Record: rec("A", 100, results.StatusOK)}, {Lane: 2, Record: rec("B", 120, results.StatusOK)}}},
+	}}
+	nodes := nodeCells(run)
+	if len(nodes) != 2 || strings.Join(nodes[0].Cells, ",") != "c1 control,c1 r1" || strings.Join(nodes[1].Cells, ",") != "c1 control" {
+		t.Errorf("nodes %+v, want A with c1's control and r1, B with c1's control", nodes)
+	}
+	want := "the lanes' nodes measured the control cell c1 18 % apart in RPS (A 100, B 120), more than the 5 % noise band: " +
+		"the nodes do not measure alike, so cells measured on different nodes are not comparable as they stand"
+	if w := nodeWarnings(run, 0.05); len(w) != 1 || w[0] != want {
+		t.Errorf("warnings %q, want\n%s", w, want)
+	}
+	run.Cells[0].Controls[1].Status = results.StatusFailed
+	if w := nodeWarnings(run, 0.05); len(w) != 0 {
+		t.Errorf("one ok control: %q, want none", w)
+	}
+}

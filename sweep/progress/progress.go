@@ -52,7 +52,7 @@ func (p *Lines) Phase(job sweep.Job, phase string) {
 		p.pace.Start(time.Now())
 	}
 	if p.bar != nil {
-		p.bar.Describe(fmt.Sprintf("%s r%d %-8s ETA %s", job.Cell.ID, job.Rep, phase, p.eta()))
+		p.bar.Describe(fmt.Sprintf("%s %s %-8s ETA %s", job.Cell.ID, job.Label(), phase, p.eta()))
 	}
 }
 
@@ -62,8 +62,8 @@ func (p *Lines) Phase(job sweep.Job, phase string) {
 func (p *Lines) Done(job sweep.Job, rec results.Record) {
 	p.pace.Done(time.Now())
 	done, total := p.pace.Counts()
-	line := fmt.Sprintf("%s [%d/%d] %s r%d %s %s, ETA %s", time.Now().Format("15:04:05"),
-		done, total, job.Cell.ID, job.Rep, rec.Status, sweep.Brief(rec), p.eta())
+	line := fmt.Sprintf("%s [%d/%d] %s %s %s %s, ETA %s", time.Now().Format("15:04:05"),
+		done, total, job.Cell.ID, job.Label(), rec.Status, sweep.Brief(rec), p.eta())
 	if p.bar != nil {
 		_ = p.bar.Clear()
 		fmt.Fprintln(p.w, line)

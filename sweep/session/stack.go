@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/sweep-tool/sweep/compose"
 	"github.com/sweep-tool/sweep/swarm"
@@ -154,24 +155,41 @@ func (s *Session) checkCPUs(ctx context.Context) (int, error) {
 	return n, s.spec.CheckEngineCPUs(n)
 }
 
-// release tears down every stack of the run, or leaves them up when the
-// spec keeps them. After bad input (a DSN or the URL, found on the
-// stack's first start) nothing stays up, kept or not.
+// release tears down every stack of the run (all at once: the lanes of
+// --parallel each wait for their own tasks and containers to go), or
+// leaves them up when the spec keeps them. After bad input (a DSN or the
+// URL, found on the stack's first start) nothing stays up, kept or not.
 func (s *Session) release(ctx context.Context, runErr error) {
 	if s.spec.Keep && !errors.Is(runErr, sweep.ErrBadInput) {
 		s.notify(Kept{RunID: s.runID, Project: s.stack.Project()})
 		return
 	}
-	s.teardown(ctx, s.stack)
-	for _, st := range s.stacks[min(1, len(s.stacks)):] {
-		s.teardown(ctx, st)
+	stacks := []Stack{s.stack}
+	for _, st := range s.stacks {
+		if !slices.Contains(stacks, st) {
+			stacks = append(stacks, st)
+		}
+	}
+	errs := make([]error, len(stacks))
+	var wg sync.WaitGroup
+	for i, st := range stacks {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[i] = teardown(ctx, st)
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			s.notify(TeardownFailed{RunID: s.runID, Err: err})
+		}
 	}
 }
 
-func (s *Session) teardown(ctx context.Context, stack Stack) {
+// teardown takes stack down, within teardownTimeout even after Ctrl-C.
+func teardown(ctx context.Context, stack Stack) error {
 	tctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), teardownTimeout)
 	defer cancel()
-	if err := stack.Down(tctx); err != nil {
-		s.notify(TeardownFailed{RunID: s.runID, Err: err})
-	}
+	return stack.Down(tctx)
 }
