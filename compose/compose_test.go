@@ -234,6 +234,8 @@ func TestReadBase(t *testing.T) {
 		{"version", []string{"version: '2.4'\nservices:\n  web: {image: x, cpus: 1}\n"}, "2.4", PlaceService, false},
 		// Both compose CLIs refuse a version that is not a string.
 		{"unquoted version", []string{"version: 2.4\nservices:\n  web: {image: x, cpus: 1}\n"}, "", 0, true},
+		// A file compose-go reads as a model but cannot turn into a project.
+		{"memory limit that is no size", []string{"services:\n  web: {image: x, cpus: 1, mem_limit: lots}\n"}, "", 0, true},
 		{"deploy", []string{"services:\n  web:\n    image: x\n    deploy: {resources: {limits: {cpus: '1'}}}\n"},
 			"", PlaceDeploy, false},
 		{"later file adds", []string{"services:\n  web: {image: x, cpus: 1}\n",

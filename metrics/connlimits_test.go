@@ -1,6 +1,7 @@
 package metrics
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/sweep-tool/sweep/internal/testenv"
@@ -61,6 +62,10 @@ func TestParseConfig(t *testing.T) {
 	}
 	if _, err := parseConfig(table(cols, [][]string{{"pool_mode", "session", "session", "yes"}})); err == nil {
 		t.Error("no max_client_conn: no error")
+	}
+	_, err = parseConfig(table(cols, [][]string{{"default_pool_size", "20", "20", "yes"}}))
+	if err == nil || !strings.Contains(err.Error(), "(1 of the limits found)") {
+		t.Errorf("only default_pool_size: %v; want it counted as 1 of the limits found", err)
 	}
 	if _, err := parseConfig(table(cols, [][]string{{"max_client_conn", "many", "", ""}})); err == nil {
 		t.Error("a value that is no number: no error")

@@ -69,6 +69,11 @@ func TestReceptionFromNetworkCounters(t *testing.T) {
 			stats(0, 0, map[string][2]uint64{"eth0": {1_000, 10}, "eth1": {500, 5}}),
 			stats(3250*time.Millisecond, 0, map[string][2]uint64{"eth0": {2_001_000, 2_010}, "eth1": {30_500, 305}}),
 		}, results.Delivery{Method: "network", ReceivedBytes: 2_030_000, ReceivedPackets: 2_300, WindowS: 3.25}},
+		// Nothing arrived: a reading, not a restart.
+		{"no traffic", []container.StatsResponse{
+			stats(0, 0, map[string][2]uint64{"eth0": {7_000, 70}}),
+			stats(2*time.Second, 0, map[string][2]uint64{"eth0": {7_000, 70}}),
+		}, results.Delivery{Method: "network", WindowS: 2}},
 		{"restarted: counters went back", []container.StatsResponse{
 			stats(0, 0, map[string][2]uint64{"eth0": {9_000, 90}}),
 			stats(time.Second, 0, map[string][2]uint64{"eth0": {100, 1}}),
@@ -140,11 +145,16 @@ func fakeProcFS(t *testing.T, tcp, tcp6 string, procs ...proc) string {
 		}
 		if i == 0 {
 			write(dir+"/net/tcp", tcp)
-			write(dir+"/net/tcp6", tcp6)
+			if tcp6 != noTCP6 {
+				write(dir+"/net/tcp6", tcp6)
+			}
 		}
 	}
 	return root
 }
+
+// noTCP6 as fakeProcFS's tcp6 leaves the file out: a kernel without IPv6.
+const noTCP6 = "(none)"
 
 const (
 	targetID     = "c85b5e999743f94946cd44699c286278157e54e9ed4dc4b1676528e47dfd13ba"
@@ -173,28 +183,39 @@ func TestReceptionOfAHostNetworkTarget(t *testing.T) {
 		id    string
 		procs []proc
 		tcp6  string
+		idle  bool // the target used no CPU over the phase
 		want  results.Delivery
 	}{
-		{"the target holds the port", "http://127.0.0.1:18080/fhir", targetID, []proc{target, child}, tcpHeader,
+		{"the target holds the port", "http://127.0.0.1:18080/fhir", targetID, []proc{target, child}, tcpHeader, false,
 			results.Delivery{Method: "host-socket", ListenerIsTarget: true, TargetCPUS: 0.25, WindowS: 3,
 				Listeners: []string{"pid 812 demoapp (target)", "pid 813 demoapp-worker (target)"}}},
-		{"another process holds it too", "http://127.0.0.1:18080", targetID, []proc{target, nginx}, tcp6Wildcard,
+		{"a kernel without IPv6", "http://127.0.0.1:18080/fhir", targetID, []proc{target}, noTCP6, false,
+			results.Delivery{Method: "host-socket", ListenerIsTarget: true, TargetCPUS: 0.25, WindowS: 3,
+				Listeners: []string{"pid 812 demoapp (target)"}}},
+		{"an idle target: no CPU used, not a restart", "http://127.0.0.1:18080/fhir", targetID, []proc{target}, tcpHeader, true,
+			results.Delivery{Method: "host-socket", ListenerIsTarget: true, WindowS: 3,
+				Listeners: []string{"pid 812 demoapp (target)"}}},
+		{"another process holds it too", "http://127.0.0.1:18080", targetID, []proc{target, nginx}, tcp6Wildcard, false,
 			results.Delivery{Method: "host-socket", TargetCPUS: 0.25, WindowS: 3,
 				Listeners: []string{"pid 812 demoapp (target)", "pid 99 nginx"}}},
-		{"only another process holds it", "http://127.0.0.1:18080", targetID, []proc{{pid: 812, cgroup: targetCgroup, comm: "demoapp"}, thief}, tcpHeader,
+		{"only another process holds it", "http://127.0.0.1:18080", targetID, []proc{{pid: 812, cgroup: targetCgroup, comm: "demoapp"}, thief}, tcpHeader, false,
 			results.Delivery{Method: "host-socket", TargetCPUS: 0.25, WindowS: 3, Listeners: []string{"pid 99 other"}}},
-		{"nobody listens on the port", "http://127.0.0.1:18081", targetID, []proc{target}, tcpHeader,
+		{"nobody listens on the port", "http://127.0.0.1:18081", targetID, []proc{target}, tcpHeader, false,
 			results.Delivery{Method: "host-socket", TargetCPUS: 0.25, WindowS: 3}},
-		{"not this machine's processes", "http://127.0.0.1:18080", "0123456789ab", []proc{target}, tcpHeader,
+		{"not this machine's processes", "http://127.0.0.1:18080", "0123456789ab", []proc{target}, tcpHeader, false,
 			results.Delivery{Method: "none", Note: "the target has no network counters of its own and its processes are not visible here " +
 				"(is the engine on another machine, or sweep in a container?)"}},
-		{"not this machine's address", "http://192.0.2.1", targetID, []proc{target}, tcpHeader,
+		{"not this machine's address", "http://192.0.2.1", targetID, []proc{target}, tcpHeader, false,
 			results.Delivery{Method: "none", Note: "the target has no network counters of its own and the URL's host 192.0.2.1 is not an address of this machine"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			eng := &oneShots{readings: []container.StatsResponse{stats(0, 1_000_000_000, nil), stats(3*time.Second, 1_250_000_000, nil)},
+			cpuEnd := uint64(1_250_000_000)
+			if tt.idle {
+				cpuEnd = 1_000_000_000
+			}
+			eng := &oneShots{readings: []container.StatsResponse{stats(0, 1_000_000_000, nil), stats(3*time.Second, cpuEnd, nil)},
 				pid: 812, id: tt.id}
 			rx := StartReception(t.Context(), eng, tt.id, tt.url)
 			rx.procs = fakeProcFS(t, tcpTable, tt.tcp6, tt.procs...)

@@ -43,7 +43,10 @@ func redactAuthority(dsn string) string {
 	if at < 0 {
 		return dsn
 	}
-	user, _, _ := strings.Cut(rest[:at], ":")
+	user, _, hasPassword := strings.Cut(rest[:at], ":")
+	if !hasPassword {
+		return dsn
+	}
 	return scheme + "://" + user + ":" + redacted + rest[at:]
 }
 

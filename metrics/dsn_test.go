@@ -16,6 +16,7 @@ func TestRedactDSN(t *testing.T) {
 		{"password in query", "postgres://db/fhir?password=s3cret&user=app", "postgres://db/fhir?password=xxxxx&user=app"},
 		{"escaped password", "postgres://app:p%40ss%2Fw@db/fhir", "postgres://app:xxxxx@db/fhir"},
 		{"unparsable url", "postgres://app:pa ss#/x@db:5432/fhir", "postgres://app:xxxxx@db:5432/fhir"},
+		{"unparsable url without password", "postgres://app@db/fh%zz", "postgres://app@db/fh%zz"},
 		{"keywords", "host=db user=app password=s3cret dbname=fhir", "host=db user=app password=xxxxx dbname=fhir"},
 		{"quoted keyword", `host=db password='s3 c\'ret' dbname=fhir`, "host=db password=xxxxx dbname=fhir"},
 		{"spaces around =", "host=db password = s3cret dbname=fhir", "host=db password = xxxxx dbname=fhir"},

@@ -19,6 +19,7 @@ func TestTopLevelID(t *testing.T) {
 		{"nested first", `{"meta":{"id":"inner"},"contained":[{"id":"c1"}],"id":"outer"}`, "outer", true},
 		{"id as a value", `{"code":"id","id":"x9"}`, "x9", true},
 		{"escaped quote before", `{"text":"say \"id\":\"no\"","id":"yes"}`, "yes", true},
+		{"every kind of character", `{"id":"aAzZ09-."}`, "aAzZ09-.", true},
 		{"missing", `{"resourceType":"Patient"}`, "", false},
 		{"not a string", `{"id":42}`, "", false},
 		{"invalid id chars", `{"id":"a/b"}`, "", false},
@@ -74,5 +75,30 @@ func TestTemplatesRenderLinkedJSON(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestTopLevelIDCutShort: a body that ends right after the key, its colon
+// or the space between them has no id (and is not read past its end).
+func TestTopLevelIDCutShort(t *testing.T) {
+	t.Parallel()
+	for _, body := range []string{`{"id"`, `{"id" `, `{"id":`, `{"id": `, `{"id":"`} {
+		if id, ok := topLevelID([]byte(body)); ok || id != "" {
+			t.Errorf("topLevelID(%q) = %q, %v; want \"\", false", body, id, ok)
+		}
+	}
+	if id, ok := topLevelID([]byte(`{"id":"` + strings.Repeat("a", 64) + `"}`)); !ok || len(id) != 64 {
+		t.Errorf("a 64-character id: %q, %v; want it, true", id, ok)
+	}
+}
+
+// TestCompileSlotAtStart: a body that opens with a slot renders the slot,
+// not the braces.
+func TestCompileSlotAtStart(t *testing.T) {
+	t.Parallel()
+	var ids [numResources]string
+	got := string(compile("{{id}}/{{n}}", nil).render(nil, &ids, "own-1", 7))
+	if got != "own-1/7" {
+		t.Errorf("render = %q, want %q", got, "own-1/7")
 	}
 }

@@ -2,6 +2,7 @@ package builtin
 
 import (
 	"bufio"
+	"bytes"
 	"errors"
 	"io"
 	"strings"
@@ -81,5 +82,48 @@ func TestReadResponseFreshEOF(t *testing.T) {
 	_, _, fresh, err = readResponse(bufio.NewReader(strings.NewReader("HTTP/1.1 2")), false, &body)
 	if err == nil || fresh {
 		t.Errorf("fresh = %v err = %v, want a non-fresh error after part of a response", fresh, err)
+	}
+}
+
+// TestReadNKeepsAtMostMaxKeptBody: a kept body may fill maxKeptBody
+// exactly, counting what earlier chunks kept, and not a byte more.
+func TestReadNKeepsAtMostMaxKeptBody(t *testing.T) {
+	t.Parallel()
+	src := func(n int) *bufio.Reader { return bufio.NewReader(bytes.NewReader(make([]byte, n))) }
+	var body []byte
+	if err := readN(src(maxKeptBody), maxKeptBody, true, &body); err != nil || len(body) != maxKeptBody {
+		t.Fatalf("a body of exactly %d bytes: %v, kept %d", maxKeptBody, err, len(body))
+	}
+	body = make([]byte, 10)
+	if err := readN(src(maxKeptBody-10), maxKeptBody-10, true, &body); err != nil || len(body) != maxKeptBody {
+		t.Errorf("a last chunk that fills the limit: %v, kept %d", err, len(body))
+	}
+	body = make([]byte, 10)
+	if err := readN(src(maxKeptBody-9), maxKeptBody-9, true, &body); !errors.Is(err, errProtocol) {
+		t.Errorf("a last chunk one byte over the limit: %v, want errProtocol", err)
+	}
+}
+
+// TestReadToEOFKeepsAtMostMaxKeptBody: a body read to the connection's
+// end may fill maxKeptBody exactly, not a byte more.
+func TestReadToEOFKeepsAtMostMaxKeptBody(t *testing.T) {
+	t.Parallel()
+	var body []byte
+	if err := readToEOF(bufio.NewReader(bytes.NewReader(make([]byte, maxKeptBody))), true, &body); err != nil || len(body) != maxKeptBody {
+		t.Errorf("exactly %d bytes: %v, kept %d", maxKeptBody, err, len(body))
+	}
+	body = nil
+	if err := readToEOF(bufio.NewReader(bytes.NewReader(make([]byte, maxKeptBody+1))), true, &body); !errors.Is(err, errProtocol) {
+		t.Errorf("one byte over: %v, want errProtocol", err)
+	}
+}
+
+// TestContainsFoldStaysInsideTheSlice: bytes past len (a reused buffer's
+// old contents) are never read.
+func TestContainsFoldStaysInsideTheSlice(t *testing.T) {
+	t.Parallel()
+	buf := []byte("Keep-Alive, CLOSE")
+	if !containsFold(buf, "close") || containsFold(buf[:13], "close") || containsFold(buf[:16], "close") {
+		t.Errorf("containsFold read past the slice's length or missed the word")
 	}
 }

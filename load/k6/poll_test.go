@@ -6,6 +6,8 @@ import (
 	"net/http/httptest"
 	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -106,5 +108,38 @@ func TestEmitTail(t *testing.T) {
 				t.Errorf("emitted %+v, want %+v", got, tc.want)
 			}
 		})
+	}
+}
+
+// TestStartPolling: with an emit func the API is polled about once a
+// second until stopped, and the poller returned holds the totals; without
+// one it is never asked.
+func TestStartPolling(t *testing.T) {
+	t.Parallel()
+	srv := fakeAPI(t, [][3]float64{{100, 0, 0}, {250, 0, 0}})
+	defer srv.Close()
+	addr := strings.TrimPrefix(srv.URL, "http://")
+	var mu sync.Mutex
+	var got []results.Interval
+	stop := startPolling(t.Context(), addr, time.Now(), func(iv results.Interval) {
+		mu.Lock()
+		defer mu.Unlock()
+		got = append(got, iv)
+	})
+	time.Sleep(2500 * time.Millisecond)
+	p := stop()
+	mu.Lock()
+	n := len(got)
+	mu.Unlock()
+	if n < 1 || p == nil {
+		t.Fatalf("%d intervals emitted in 2.5 s of polling, poller %v; want at least 1", n, p)
+	}
+	var asked atomic.Bool
+	quiet := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { asked.Store(true) }))
+	defer quiet.Close()
+	stop = startPolling(t.Context(), strings.TrimPrefix(quiet.URL, "http://"), time.Now(), nil)
+	time.Sleep(1500 * time.Millisecond)
+	if p := stop(); p == nil || asked.Load() {
+		t.Errorf("no emit func: poller %v, API asked %v; want an empty poller and no request", p, asked.Load())
 	}
 }

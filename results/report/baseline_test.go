@@ -38,6 +38,13 @@ func TestChangeInterval(t *testing.T) {
 			15, 100 * (reps.Lo/1025 - 1), 100 * (reps.Hi/975 - 1), false, true, false},
 		{"baseline interval reaches 0", Estimate{Mean: 10, Lo: 9, Hi: 11, N: 2}, Estimate{Mean: 5, Lo: -1, Hi: 11, N: 2},
 			100, 100 * (9.0/11 - 1), 0, true, false, false},
+		{"baseline interval touches 0", Estimate{Mean: 10, Lo: 9, Hi: 11, N: 2}, Estimate{Mean: 5, Lo: 0, Hi: 10, N: 2},
+			100, 100 * (9.0/10 - 1), 0, true, false, false},
+		// Intervals that touch overlap: neither up nor down beyond noise.
+		{"touching from above", Estimate{Mean: 12, Lo: 10, Hi: 14, N: 2}, Estimate{Mean: 8, Lo: 5, Hi: 10, N: 2},
+			50, 0, 100 * (14.0/5 - 1), false, false, false},
+		{"touching from below", Estimate{Mean: 8, Lo: 5, Hi: 10, N: 2}, Estimate{Mean: 12, Lo: 10, Hi: 14, N: 2},
+			100 * (8.0/12 - 1), 100 * (5.0/14 - 1), 0, false, false, false},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -176,6 +183,47 @@ func TestBaselineInReport(t *testing.T) {
 			if twin := strings.HasPrefix(g.Twin, "cpu_1__web_1__db_2 has the baseline's settings and measured 1000 RPS"); twin != (d.CPUs == 1) {
 				t.Errorf("CPU %g %s: twin %q", d.CPUs, g.Profile, g.Twin)
 			}
+		}
+	}
+}
+
+// TestFailedBaselineLeftOutOfJSON: --json shows a CPU limit's baseline
+// cell only when it was measured ok.
+func TestFailedBaselineLeftOutOfJSON(t *testing.T) {
+	t.Parallel()
+	ok := func(rps, p99 float64) []results.Rep {
+		return []results.Rep{{Record: results.Record{Status: results.StatusOK,
+			Measurement: results.Measurement{RPS: rps, LatencyMS: results.Latency{P99: p99}}}}}
+	}
+	var cells []fxCell
+	for i, info := range fxGrid([]float64{1, 2}, []float64{1, 2}, []float64{2}) {
+		cells = append(cells, fxCell{info: info, reps: ok(1000+100*float64(i), 50-float64(i))})
+	}
+	cells = append(cells,
+		fxCell{info: results.CellInfo{ID: "cpu_1__web_1__db_2__baseline", CPUs: 1, WebThreads: 1, DBPool: 2, Baseline: true}, reps: ok(900, 60)},
+		fxCell{info: results.CellInfo{ID: "cpu_2__web_1__db_2__baseline", CPUs: 2, WebThreads: 1, DBPool: 2, Baseline: true},
+			reps: []results.Rep{failedRep("ready: timed out")}})
+	rep := buildRun(t, map[string]any{"cpus": []float64{1, 2}, "web_mult": []float64{1, 2},
+		"db_mult": []float64{2}, "service": "app"}, cells)
+	var buf bytes.Buffer
+	if err := WriteJSON(&buf, rep); err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		PerCPU []struct {
+			CPUs     float64         `json:"cpus"`
+			Baseline json.RawMessage `json:"baseline"`
+		} `json:"per_cpu"`
+	}
+	if err := json.Unmarshal(buf.Bytes(), &doc); err != nil {
+		t.Fatal(err)
+	}
+	if len(doc.PerCPU) != 2 {
+		t.Fatalf("%d CPU limits, want 2", len(doc.PerCPU))
+	}
+	for _, d := range doc.PerCPU {
+		if has := d.Baseline != nil; has != (d.CPUs == 1) {
+			t.Errorf("CPU %g: baseline in --json %v, want it only where it was ok: %s", d.CPUs, has, d.Baseline)
 		}
 	}
 }

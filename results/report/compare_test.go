@@ -69,6 +69,26 @@ func scaledRun(t *testing.T, rps, p99 float64) *results.Run {
 	return run
 }
 
+// TestGateTrips pins a gate's edges: the limit itself does not trip, a
+// negative limit trips only below it and a zero limit only above it.
+func TestGateTrips(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		g     Gate
+		delta float64
+		want  bool
+	}{
+		{Gate{MetricRPS, -5}, -5, false}, {Gate{MetricRPS, -5}, -5.01, true}, {Gate{MetricRPS, -5}, 3, false},
+		{Gate{MetricP99, 10}, 10, false}, {Gate{MetricP99, 10}, 10.01, true}, {Gate{MetricP99, 10}, -30, false},
+		{Gate{MetricErrors, 0}, 0, false}, {Gate{MetricErrors, 0}, 0.1, true}, {Gate{MetricErrors, 0}, -1, false},
+	}
+	for _, c := range cases {
+		if got := c.g.trips(c.delta); got != c.want {
+			t.Errorf("%v trips(%v) = %v, want %v", c.g, c.delta, got, c.want)
+		}
+	}
+}
+
 func TestCompare(t *testing.T) {
 	t.Parallel()
 	gates, err := ParseGates("rps:-5%,p99:+10%")

@@ -118,3 +118,27 @@ func cellsByID(rep *Report) map[string]*Cell {
 	}
 	return cells
 }
+
+// TestSameLimit: two cells' safe-limit brackets [Low, FailsAt) can't be
+// told apart when they overlap; a bracket with no failing level is open
+// upwards, and brackets that only touch are apart.
+func TestSameLimit(t *testing.T) {
+	t.Parallel()
+	cell := func(low, failsAt int) *Cell { return &Cell{SafeLimit: &LimitSummary{Low: low, FailsAt: failsAt}} }
+	for _, c := range []struct {
+		a, b *Cell
+		want bool
+	}{
+		{cell(10, 20), cell(15, 30), true},
+		{cell(10, 20), cell(20, 30), false},
+		{cell(20, 30), cell(10, 20), false},
+		{cell(10, 0), cell(20, 30), true},
+		{cell(40, 0), cell(20, 30), false},
+		{cell(10, 0), cell(50, 0), true},
+	} {
+		if got := sameLimit(c.a, c.b); got != c.want {
+			t.Errorf("sameLimit([%d,%d), [%d,%d)) = %v, want %v", c.a.SafeLimit.Low, c.a.SafeLimit.FailsAt,
+				c.b.SafeLimit.Low, c.b.SafeLimit.FailsAt, got, c.want)
+		}
+	}
+}

@@ -346,3 +346,48 @@ func TestUSLSafeLimitFit(t *testing.T) {
 		t.Errorf("safe-limit predictions %v: want one with a level and no rps", p)
 	}
 }
+
+// TestPredictionTableWithoutSettings: predictions that carry no cell
+// settings get no cell columns, even when profiles were found.
+func TestPredictionTableWithoutSettings(t *testing.T) {
+	t.Parallel()
+	rep := &Report{Profiles: []Profile{{Key: "throughput", Name: "throughput-first", Found: true}}}
+	u := &USL{Figure: "RPS", Predictions: []Prediction{{CPUs: 3, Value: 1234, Lo: math.NaN(), Hi: math.NaN(), Extrapolation: true}}}
+	tb := predictionTable(rep, u)
+	if want := []string{"CPU", "predicted", "95 % interval", "kind", "warnings"}; !slices.Equal(tb.Header, want) {
+		t.Errorf("header %q, want %q", tb.Header, want)
+	}
+	if want := []string{"3", "1234", "-", "extrapolation", "none"}; len(tb.Rows) != 1 || !slices.Equal(tb.Rows[0], want) {
+		t.Errorf("rows %q, want [%q]", tb.Rows, want)
+	}
+}
+
+// TestUSLGradMatchesFiniteDifferences: grad is X's derivative in λ, σ
+// and κ; the fit's steps and the prediction intervals rest on it.
+func TestUSLGradMatchesFiniteDifferences(t *testing.T) {
+	t.Parallel()
+	for _, p := range []uslParams{{Lambda: 900, Sigma: 0.05, Kappa: 0.002}, {Lambda: 120, Sigma: 0.3, Kappa: 0.04}} {
+		for _, n := range []float64{1, 2.5, 8} {
+			g := p.grad(n)
+			for i := range 3 {
+				h := 1e-6 * max(1, math.Abs([]float64{p.Lambda, p.Sigma, p.Kappa}[i]))
+				up, down := p, p
+				switch i {
+				case 0:
+					up.Lambda += h
+					down.Lambda -= h
+				case 1:
+					up.Sigma += h
+					down.Sigma -= h
+				case 2:
+					up.Kappa += h
+					down.Kappa -= h
+				}
+				want := (up.at(n) - down.at(n)) / (2 * h)
+				if math.Abs(g[i]-want) > 1e-6*max(1, math.Abs(want)) {
+					t.Errorf("%+v at n=%g: ∂X/∂param %d = %g, finite difference %g", p, n, i, g[i], want)
+				}
+			}
+		}
+	}
+}
