@@ -1,6 +1,7 @@
 package sweep
 
 import (
+	"fmt"
 	"slices"
 
 	"github.com/sweep-tool/sweep/results"
@@ -30,13 +31,26 @@ func ParseStrategy(flag, name string) (string, error) {
 	return "", BadInput(flag, "%q is not one of %s, %s", name, StrategyGrid, StrategyHalving)
 }
 
-// Dir is the job's folder in the run directory run: cells/<id>/r<rep>, or
-// cells/<id>/round<k> for a screening round's job.
+// Dir is the job's folder in the run directory run: cells/<id>/r<rep>,
+// cells/<id>/round<k> for a screening round's job, cells/<id>/control<k>
+// for lane k's control.
 func (j Job) Dir(run string) string {
+	if j.Control > 0 {
+		return results.ControlDir(run, j.Cell.ID, j.Control)
+	}
 	if j.Screening && j.Fidelity != nil {
 		return results.ScreenDir(run, j.Cell.ID, j.Fidelity.Round)
 	}
 	return results.CellDir(run, j.Cell.ID, j.Rep)
+}
+
+// Label names the job in progress and log lines: r<rep>, or control<k>
+// for lane k's control.
+func (j Job) Label() string {
+	if j.Control > 0 {
+		return fmt.Sprint("control", j.Control)
+	}
+	return fmt.Sprint("r", j.Rep)
 }
 
 // Add adds what another run of the runner did (a strategy's next round)

@@ -74,3 +74,24 @@ func CV(xs []float64) (float64, bool) {
 	}
 	return sd / m, true
 }
+
+// PooledNoise pools relative noises (coefficients of variation or
+// relative standard errors), one a measurement, into one: the root of
+// their squares' mean weighted by each measurement's RPS; false when no
+// weight is above zero. Weighted by RPS, a starved measurement (a request
+// or none a second) counts for what it served: its relative noise says how
+// few requests it counted, not how far apart the measurements that
+// matter lie (make bench-strategy's pool-of-one cells at about 1 RPS
+// measure 0.3–1.5 in 2 s windows beside 0.07–0.3 for the rest).
+func PooledNoise(noise, rps []float64) (float64, bool) {
+	var sum, weight float64
+	for i, n := range noise {
+		if w := rps[i]; w > 0 {
+			sum, weight = sum+w*n*n, weight+w
+		}
+	}
+	if weight == 0 {
+		return 0, false
+	}
+	return math.Sqrt(sum / weight), true
+}

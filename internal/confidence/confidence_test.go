@@ -80,3 +80,25 @@ func TestCV(t *testing.T) {
 		}
 	}
 }
+
+func TestPooledNoise(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name       string
+		noise, rps []float64
+		want       float64
+		ok         bool
+	}{
+		// √((1000·0.04² + 1000·0.03² + 1·1²)/2001) = √(3.5/2001)
+		{"a starved cell weighs what it served", []float64{0.04, 0.03, 1}, []float64{1000, 1000, 1}, 0.04182254699658259, true},
+		{"equal weights: the root mean square", []float64{0.3, 0.4}, []float64{5, 5}, 0.3535533905932738, true},
+		{"no requests, no weight", []float64{0.04, 1}, []float64{10, 0}, 0.04, true},
+		{"nothing served", []float64{0.5}, []float64{0}, 0, false},
+		{"nothing", nil, nil, 0, false},
+	} {
+		got, ok := PooledNoise(tc.noise, tc.rps)
+		if ok != tc.ok || math.Abs(got-tc.want) > 1e-12 {
+			t.Errorf("%s: PooledNoise = %v, %v; want %v, %v", tc.name, got, ok, tc.want, tc.ok)
+		}
+	}
+}

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"math"
 	"path/filepath"
 	"slices"
 	"testing"
@@ -198,5 +199,58 @@ func TestHalvingRunNormalisesByTheFirstRound(t *testing.T) {
 	}
 	if slices.Equal(own.Ranking("balanced"), grid) {
 		t.Error("the finalists normalised by themselves score as the grid: the test no longer shows the trap")
+	}
+}
+
+// TestScreenSpans pins a halving run's spans on known figures (worked
+// out apart from the code): at a limit of three cells measured again at
+// length and two only screened, the longer figures count as measured and
+// the screens pulled in by the first round's noise, which the five cells
+// measured both ways show.
+func TestScreenSpans(t *testing.T) {
+	t.Parallel()
+	cell := func(cpu, rps, p99 float64) *Cell {
+		return &Cell{CellInfo: results.CellInfo{CPUs: cpu}, RPS: Estimate{Mean: rps}, P99: Estimate{Mean: p99}}
+	}
+	both := func(cpu, sRPS, sP99, fRPS, fP99 float64) spanCell {
+		return spanCell{screen: cell(cpu, sRPS, sP99), full: cell(cpu, fRPS, fP99)}
+	}
+	ms := []spanCell{
+		both(2, 1000, 10, 1100, 11), both(2, 1200, 20, 1000, 20), both(2, 900, 30, 900, 25),
+		{screen: cell(2, 700, 50)}, {screen: cell(2, 1500, 5)},
+		both(4, 2000, 10, 2000, 10), both(4, 2200, 12, 2000, 12),
+	}
+	near := func(a, b float64) bool { return math.Abs(a-b) <= 1e-9*math.Max(1, math.Abs(b)) }
+	// ln(screen/full) per limit, less the limit's mean, pooled over 2 + 1
+	// degrees of freedom.
+	if n := screenNoise(ms); !near(n.rps, 0.12157787041607875) || !near(n.p99, 0.11518321714781213) {
+		t.Errorf("noise %+v, want rps 0.1216, p99 0.1152", n)
+	}
+	got := screenSpans(ms, screenNoise(ms))
+	// A screen counts pulled in by the band a round judges screens by,
+	// e^(±1.96·√2·σ): the screened 700 and 1500 RPS as 980.5 and 1070.9,
+	// within the measured 900..1100, so they widen nothing; the screened 5
+	// and 50 ms as 6.88 and 36.33 ms, beyond the measured 11..25 ms.
+	want := Ranges{RPSLo: 900, RPSHi: 1100, P99Lo: 6.880584723705153, P99Hi: 36.33412130493708}
+	if r := got[2]; !near(r.RPSLo, want.RPSLo) || !near(r.RPSHi, want.RPSHi) || !near(r.P99Lo, want.P99Lo) || !near(r.P99Hi, want.P99Hi) {
+		t.Errorf("spans at 2 CPUs %+v, want %+v", r, want)
+	}
+	if r := got[4]; r != (Ranges{RPSLo: 2000, RPSHi: 2000, P99Lo: 10, P99Hi: 12}) {
+		t.Errorf("spans at 4 CPUs %+v, want the longer figures alone", r)
+	}
+	// A cell with no P99 (nothing answered in its screen) has no ratio and
+	// takes no part; the estimate stands.
+	silent := append(slices.Clone(ms), both(4, 2100, 0, 2000, 11))
+	if n := screenNoise(silent); !near(n.rps, 0.12157787041607875) {
+		t.Errorf("noise with a silent screen %+v, want rps 0.1216 as without it", n)
+	}
+	// Two degrees of freedom say too little about the noise: the screens
+	// then count as measured.
+	few := append(slices.Clone(ms[:5]), ms[5])
+	if n := screenNoise(few); n != (relNoise{}) {
+		t.Errorf("noise from 2 degrees of freedom %+v, want none", n)
+	}
+	if r := screenSpans(few, screenNoise(few))[2]; r != (Ranges{RPSLo: 700, RPSHi: 1500, P99Lo: 5, P99Hi: 50}) {
+		t.Errorf("spans without a noise estimate %+v, want the screens as measured", r)
 	}
 }

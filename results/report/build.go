@@ -55,8 +55,11 @@ type Report struct {
 	// K6Dashboards are the repetitions with k6's dashboard report.
 	K6Dashboards []K6Dashboard
 
-	run      *results.Run
-	linkBase string // from the report's folder to the run directory; "" when the same
+	run *results.Run
+	// screenNoise is a halving run's first-round noise as its finals show
+	// it (screenNoise); zero when not estimated.
+	screenNoise relNoise
+	linkBase    string // from the report's folder to the run directory; "" when the same
 }
 
 // Build analyses run with opts. It fails only on bad options or a run
@@ -86,7 +89,8 @@ func Build(run *results.Run, opts Options) (*Report, error) {
 		cpus = append(cpus, cpu)
 	}
 	slices.Sort(cpus)
-	norm := normalisation(run, opts)
+	norm, noise := normalisation(run, rep.Cells, opts)
+	rep.screenNoise = noise
 	for _, cpu := range cpus {
 		var stored *Ranges
 		if r, ok := norm[cpu]; ok {

@@ -26,10 +26,13 @@
 // Balanced. Per CPU limit, each eligible cell gets the score
 // (RPS − min RPS)/(max RPS − min RPS) − (P99 − min P99)/(max P99 − min P99),
 // with minima and maxima over the eligible cells of that CPU limit; in a
-// run measured by successive halving, over the eligible records of its
-// first screening round (NormRound), which measured every cell, so that
-// the cells screened out (the lowest RPS and highest P99 go first) do not
-// change the finalists' scores (see sweep/halving). The
+// run measured by successive halving, over the cells its first screening
+// round (NormRound) measured eligibly, which is every cell, so that the
+// cells screened out (the lowest RPS and highest P99 go first) do not
+// change the finalists' scores (see sweep/halving). There each cell
+// counts at the best fidelity measured: a finalist with its final
+// figures, a cell only screened with its screen pulled towards the
+// middle by the first round's noise as the run shows it (screenSpans). The
 // balanced cell maximises it. A linear score with positive weights is
 // maximised on the Pareto frontier, so this is the frontier's knee against
 // a line of slope one in normalised units: throughput gained and latency

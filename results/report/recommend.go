@@ -146,24 +146,37 @@ func (r *Report) Equivalent(key string, a, b [2]float64) bool {
 }
 
 // MayBeat reports whether the data cannot rule out that pair a does at
-// least as well as pair b under the profile key: a's mean objective with
-// its figures at the favourable ends of their intervals (RPS high, P99
-// low) reaches b's at the unfavourable ends. Both must be measured
-// eligible at every CPU limit. Pairs the report calls equivalent may beat
-// each other; so may pairs that trade places across CPU limits with means
-// within noise, which a screening strategy must not drop either.
+// least as well as pair b under the profile key. At each CPU limit the
+// objectives' difference may be off by as much as a's figures at the
+// favourable ends of their intervals (RPS high, P99 low) and b's at the
+// unfavourable ends allow; over the CPU limits those tolerances add in
+// quadrature, as independent errors do: each limit's two cells were
+// measured next to each other (so drift between them is small) and
+// apart from the other limits' cells. a may beat b when the sum of the
+// differences plus that tolerance reaches zero. At one CPU limit this is
+// a's favourable ends reaching b's unfavourable ones; adding the
+// tolerances linearly instead would treat k limits' errors as all
+// pointing one way, a band √k too wide. Both pairs must be measured
+// eligible at every CPU limit. Pairs the report calls equivalent may
+// beat each other; so may pairs that trade places across CPU limits with
+// means within noise, which a screening strategy must not drop either.
 func (r *Report) MayBeat(key string, a, b [2]float64) bool {
 	rule, ok := ruleOf(key)
 	if !ok || !everywhere(r.PerCPU, a) || !everywhere(r.PerCPU, b) {
 		return false
 	}
-	best, worst := 0.0, 0.0
+	if r.Equivalent(key, a, b) {
+		return true
+	}
+	diff, tol2 := 0.0, 0.0
 	for _, cr := range r.PerCPU {
 		ca, cb := cr.grid[a], cr.grid[b]
-		best += rule.value(cr, ca.RPS.Hi, ca.P99.Lo)
-		worst += rule.value(cr, cb.RPS.Lo, cb.P99.Hi)
+		va, vb := rule.value(cr, ca.RPS.Mean, ca.P99.Mean), rule.value(cr, cb.RPS.Mean, cb.P99.Mean)
+		tol := rule.value(cr, ca.RPS.Hi, ca.P99.Lo) - va + vb - rule.value(cr, cb.RPS.Lo, cb.P99.Hi)
+		diff += va - vb
+		tol2 += tol * tol
 	}
-	return best >= worst
+	return diff+math.Sqrt(tol2) >= 0
 }
 
 func ruleOf(key string) (profileRule, bool) {

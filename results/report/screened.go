@@ -78,8 +78,14 @@ func strategyNote(rep *Report) string {
 	if rep.Strategy != StrategyHalving {
 		return ""
 	}
-	return fmt.Sprintf("Strategy: successive halving. The recommendation rests on the %d cells measured in full "+
+	note := fmt.Sprintf("Strategy: successive halving. The recommendation rests on the %d cells measured in full "+
 		"in the final round; %d cells were measured only in short screening rounds and are shown apart in the "+
-		"matrices as (value, seconds measured, screened after round N): they never win.",
+		"matrices as (value, seconds measured, screened after round N): they never win. Balanced is scaled over "+
+		"every cell of round 1, each at its best figures: a finalist's final ones, a screened cell's screen",
 		len(rep.Cells)-len(rep.Screened)-len(rep.Missing), len(rep.Screened))
+	if n := rep.screenNoise; n != (relNoise{}) {
+		return note + fmt.Sprintf(" pulled in by round 1's noise as the finals show it (RPS %.1f %%, P99 %.1f %%).",
+			100*n.rps, 100*n.p99)
+	}
+	return note + " as measured (too few finalists to show round 1's noise)."
 }

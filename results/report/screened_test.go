@@ -79,10 +79,45 @@ func TestHalvingRunShowsScreenedCellsApart(t *testing.T) {
 	if err := WriteHTML(&page, rep, nil); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(page.String(), `<td class="screened">(990, 5s, screened 1) [6]</td>`) {
+	if !strings.Contains(page.String(), `<td class="screened">(990, 5s, screened 1) [6]</td>`) ||
+		!strings.Contains(page.String(), "td.screened { color: #999;") {
 		t.Errorf("report.html does not grey the screened cell")
+	}
+	// A grid run's page has no screened cells and no style for them.
+	grid := *rep
+	grid.Strategy = ""
+	page.Reset()
+	if err := WriteHTML(&page, &grid, nil); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(page.String(), "td.screened") {
+		t.Errorf("a grid run's report.html styles screened cells")
 	}
 	if got := rep.Recommendation().Strategy; got != StrategyHalving {
 		t.Errorf("recommendation's strategy %q, want halving", got)
+	}
+}
+
+// TestScreenedTextAndStrategyNote pins a screened cell's error entry (in
+// percent) and the count of cells the halving recommendation rests on:
+// all of them but the screened and the missing.
+func TestScreenedTextAndStrategyNote(t *testing.T) {
+	t.Parallel()
+	c := &Cell{CellInfo: results.CellInfo{DBPool: 6},
+		Screened: &Screening{Round: 1, Status: results.StatusOK, DurationS: 5, RPS: 990, P99MS: 12.5, ErrorRate: 0.025}}
+	for m, want := range map[Metric]string{MetricErrors: "(2.50, 5s, screened 1) [6]", MetricRPS: "(990, 5s, screened 1) [6]",
+		MetricP99: "(12.50, 5s, screened 1) [6]"} {
+		if got := screenedText(c, m); got != want {
+			t.Errorf("screenedText(%s) = %q, want %q", m, got, want)
+		}
+	}
+	rep := &Report{Strategy: StrategyHalving, Cells: make([]*Cell, 6), Screened: []string{"a", "b"}, Missing: []string{"c"}}
+	if got := strategyNote(rep); !strings.Contains(got, "rests on the 3 cells measured in full") || !strings.Contains(got, "; 2 cells were measured only") ||
+		!strings.HasSuffix(got, "a screened cell's screen as measured (too few finalists to show round 1's noise).") {
+		t.Errorf("strategyNote = %q", got)
+	}
+	rep.screenNoise = relNoise{rps: 0.2149, p99: 0.0351}
+	if got := strategyNote(rep); !strings.HasSuffix(got, "pulled in by round 1's noise as the finals show it (RPS 21.5 %, P99 3.5 %).") {
+		t.Errorf("strategyNote with round 1's noise = %q", got)
 	}
 }

@@ -68,8 +68,8 @@ const (
 // d/3 when the spec sets a precision. The finals rank only pairs within
 // noise of each other, each measured again: a third of the grid's length
 // is enough for that at the study's scale (60 s finals, the rule's
-// minimum there, took 19 % of the grid's time with 200 of 200 replays
-// agreeing at 5 % noise; full-length finals cost 23–47 % in issue 13's
+// minimum there, took 15 % of the grid's time with at least 199 of 200
+// replays agreeing per profile at 5 % noise; full-length finals cost 23–47 % in issue 13's
 // model), and on the bench's 45 s grid it is what leaves room for four to
 // six finals within 35 % of the grid's time.
 //

@@ -41,9 +41,9 @@ type SelectOptions struct {
 	// judged with (report.DefaultOptions to judge as the report does); the
 	// round's own noise widens the band (see Band).
 	Report report.Options
-	// First is the first round's measurements, whose spans normalise the
-	// balanced score of every later round (report.NormRound); nil in the
-	// first round, which is its own.
+	// First is the first round's measurements, over whose cells the
+	// balanced score of every later round is normalised
+	// (report.NormRound); nil in the first round, which is its own.
 	First []Measurement
 }
 
@@ -108,38 +108,42 @@ func validate(ms []Measurement, opts SelectOptions) error {
 	return nil
 }
 
-// bandZ is the normal distribution's one-sided 95 % quantile: a round
-// drops a pair only when it falls short of the best, one direction.
-const bandZ = 1.644854
-
 // Band is the noise band (relative, as report.Options.NoiseBand) a round
 // of measurements ms judges its ties with: one single measurement falls
-// short of another of the same true value by more than z·√2·σ in only
-// 5 % of cases, where σ is the root mean square of the eligible
-// measurements' relative standard errors (Measurement.Noise) — never
+// short of another of the same true value by more than
+// report.ScreenBand(σ) = z·√2·σ in only 2.5 % of cases (z =
+// report.ScreenZ, one-sided), where σ is the root mean square of the eligible
+// measurements' relative standard errors (Measurement.Noise), each
+// weighted by its RPS — never
 // narrower than the report's own band opts.NoiseBand, because a
 // measurement's spread within its own phase misses the drift between
 // cells measured minutes apart. A round that measured nothing about its
 // noise uses the report's band. The noise is RPS's: a screen's per-second
 // p99 swings between the background task's stalls and none (67 and
 // 637 ms in one 2 s screen of the demo), which says more about the
-// second than about the phase.
+// second than about the phase. The weights keep a starved cell from
+// setting the band: at one request or none a second (a pool of one
+// behind the demo's background task) a 2 s screen's relative error is
+// 1.0, which says how few requests it counted, not how far apart the
+// cells that could win may lie: unweighted, three such cells of twelve
+// held a round of make bench-strategy at the 90 % cap; weighted, 45 %.
 //
 // A band of the measured noise rather than a fixed fraction of the pairs:
 // with few pairs (6 on the bench's grid) a fraction keeps too many, with
 // many (20 in the study) too few of the close ones; the band keeps what
 // the round cannot tell apart from the best, and only that.
 func Band(ms []Measurement, opts report.Options) float64 {
-	sum, n := 0.0, 0
+	var noise, rps []float64
 	for _, m := range ms {
 		if m.Noise > 0 && m.Status == results.StatusOK && m.Invalid == "" && m.ErrorRate <= opts.ErrorBound {
-			sum, n = sum+m.Noise*m.Noise, n+1
+			noise, rps = append(noise, m.Noise), append(rps, m.RPS)
 		}
 	}
-	if n == 0 {
+	sigma, ok := confidence.PooledNoise(noise, rps)
+	if !ok {
 		return opts.NoiseBand
 	}
-	return min(maxBand, max(opts.NoiseBand, bandZ*math.Sqrt2*math.Sqrt(sum/float64(n))))
+	return min(maxBand, max(opts.NoiseBand, report.ScreenBand(sigma)))
 }
 
 // maxBand bounds a round's band below the report's limit (a band of 1
@@ -185,8 +189,8 @@ func selectSlice(slice string, ms []Measurement, opts SelectOptions) ([]Kept, er
 // the report can build: one repetition per cell measured (failed when the
 // measurement failed or was invalid), and the first round's measurements
 // (first, or ms in the first round) as its screening records, so the
-// report normalises the balanced score by the first round's spans as it
-// does for the run itself (report.NormRound). A cell of the first round
+// report normalises the balanced score over the first round's cells as
+// it does for the run itself (report.NormRound). A cell of the first round
 // not measured now is a screened-out one.
 func runOf(slice string, ms, first []Measurement) *results.Run {
 	if first == nil {

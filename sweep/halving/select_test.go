@@ -196,6 +196,9 @@ func TestBand(t *testing.T) {
 	ok := func(noise float64) Measurement {
 		return Measurement{Status: results.StatusOK, RPS: 1, Noise: noise}
 	}
+	busy := func(rps, noise float64) Measurement {
+		return Measurement{Status: results.StatusOK, RPS: rps, Noise: noise}
+	}
 	failed := Measurement{Status: results.StatusFailed, Noise: 0.5}
 	erring := Measurement{Status: results.StatusOK, ErrorRate: 0.02, Noise: 0.5}
 	cases := []struct {
@@ -203,18 +206,23 @@ func TestBand(t *testing.T) {
 		ms   []Measurement
 		want float64
 	}{
-		{"measured", []Measurement{ok(0.04), ok(0.03), failed, erring}, 1.644854 * math.Sqrt2 * math.Sqrt((0.04*0.04+0.03*0.03)/2)},
+		{"measured", []Measurement{ok(0.04), ok(0.03), failed, erring}, 1.959964 * math.Sqrt2 * math.Sqrt((0.04*0.04+0.03*0.03)/2)},
 		{"quieter than the report's band", []Measurement{ok(0.01), ok(0.02)}, 0.05},
 		{"nothing known", []Measurement{ok(0), failed}, 0.05},
 		{"noise past the cap", []Measurement{ok(2)}, 0.9},
+		// two busy cells and a starved one (1 RPS, its two seconds 1 and 0
+		// requests): the starved cell weighs a thousandth of a busy one
+		{"weighted by RPS", []Measurement{busy(1000, 0.04), busy(1000, 0.03), busy(1, 1)},
+			1.959964 * math.Sqrt2 * math.Sqrt((1000*0.04*0.04+1000*0.03*0.03+1)/2001)},
+		{"no requests, no weight", []Measurement{ok(0.04), busy(0, 1)}, 1.959964 * math.Sqrt2 * 0.04},
 	}
 	for _, c := range cases {
 		if got := Band(c.ms, report.DefaultOptions()); math.Abs(got-c.want) > 1e-12 {
 			t.Errorf("%s: band %v, want %v", c.name, got, c.want)
 		}
 	}
-	if got := Band([]Measurement{ok(0.04), ok(0.03)}, report.DefaultOptions()); math.Abs(got-0.082243) > 1e-6 {
-		t.Errorf("band %.6f, want 0.082243", got)
+	if got := Band([]Measurement{ok(0.04), ok(0.03)}, report.DefaultOptions()); math.Abs(got-0.097998) > 1e-6 {
+		t.Errorf("band %.6f, want 0.097998", got)
 	}
 }
 
@@ -241,7 +249,7 @@ func TestSelectKeepsWhatTheMeasuredNoiseCannotRuleOut(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := 1.644854 * math.Sqrt2 * 0.10; math.Abs(sel.Band-want) > 1e-6 {
+	if want := 1.959964 * math.Sqrt2 * 0.10; math.Abs(sel.Band-want) > 1e-6 {
 		t.Errorf("band %v, want %v", sel.Band, want)
 	}
 	want := []string{"cpu_1__web_1__db_2", "cpu_1__web_2__db_4", "cpu_1__web_3__db_6"}

@@ -37,8 +37,8 @@ func givenNoise(cv float64, plan halving.Plan) []Noise {
 // spread between repetitions of a cell (drift between measurements, at
 // full length) combined with the spread between windows of the round's
 // length within one measured phase (the noise of measuring briefly), as
-// the root of the sum of squares, each pooled over cells as a root mean
-// square. ok is false when the run has neither.
+// the root of the sum of squares, each pooled over cells weighted by
+// their RPS (pooled). ok is false when the run has neither.
 func measuredNoise(cells []*cell, plan halving.Plan) ([]Noise, bool) {
 	repRPS, repP99, nRep := pooled(cells, func(c *cell) ([]float64, []float64) { return c.repRPS, c.repP99 })
 	out := make([]Noise, len(plan.Rounds)-1)
@@ -58,27 +58,24 @@ func measuredNoise(cells []*cell, plan halving.Plan) ([]Noise, bool) {
 	return out, found
 }
 
-// pooled returns the root mean square of the cells' coefficients of
-// variation of two figures, and how many cells had one.
+// pooled returns the cells' coefficients of variation of two figures
+// pooled as confidence.PooledNoise does (weighted by each cell's RPS, as
+// halving.Band weighs a round's screens), and how many cells had one of
+// the first figure.
 func pooled(cells []*cell, figures func(*cell) ([]float64, []float64)) (a, b float64, n int) {
-	var sa, sb float64
-	var na, nb int
+	var as, bs, aw, bw []float64
 	for _, c := range cells {
 		xs, ys := figures(c)
 		if cv, ok := confidence.CV(xs); ok {
-			sa, na = sa+cv*cv, na+1
+			as, aw = append(as, cv), append(aw, c.rps)
 		}
 		if cv, ok := confidence.CV(ys); ok {
-			sb, nb = sb+cv*cv, nb+1
+			bs, bw = append(bs, cv), append(bw, c.rps)
 		}
 	}
-	if na > 0 {
-		a = math.Sqrt(sa / float64(na))
-	}
-	if nb > 0 {
-		b = math.Sqrt(sb / float64(nb))
-	}
-	return a, b, na
+	a, _ = confidence.PooledNoise(as, aw)
+	b, _ = confidence.PooledNoise(bs, bw)
+	return a, b, len(as)
 }
 
 // perturb returns x × (1 + cv·z), z standard normal, never below 1 % of x

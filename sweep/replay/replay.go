@@ -18,8 +18,9 @@
 // carries the round's noise as its relative standard error
 // (halving.Measurement.Noise), so the round judges its ties with the band
 // a live round measuring that noise would use (halving.Band). The
-// finalists' report normalises its balanced score by the first round's
-// spans, as the strategy's does (report.NormRound).
+// finalists' report normalises its balanced score over the first round's
+// cells, the finalists at their figures and the others at their screens
+// (report.NormRound), as the run's own report does.
 package replay
 
 import (

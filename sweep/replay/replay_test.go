@@ -164,3 +164,25 @@ func TestWriteTextOfNoisyReplays(t *testing.T) {
 		}
 	}
 }
+
+// TestPooledNoiseWeighsByRPS: a starved cell (1 RPS, its repetitions 0.5
+// and 1.5, a CV of 0.71) counts for what it served beside two busy ones
+// (CVs 0.1 and 0.05 of RPS, 0.2 and 0.1 of p99), as halving.Band weighs a
+// round's screens; unweighted it would set the noise at 0.42.
+func TestPooledNoiseWeighsByRPS(t *testing.T) {
+	t.Parallel()
+	cells := []*cell{
+		{rps: 1000, repRPS: []float64{900, 1100}, repP99: []float64{8, 12}},
+		{rps: 1000, repRPS: []float64{950, 1050}, repP99: []float64{9, 11}},
+		{rps: 1, repRPS: []float64{0.5, 1.5}, repP99: []float64{100, 300}},
+		{rps: 500}, // no repetitions: no figure
+	}
+	a, b, n := pooled(cells, func(c *cell) ([]float64, []float64) { return c.repRPS, c.repP99 })
+	// CVs (sample sd over mean): RPS 0.1414, 0.0707, 0.7071; p99 0.2828,
+	// 0.1414, 0.7071; weights 1000, 1000, 1.
+	wantA := math.Sqrt((1000*0.02 + 1000*0.005 + 0.5) / 2001)
+	wantB := math.Sqrt((1000*0.08 + 1000*0.02 + 0.5) / 2001)
+	if math.Abs(a-wantA) > 1e-12 || math.Abs(b-wantB) > 1e-12 || n != 3 {
+		t.Errorf("pooled = %.6f, %.6f, %d; want %.6f, %.6f, 3", a, b, n, wantA, wantB)
+	}
+}

@@ -84,8 +84,23 @@ func TestStudyReplay(t *testing.T) {
 			t.Errorf("%s: agreement %.3f, the goal is 0.95", key, res.Agreement[key])
 		}
 	}
+	// At the noise make bench-strategy's screens measured on this machine
+	// (benchNoise) the picks must still agree; the screens then rule out
+	// little (most cells reach the finals), so the time is logged, not
+	// held to the goal.
+	noisy, err := Replay(run, Options{Seeds: 200, NoiseCV: benchNoise, AssumedSteady: time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("200 replays at %.0f %% noise: %.1f %% of the grid's time, agreement %v", 100*benchNoise, 100*noisy.Fraction, noisy.Agreement)
+	for _, key := range []string{"latency", "balanced", "throughput"} {
+		if noisy.Agreement[key] < 0.95 {
+			t.Errorf("%s at %.0f %% noise: agreement %.3f, the goal is 0.95", key, 100*benchNoise, noisy.Agreement[key])
+		}
+	}
 	// Beside the goal, for the record: how far it holds.
-	for _, o := range []Options{{NoiseCV: 0.10, AssumedSteady: time.Minute}, {NoiseCV: 0.05, AssumedSteady: 90 * time.Second}} {
+	for _, o := range []Options{{NoiseCV: 0.10, AssumedSteady: time.Minute}, {NoiseCV: 0.26, AssumedSteady: time.Minute},
+		{NoiseCV: 0.05, AssumedSteady: 90 * time.Second}} {
 		o.Seeds = 200
 		r, err := Replay(run, o)
 		if err != nil {
@@ -94,6 +109,19 @@ func TestStudyReplay(t *testing.T) {
 		t.Logf("noise %.0f %%, finals of %s: %.1f %% of the grid's time, agreement %v", 100*o.NoiseCV, o.AssumedSteady, 100*r.Fraction, r.Agreement)
 	}
 }
+
+// benchNoise is the relative noise of RPS and p99 in make bench-strategy's
+// 2 s screens on this 2-core machine, as sweep replay measures it on that
+// bench's grid run: the spread of 2 s windows within its measured phases,
+// pooled over the cells weighted by their RPS (as halving.Band weighs a
+// round's screens). Three invocations measured RPS 17.7, 14.0 and 13.3 %,
+// p99 16.6, 11.7 and 14.6 %. The replay draws one CV for both figures:
+// the largest, rounded up. Unweighted, the same runs measured RPS 24.1,
+// 35.8 and 48.1 %: the pool-of-one cells, at about 1 RPS (the demo's
+// background task holds their connection 600 ms a second), swing by 0.3–1.5
+// between 2 s windows, which says how few requests they counted, not how
+// far apart the cells that could win lie.
+const benchNoise = 0.18
 
 // stationary is n seconds around level with independent noise of cv.
 func stationary(n int, level, cv float64, seed uint64) []results.Interval {
