@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -115,13 +116,30 @@ func writeError(path string, err error) error {
 	return &WriteError{Path: path, Err: err}
 }
 
-// MakeDir creates dir and its parents; a failure is a WriteError.
+// MakeDir creates dir and its parents; a failure is a WriteError. The
+// lanes of run --parallel share a run directory, and a lane that aborts a
+// job removes the parents its folder leaves empty (cells/<id>, cells):
+// when such a parent goes between MkdirAll's look and its own mkdir, the
+// mkdir fails with ENOENT (or with EEXIST, the parent made by the other
+// lane and gone again before MkdirAll looks at it), and MakeDir tries
+// again.
 func MakeDir(dir string) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	var err error
+	for range makeDirAttempts {
+		err = os.MkdirAll(dir, 0o755)
+		if !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, fs.ErrExist) {
+			break
+		}
+	}
+	if err != nil {
 		return writeError(dir, err)
 	}
 	return nil
 }
+
+// makeDirAttempts bounds MakeDir's retries: each one lost means another
+// parent was removed in the moment between two system calls.
+const makeDirAttempts = 100
 
 // WriteFileAtomic writes data to path through a temporary file in the same
 // folder and a rename, so a reader never sees a torn file. Every failure
