@@ -181,11 +181,21 @@ unmount_leftovers() {
 	done
 }
 
-# remove_cgroups removes the fixture's cgroups, children first.
+# remove_cgroups removes the fixture's cgroups, children first. The
+# kernel may refuse (EBUSY) for a moment after a cgroup's last process
+# exited, so it tries for up to 5 s before it gives up.
 remove_cgroups() {
 	local -a cgs
+	local t n
 	mapfile -t cgs < <(node_cgroups)
-	[ ${#cgs[@]} -eq 0 ] && return 0
-	find "${cgs[@]}" -depth -type d -exec rmdir {} +
-	say "removed cgroups $PREFIX-node* from ${#cgs[@]} hierarchy directories"
+	n=${#cgs[@]}
+	[ "$n" -eq 0 ] && return 0
+	for ((t = 1; ; t++)); do
+		find "${cgs[@]}" -depth -type d -exec rmdir {} + 2>/dev/null && break
+		mapfile -t cgs < <(node_cgroups)
+		[ ${#cgs[@]} -eq 0 ] && break
+		[ "$t" -lt 50 ] || find "${cgs[@]}" -depth -type d -exec rmdir {} +
+		sleep 0.1
+	done
+	say "removed cgroups $PREFIX-node* from $n hierarchy directories$([ "$t" -eq 1 ] || echo " (at try $t: the kernel held some a moment longer)")"
 }
