@@ -52,23 +52,29 @@ type stopped struct {
 
 // watchStop stops the k6 run whose REST API is at addr once stop is
 // closed. The returned func ends the watch and says what it did; with a
-// nil stop there is nothing to watch.
+// nil stop there is nothing to watch. A stop already under way when the
+// watch ends is waited for, not cut short: k6 may exit on the PATCH it is
+// answering, and a stop cut off before its answer was read would make
+// sweep's own stop look like someone else's (exit 103 without a stop).
+// It is bounded by the API client's timeout and by ctx.
 func watchStop(ctx context.Context, addr string, stop <-chan struct{}) func() stopped {
 	if stop == nil {
 		return func() stopped { return stopped{} }
 	}
-	ctx, cancel := context.WithCancel(ctx)
+	quit := make(chan struct{})
 	result := make(chan stopped, 1)
 	go func() {
 		select {
 		case <-stop:
 			result <- stopRun(ctx, addr)
+		case <-quit:
+			result <- stopped{}
 		case <-ctx.Done():
 			result <- stopped{}
 		}
 	}()
 	return func() stopped {
-		cancel()
+		close(quit)
 		return <-result
 	}
 }

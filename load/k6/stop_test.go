@@ -21,8 +21,10 @@ import (
 )
 
 // fakeStatusAPI is k6's REST API as far as a stop needs it: http_reqs at
-// count 1000 and rate 200/s (5 s of test run), and PATCH /v1/status.
-func fakeStatusAPI(t *testing.T, patched *atomic.Int32) *httptest.Server {
+// count 1000 and rate 200/s (5 s of test run), and PATCH /v1/status,
+// counted in patched as it arrives and answered after answerAfter (k6
+// aborts the run, and may exit, while it handles the PATCH).
+func fakeStatusAPI(t *testing.T, patched *atomic.Int32, answerAfter time.Duration) *httptest.Server {
 	t.Helper()
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch {
@@ -34,6 +36,7 @@ func fakeStatusAPI(t *testing.T, patched *atomic.Int32) *httptest.Server {
 				t.Errorf("PATCH body %s does not stop the run", body)
 			}
 			patched.Add(1)
+			time.Sleep(answerAfter)
 			_, _ = w.Write([]byte(`{"data":{"type":"status","id":"default","attributes":{"stopped":true}}}`))
 		default:
 			t.Errorf("unexpected %s %s", r.Method, r.URL.Path)
@@ -44,10 +47,15 @@ func fakeStatusAPI(t *testing.T, patched *atomic.Int32) *httptest.Server {
 	return srv
 }
 
+// TestWatchStop ends the watch while the PATCH is still unanswered, as
+// when k6 exits (and sweep's Wait returns) on the stop it is handling: the
+// stop is waited for, not cut short and taken for someone else's. CI
+// caught the cut (Done false) when the watch cancelled its request.
 func TestWatchStop(t *testing.T) {
 	t.Parallel()
 	var patched atomic.Int32
-	addr := strings.TrimPrefix(fakeStatusAPI(t, &patched).URL, "http://")
+	const answerAfter = 150 * time.Millisecond
+	addr := strings.TrimPrefix(fakeStatusAPI(t, &patched, answerAfter).URL, "http://")
 
 	stop := make(chan struct{})
 	end := watchStop(t.Context(), addr, stop)
@@ -57,9 +65,9 @@ func TestWatchStop(t *testing.T) {
 	}
 	got := end()
 	// k6's clock read just before the stop: count over rate, 5 s, plus
-	// the PATCH's round trip.
-	if !got.Done || got.AtS < 5 || got.AtS > 5.2 {
-		t.Errorf("stopped %+v, want done at 5 s and a few ms", got)
+	// the PATCH's round trip, which here includes the answer's delay.
+	if !got.Done || got.AtS < 5+answerAfter.Seconds() || got.AtS > 5.5 {
+		t.Errorf("stopped %+v, want done at 5.15 s and a few ms", got)
 	}
 
 	if got := watchStop(t.Context(), addr, make(chan struct{}))(); got.Done || patched.Load() != 1 {
@@ -127,6 +135,11 @@ func TestClassifyStopped(t *testing.T) {
 	// itself first) leaves the summary's figures.
 	if m, _ := classify(t.Context(), nil, "", path, time.Minute, stopped{Done: true, AtS: raw.DurationS + 1}); m.DurationS != raw.DurationS {
 		t.Errorf("duration %.3f s, want the summary's %.3f s", m.DurationS, raw.DurationS)
+	}
+	// A stop k6 accepted as it ended by itself (exit 0): the summary's
+	// duration is the run's own, not cut at the stop's reading.
+	if m, _ := classify(t.Context(), nil, "", path, time.Minute, stopped{Done: true, AtS: raw.DurationS - 1}); m.DurationS != raw.DurationS {
+		t.Errorf("a run that ended by itself: duration %.3f s, want the summary's %.3f s", m.DurationS, raw.DurationS)
 	}
 }
 
