@@ -244,11 +244,7 @@ func classify(ctx context.Context, runErr error, stderr, summaryPath string, ela
 	if m.DurationS == 0 {
 		m.DurationS = elapsed.Seconds()
 	}
-	if exitCode(runErr) == exitStoppedByAPI {
-		// Only an aborted run's duration runs on past the stop; one that
-		// ended by itself (a stop accepted as it ended) has its own.
-		stop.overPhase(&m)
-	}
+	stop.overPhase(&m, runErr)
 	return m, nil
 }
 

@@ -122,19 +122,28 @@ func TestExitCode(t *testing.T) {
 }
 
 // TestOverPhaseEdges: a stop read at no time, or at or after the end of
-// k6's own run, leaves the summary's figures alone.
+// k6's own run, or a run that was not aborted, leaves the summary's
+// figures alone.
 func TestOverPhaseEdges(t *testing.T) {
 	t.Parallel()
 	summary := results.Measurement{Requests: 100, DurationS: 10, RPS: 9.5}
+	aborted := exit(t, exitStoppedByAPI)
 	for _, s := range []stopped{{Done: true, AtS: 0}, {Done: true, AtS: 10}, {Done: true, AtS: 12}, {AtS: 5}} {
 		m := summary
-		s.overPhase(&m)
+		s.overPhase(&m, aborted)
 		if m.DurationS != 10 || m.RPS != 9.5 {
 			t.Errorf("stop %+v: duration %v rps %v, want the summary's 10 and 9.5", s, m.DurationS, m.RPS)
 		}
 	}
+	for _, runErr := range []error{nil, exit(t, exitThresholds)} {
+		m := summary
+		stopped{Done: true, AtS: 8}.overPhase(&m, runErr)
+		if m.DurationS != 10 || m.RPS != 9.5 {
+			t.Errorf("a run that ended by itself (%v): duration %v rps %v, want the summary's 10 and 9.5", runErr, m.DurationS, m.RPS)
+		}
+	}
 	m := summary
-	stopped{Done: true, AtS: 8}.overPhase(&m)
+	stopped{Done: true, AtS: 8}.overPhase(&m, aborted)
 	if m.DurationS != 8 || m.RPS != 12.5 {
 		t.Errorf("stop at 8 s: duration %v rps %v, want 8 and 12.5", m.DurationS, m.RPS)
 	}

@@ -107,9 +107,11 @@ func stopRun(ctx context.Context, addr string) stopped {
 
 // overPhase sets m's duration to the phase's length up to the stop and
 // every rate to its count over that length, when the summary's own
-// duration runs past it (see the note at the top of this file).
-func (s stopped) overPhase(m *results.Measurement) {
-	if !s.Done || s.AtS <= 0 || s.AtS >= m.DurationS {
+// duration runs past it (see the note at the top of this file): only for
+// a run the stop aborted (runErr, k6's exit, is 103). A run that ended by
+// itself, a stop accepted just as it did, has a duration of its own.
+func (s stopped) overPhase(m *results.Measurement, runErr error) {
+	if !s.Done || exitCode(runErr) != exitStoppedByAPI || s.AtS <= 0 || s.AtS >= m.DurationS {
 		return
 	}
 	m.DurationS = s.AtS
