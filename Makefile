@@ -44,16 +44,16 @@ demo: demo-images build ## run a small sweep against the demo stack and print th
 	./bin/sweep run --config compose/demo/sweep.yaml $(DEMO_ARGS)
 
 bench-driver: ## built-in load driver vs wrk/hey: requests/s and generator CPU µs per request
-	$(GO) run ./load/builtin/benchdriver
+	$(GO) run ./bench/driver
 
 bench-strategy: demo-images build ## the same 12-cell demo grid with --strategy grid and --strategy halving: wall times, ratio, each profile's pick and agreement (about 15 min; BENCH_ARGS appended)
-	$(GO) run ./sweep/halving/benchstrategy $(BENCH_ARGS)
+	$(GO) run ./bench/strategy $(BENCH_ARGS)
 
 bench-overhead: ## per-cell overhead of the swarm backend vs compose, cells alternated in one run (needs make swarm-up and the local engine)
-	$(GO) run ./swarm/benchoverhead
+	$(GO) run ./bench/overhead
 
 bench-parallel: ## the demo's 4 cells on one swarm node, then on two side by side (needs make swarm-up); last line: parallel 2 / parallel 1 wall time
-	$(GO) run ./swarm/benchparallel
+	$(GO) run ./bench/parallel
 
 mutation: ## mutation-test the core packages with their unit tests (gremlins v0.6.0, niced, 1 worker: an hour or more per package on 2 shared cores) and print each efficacy; PKGS="sweep results" narrows
 	./.ci/mutation $(PKGS)

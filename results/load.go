@@ -51,7 +51,7 @@ type Run struct {
 	// (every cell at full length), "halving" for successive halving.
 	Strategy string
 	// MaxRepeat is the cap of automatic repetitions when the run repeated
-	// the cells of ties until they parted (sweep/repeat); 0 otherwise.
+	// the cells of ties until they parted (strategy/repeat); 0 otherwise.
 	MaxRepeat int
 	// Screened lists, in a halving run, the planned cells measured only in
 	// screening rounds: screened out (or not yet measured in full).

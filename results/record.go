@@ -101,7 +101,7 @@ type SafeLimit struct {
 	// limit lies in [Level, FailsAt); 0 when none failed (the search
 	// stopped at --max-level or --max-steps first).
 	FailsAt int `json:"fails_at,omitempty"`
-	// Bottleneck names what ran out first at FailsAt (sweep/limit's
+	// Bottleneck names what ran out first at FailsAt (strategy/limit's
 	// labels: target-cpu, pool, db-cpu, errors, load-generator, none).
 	Bottleneck string `json:"bottleneck,omitempty"`
 	// SLO is the objective the levels were judged by; Steps the number of

@@ -7,8 +7,8 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/sweep-tool/sweep/metrics/pressure"
 	"github.com/sweep-tool/sweep/results"
+	"github.com/sweep-tool/sweep/sweep/pressure"
 )
 
 // MinCPUs is the smallest CPU limit the Docker Engine accepts.

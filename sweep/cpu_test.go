@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sweep-tool/sweep/metrics/pressure"
 	"github.com/sweep-tool/sweep/results"
+	"github.com/sweep-tool/sweep/sweep/pressure"
 )
 
 // TestProcessCPUCountsWaitedChildren: k6's CPU reaches the figure through

@@ -39,7 +39,7 @@ func (r *Runner) MeasureAt(ctx context.Context, cell Cell, applied results.Appli
 }
 
 // FindLimit is a safe-limit search as asked (the search flags of sweep
-// limit and run --find-limit). Package sweep/limit gives it meaning
+// limit and run --find-limit). Package strategy/limit gives it meaning
 // (limit.ConfigOf); it sits in the spec so a run records it, a resume with
 // another search is refused, and resume and rerun search again.
 type FindLimit struct {

@@ -7,7 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/sweep-tool/sweep/internal/confidence"
+	"github.com/sweep-tool/sweep/confidence"
 	"github.com/sweep-tool/sweep/results"
 )
 

@@ -11,8 +11,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sweep-tool/sweep/metrics/pressure"
 	"github.com/sweep-tool/sweep/results"
+	"github.com/sweep-tool/sweep/sweep/pressure"
 )
 
 // closedDriver models a closed load on a target that answers each request

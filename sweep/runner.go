@@ -9,8 +9,8 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/sweep-tool/sweep/metrics/pressure"
 	"github.com/sweep-tool/sweep/results"
+	"github.com/sweep-tool/sweep/sweep/pressure"
 )
 
 // Runner takes every cell of a plan through its lifecycle: apply the

@@ -91,7 +91,7 @@ type Spec struct {
 	Repeat int `json:"repeat"`
 	// RepeatAuto repeats, after the Repeat first repetitions, the cells
 	// of every pick the report cannot separate from its runners-up, until
-	// it can or they have MaxRepeat repetitions (see sweep/repeat).
+	// it can or they have MaxRepeat repetitions (see strategy/repeat).
 	RepeatAuto bool `json:"repeat_auto,omitempty"`
 	MaxRepeat  int  `json:"max_repeat,omitempty"`
 	// Order is grid, interleave or shuffle; Seed drives shuffle.
@@ -129,7 +129,7 @@ type Spec struct {
 	// the bundled crud.js.
 	Script *Script `json:"script,omitempty"`
 	// Strategy is how the cells are measured: "" (or "grid") every cell
-	// in full, "halving" by successive halving (sweep/halving). Another
+	// in full, "halving" by successive halving (strategy/halving). Another
 	// strategy is another spec: a resume cannot switch.
 	Strategy string `json:"strategy,omitempty"`
 }

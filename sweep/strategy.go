@@ -13,7 +13,7 @@ const (
 	// duration (Spec.Strategy "" is the grid, so a grid spec stays the
 	// spec it was).
 	StrategyGrid = "grid"
-	// StrategyHalving is successive halving (package sweep/halving):
+	// StrategyHalving is successive halving (package strategy/halving):
 	// every cell briefly, the cells that could still win longer, the
 	// finalists in full.
 	StrategyHalving = "halving"

@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sweep-tool/sweep/metrics/pressure"
 	"github.com/sweep-tool/sweep/results"
+	"github.com/sweep-tool/sweep/sweep/pressure"
 )
 
 // littleDriver reports a closed phase of 3 users whose requests took

@@ -11,9 +11,9 @@ import (
 	"github.com/sweep-tool/sweep/compose"
 	"github.com/sweep-tool/sweep/internal/demostack"
 	"github.com/sweep-tool/sweep/internal/testenv"
+	"github.com/sweep-tool/sweep/report"
+	"github.com/sweep-tool/sweep/report/export"
 	"github.com/sweep-tool/sweep/results"
-	"github.com/sweep-tool/sweep/results/export"
-	"github.com/sweep-tool/sweep/results/report"
 )
 
 // TestBaselineSweepAndExport runs a small demo sweep with a baseline: each

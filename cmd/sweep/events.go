@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/sweep-tool/sweep/sweep/session"
+	"github.com/sweep-tool/sweep/session"
 )
 
 // tell is a session's Notify: what a person should know, one line each

@@ -7,9 +7,9 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/sweep-tool/sweep/report"
+	"github.com/sweep-tool/sweep/report/export"
 	"github.com/sweep-tool/sweep/results"
-	"github.com/sweep-tool/sweep/results/export"
-	"github.com/sweep-tool/sweep/results/report"
 )
 
 func newExportCmd(stdout, stderr io.Writer) *cobra.Command {

@@ -12,7 +12,7 @@ import (
 
 // gopRun is the report's fixture of the Game of Pools study (CPU limits
 // 2 to 8).
-var gopRun = filepath.Join("..", "..", "results", "report", "testdata", "gop")
+var gopRun = filepath.Join("..", "..", "report", "testdata", "gop")
 
 // TestExportCommand: -o writes the file and nothing to stdout, a budget
 // outside the measured limits is said on stderr, json goes to stdout.
@@ -24,7 +24,7 @@ func TestExportCommand(t *testing.T) {
 		t.Fatalf("exit %d, stdout %q, stderr %s", code, out, stderr)
 	}
 	got, err := os.ReadFile(file)
-	want, werr := os.ReadFile(filepath.Join("..", "..", "results", "export", "testdata", "golden", "throughput-15.env"))
+	want, werr := os.ReadFile(filepath.Join("..", "..", "report", "export", "testdata", "golden", "throughput-15.env"))
 	if err != nil || werr != nil || string(got) != string(want) {
 		t.Errorf("%s = %q (%v), want the export golden %q (%v)", file, got, err, want, werr)
 	}

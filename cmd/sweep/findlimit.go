@@ -4,8 +4,8 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/sweep-tool/sweep/strategy/limit"
 	"github.com/sweep-tool/sweep/sweep"
-	"github.com/sweep-tool/sweep/sweep/limit"
 )
 
 // searchFlagNames are the flags newSearchFlags defines.

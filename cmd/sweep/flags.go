@@ -8,7 +8,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/sweep-tool/sweep/internal/flagfile"
+	"github.com/sweep-tool/sweep/cmd/sweep/flagfile"
 	"github.com/sweep-tool/sweep/sweep"
 )
 

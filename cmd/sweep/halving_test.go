@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/sweep-tool/sweep/report"
 	"github.com/sweep-tool/sweep/results"
-	"github.com/sweep-tool/sweep/results/report"
 )
 
 // TestHalvingRunEndToEnd runs --strategy halving on the demo stack with

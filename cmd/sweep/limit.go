@@ -7,9 +7,9 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/sweep-tool/sweep/session"
+	"github.com/sweep-tool/sweep/strategy/limit"
 	"github.com/sweep-tool/sweep/sweep"
-	"github.com/sweep-tool/sweep/sweep/limit"
-	"github.com/sweep-tool/sweep/sweep/session"
 )
 
 // limitOpts are the limit command's flags beyond the spec.

@@ -12,8 +12,8 @@ import (
 
 	"github.com/sweep-tool/sweep/compose"
 	"github.com/sweep-tool/sweep/results"
+	"github.com/sweep-tool/sweep/strategy/limit"
 	"github.com/sweep-tool/sweep/sweep"
-	"github.com/sweep-tool/sweep/sweep/limit"
 )
 
 func TestLimitBadInputStartsNothing(t *testing.T) {

@@ -8,8 +8,8 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/sweep-tool/sweep/metrics/live"
+	"github.com/sweep-tool/sweep/session"
 	"github.com/sweep-tool/sweep/sweep"
-	"github.com/sweep-tool/sweep/sweep/session"
 )
 
 // liveFlags are the flags of watching a run as it goes: Prometheus

@@ -7,8 +7,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/sweep-tool/sweep/strategy/halving"
 	"github.com/sweep-tool/sweep/sweep"
-	"github.com/sweep-tool/sweep/sweep/halving"
 )
 
 func newPlanCmd(stdout, stderr io.Writer) *cobra.Command {

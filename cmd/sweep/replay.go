@@ -9,8 +9,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/sweep-tool/sweep/results"
+	"github.com/sweep-tool/sweep/strategy/replay"
 	"github.com/sweep-tool/sweep/sweep"
-	"github.com/sweep-tool/sweep/sweep/replay"
 )
 
 func newReplayCmd(stdout io.Writer) *cobra.Command {

@@ -11,7 +11,7 @@ import (
 	"github.com/sweep-tool/sweep/internal/studyrun"
 )
 
-var sharedHostRun = filepath.Join("..", "..", "sweep", "replay", "testdata", "shared-host")
+var sharedHostRun = filepath.Join("..", "..", "strategy", "replay", "testdata", "shared-host")
 
 func TestReplayJSON(t *testing.T) {
 	t.Parallel()
@@ -48,7 +48,7 @@ func TestReplayText(t *testing.T) {
 func TestReplayBadInput(t *testing.T) {
 	t.Parallel()
 	study := t.TempDir()
-	f, err := os.Open(filepath.Join("..", "..", "results", "report", "testdata", "game-of-pools-summary.csv"))
+	f, err := os.Open(filepath.Join("..", "..", "report", "testdata", "game-of-pools-summary.csv"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,7 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/sweep-tool/sweep/results/report"
+	"github.com/sweep-tool/sweep/report"
 	"github.com/sweep-tool/sweep/sweep"
 )
 

@@ -7,9 +7,9 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/sweep-tool/sweep/results/report"
+	"github.com/sweep-tool/sweep/report"
+	"github.com/sweep-tool/sweep/session"
 	"github.com/sweep-tool/sweep/sweep"
-	"github.com/sweep-tool/sweep/sweep/session"
 )
 
 // savedSpec reads a run directory's spec, with the DSNs given to resume

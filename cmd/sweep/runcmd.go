@@ -8,11 +8,11 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/sweep-tool/sweep/report"
 	"github.com/sweep-tool/sweep/results"
-	"github.com/sweep-tool/sweep/results/report"
+	"github.com/sweep-tool/sweep/session"
 	"github.com/sweep-tool/sweep/sweep"
 	"github.com/sweep-tool/sweep/sweep/progress"
-	"github.com/sweep-tool/sweep/sweep/session"
 )
 
 func newRunCmd(stdout, stderr io.Writer) *cobra.Command {

@@ -1,5 +1,5 @@
 // Package memstack is a sweep.Stack in memory for the unit tests of the
-// strategies that drive a real sweep.Runner (sweep/halving, sweep/repeat):
+// strategies that drive a real sweep.Runner (strategy/halving, strategy/repeat):
 // it applies each cell's configuration and reads it back as an engine
 // that obeys the override does, and its stack never changes.
 package memstack

@@ -12,7 +12,7 @@ import (
 
 func table(t *testing.T) *os.File {
 	t.Helper()
-	f, err := os.Open(filepath.Join("..", "..", "results", "report", "testdata", "game-of-pools-summary.csv"))
+	f, err := os.Open(filepath.Join("..", "..", "report", "testdata", "game-of-pools-summary.csv"))
 	if err != nil {
 		t.Fatal(err)
 	}

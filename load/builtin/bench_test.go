@@ -29,7 +29,7 @@ func cannedServer(b *testing.B) string {
 }
 
 // BenchmarkClientGet is one keep-alive GET round trip over loopback, the
-// server in the same process (go run ./load/builtin/benchdriver measures
+// server in the same process (go run ./bench/driver measures
 // with the server apart).
 func BenchmarkClientGet(b *testing.B) {
 	tg, err := parseTarget(cannedServer(b))

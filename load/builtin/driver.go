@@ -14,7 +14,7 @@
 // read-to-close bodies), and only a create's body is kept, to scan for its
 // top-level "id". fasthttp would be a similar cost but adds a dependency
 // with its own connection pool and goroutines; the few hundred lines here
-// are all the driver needs. The benchdriver program in this folder measures
+// are all the driver needs. The bench/driver program measures
 // the choice (GET of a tiny body, 50 connections, target in its own
 // process): on the 2-core reference machine, busy with other work, the
 // driver spent 18-26 µs of CPU per request, wrk 16-26, ab 14-22 and hey
@@ -44,7 +44,7 @@
 // exist), and three per dial. Each phase has its own HDR histogram per
 // shard, merged like the others. Measured with the benchmarks here, the
 // phases add about 55 ns of CPU per request to recording (27 to 83 ns) and
-// nothing measurable to benchdriver's 18-20 µs per request.
+// nothing measurable to bench/driver's 18-20 µs per request.
 //
 // Coordinated omission in the open model: each iteration has a scheduled
 // start, start + k/rate. The first request of an iteration is measured from

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/sweep-tool/sweep/internal/confidence"
+	"github.com/sweep-tool/sweep/confidence"
 	"github.com/sweep-tool/sweep/results"
 )
 

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sweep-tool/sweep/internal/confidence"
+	"github.com/sweep-tool/sweep/confidence"
 	"github.com/sweep-tool/sweep/results"
 )
 

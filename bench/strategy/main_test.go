@@ -1,0 +1,114 @@
+package main
+
+import (
+	"io"
+	"maps"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/sweep-tool/sweep/report"
+	"github.com/sweep-tool/sweep/results"
+	"github.com/sweep-tool/sweep/sweep"
+)
+
+func TestCommand(t *testing.T) {
+	t.Parallel()
+	c, err := parse([]string{"-sweep", "bin/sweep", "-bg-hold", "0.5s"}, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := command(t.Context(), c, "out/halving", "halving", []string{"--precision", "2%"})
+	want := "bin/sweep run --config compose/demo/sweep.yaml --cpus 0.25,0.5,0.75 --web-mult 1,6 --db-mult 0.5,2 " +
+		"--load vus=20 --warmup 5s --duration 45s --driver builtin --strategy halving --out out/halving --precision 2%"
+	if got := strings.Join(cmd.Args, " "); got != want {
+		t.Errorf("args %q\nwant %q", got, want)
+	}
+	if got := cmd.Env[len(cmd.Env)-1]; got != "DEMOAPP_BG_HOLD=500ms" {
+		t.Errorf("last env %q, want DEMOAPP_BG_HOLD=500ms", got)
+	}
+	if d, _ := parse(nil, io.Discard); d.bgHold != 600*time.Millisecond {
+		t.Errorf("default hold %s, want 600ms", d.bgHold)
+	}
+}
+
+// TestDefaultGrid pins the bench's grid: 12 distinct cells, and one pair
+// (6×2) whose pools stay above the two connections the demo's background
+// task holds, at every CPU limit.
+func TestDefaultGrid(t *testing.T) {
+	t.Parallel()
+	c, err := parse(nil, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	nums := func(s string) []float64 {
+		var out []float64
+		for _, f := range strings.Split(s, ",") {
+			v, err := strconv.ParseFloat(f, 64)
+			if err != nil {
+				t.Fatal(err)
+			}
+			out = append(out, v)
+		}
+		return out
+	}
+	cells := sweep.BuildPlan(nums(c.cpus), nums(c.webMult), nums(c.dbMult))
+	pools := map[[2]float64][]int{}
+	var threads []int
+	for _, cell := range cells {
+		if len(cell.Mults) != 1 {
+			t.Errorf("%s is given by %d pairs, want 1", cell.ID, len(cell.Mults))
+		}
+		pools[cell.Mults[0]] = append(pools[cell.Mults[0]], cell.DBPool)
+		if cell.Mults[0] == [2]float64{6, 2} {
+			threads = append(threads, cell.WebThreads)
+		}
+	}
+	want := map[[2]float64][]int{{1, 0.5}: {1, 1, 1}, {1, 2}: {2, 2, 2}, {6, 0.5}: {1, 2, 2}, {6, 2}: {4, 6, 8}}
+	if len(cells) != 12 || !maps.EqualFunc(pools, want, slices.Equal[[]int]) {
+		t.Errorf("%d cells, pools per pair %v; want 12 and %v", len(cells), pools, want)
+	}
+	if !slices.Equal(threads, []int{2, 3, 4}) {
+		t.Errorf("6×2's web threads %v, want [2 3 4]", threads)
+	}
+}
+
+func TestCompare(t *testing.T) {
+	t.Parallel()
+	p := func(key string, w, d float64, eq ...[2]float64) report.Profile {
+		return report.Profile{Key: key, Found: true, WebMult: w, DBMult: d, Equivalent: eq}
+	}
+	grid := &report.Report{Profiles: []report.Profile{p("latency", 2, 1), p("balanced", 4, 1, [2]float64{4, 2}), p("throughput", 6, 2)}}
+	halving := &report.Report{Profiles: []report.Profile{p("latency", 2, 1), p("balanced", 4, 2), p("throughput", 6, 1)}}
+	rows, agree := compare(grid, halving)
+	want := []string{"yes (same pair)", "yes (equivalent in the grid)", "no"}
+	var got []string
+	for _, r := range rows {
+		got = append(got, r[3])
+	}
+	if agree != 2 || !slices.Equal(got, want) {
+		t.Errorf("agree %d, verdicts %v; want 2 and %v", agree, got, want)
+	}
+	if rows[2][1] != "web 6 × CPU, pool 2 × web" || rows[2][2] != "web 6 × CPU, pool 1 × web" {
+		t.Errorf("throughput row %v", rows[2])
+	}
+}
+
+func TestSpread(t *testing.T) {
+	t.Parallel()
+	cell := func(id string, rps ...float64) results.RunCell {
+		c := results.RunCell{CellInfo: results.CellInfo{ID: id}}
+		for _, r := range rps {
+			c.Reps = append(c.Reps, results.Rep{Record: results.Record{Measurement: results.Measurement{RPS: r}}})
+		}
+		return c
+	}
+	grid := &results.Run{Cells: []results.RunCell{cell("a", 100), cell("b", 200), cell("c", 300)}}
+	halving := &results.Run{Cells: []results.RunCell{cell("a", 110), cell("b"), cell("c", 240)}}
+	want := "the 2 cells measured in full by both runs differ in RPS by a median 15.0 %, at most 20.0 % (the report calls cells within 5 % equivalent)"
+	if got := spread(grid, halving); got != want {
+		t.Errorf("got  %q\nwant %q", got, want)
+	}
+}

@@ -1,0 +1,211 @@
+// Package export turns a finished sweep into settings to deploy (sweep
+// export): the web threads and DB pool that one profile of the report's
+// recommendation gives at a CPU budget, as an env file, a compose
+// override or JSON.
+//
+// It decides nothing of its own, so it cannot disagree with the report:
+// the multipliers are report's recommendation, the rounding is
+// the grid's (report.Profile.CellAt, half to even), the override is
+// package compose's (compose.Settings puts the CPU limit where the user's
+// compose file keeps it), and a budget outside the measured CPU limits is
+// quoted with the report's Universal Scalability Law prediction.
+package export
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/sweep-tool/sweep/compose"
+	"github.com/sweep-tool/sweep/report"
+	"github.com/sweep-tool/sweep/results"
+	"github.com/sweep-tool/sweep/sweep"
+)
+
+// ErrNoPick means the profile asked for has no qualifying multiplier
+// pair in the run; the error carries the report's reason. It is a result
+// of the run, not bad input.
+var ErrNoPick = errors.New("no qualifying multiplier pair")
+
+// Options say what to export.
+type Options struct {
+	// Profile is latency, balanced or throughput (report.ProfileKeys).
+	Profile string
+	// CPUs is the CPU budget to export settings for (> 0).
+	CPUs float64
+	// Format is what Write renders; FormatCompose makes Export read the
+	// base compose files.
+	Format Format
+	// Compose names the stack's base compose files; empty: the files the
+	// run's spec saved (relative to the working directory, as the run
+	// resolved them).
+	Compose []string
+	// Report is the analysis that picks the multipliers (error bound,
+	// noise band), as for sweep report.
+	Report report.Options
+}
+
+// Settings are the exported values; the JSON format prints them as they
+// are.
+type Settings struct {
+	RunID   string `json:"run_id"`
+	Profile string `json:"profile"`
+	// WebMult and DBMult are the profile's multipliers from the report.
+	WebMult float64 `json:"web_mult"`
+	DBMult  float64 `json:"db_mult"`
+	// CPUs is the budget; Cell, WebThreads and DBPool the cell the
+	// multipliers give there by the grid's rule.
+	CPUs       float64 `json:"cpus"`
+	Cell       string  `json:"cell"`
+	WebThreads int     `json:"web_threads"`
+	DBPool     int     `json:"db_pool"`
+	// Service is the run's target service; Env its swept variables (the
+	// names the run used) with their values.
+	Service string            `json:"service"`
+	WebEnv  string            `json:"web_env"`
+	PoolEnv string            `json:"pool_env"`
+	Env     map[string]string `json:"env"`
+	// MeasuredCPUs are the CPU limits with results; InRange says whether
+	// CPUs lies within them.
+	MeasuredCPUs []float64 `json:"measured_cpus"`
+	InRange      bool      `json:"in_range"`
+	// Prediction is the USL fit's best RPS at CPUs, only outside the
+	// measured range and when the run has a fit.
+	Prediction *report.PredictionDoc `json:"prediction,omitempty"`
+	// Warnings are what a user should know before using the values.
+	Warnings []string `json:"warnings"`
+
+	base  *compose.Base
+	files []string // the base compose files base was read from
+}
+
+// Export builds the settings opts asks for from run. Bad options give
+// errors wrapping sweep.ErrBadInput that name the option; a run the
+// report cannot read wraps sweep.ErrBadInput or the results errors; a
+// profile without a qualifying pair wraps ErrNoPick.
+func Export(run *results.Run, opts Options) (*Settings, error) {
+	if err := opts.validate(); err != nil {
+		return nil, err
+	}
+	if sl := run.Slices(); len(sl) > 1 {
+		return nil, fmt.Errorf("%w: run %s has extra axes (%d slices: %s); export reads a run of one grid",
+			sweep.ErrBadInput, run.RunID, len(sl), strings.Join(sl, "; "))
+	}
+	ropts := opts.Report
+	ropts.PredictCPUs = []float64{opts.CPUs} // used only outside the measured limits
+	rep, err := report.Build(run, ropts)
+	if err != nil {
+		return nil, err
+	}
+	p, _ := rep.Profile(opts.Profile)
+	if !p.Found {
+		return nil, fmt.Errorf("profile %s: %w: %s", p.Key, ErrNoPick, p.Note)
+	}
+	s := newSettings(rep, p, opts.CPUs, run.Service)
+	if !s.InRange {
+		s.predict(rep)
+	}
+	if opts.Format == FormatCompose {
+		if err := s.readBase(run, opts.Compose); err != nil {
+			return nil, err
+		}
+	}
+	return s, nil
+}
+
+func (o Options) validate() error {
+	if !slices.Contains(report.ProfileKeys(), o.Profile) {
+		return sweep.BadInput("profile", "%q is not a profile; give one of %s", o.Profile,
+			strings.Join(report.ProfileKeys(), ", "))
+	}
+	if !(o.CPUs > 0) || o.CPUs > 1e6 {
+		return sweep.BadInput("cpus", "%v is not a CPU budget; give a number > 0, e.g. 4", o.CPUs)
+	}
+	_, err := ParseFormat(string(o.Format))
+	return err
+}
+
+// newSettings is the profile's cell at cpus with the run's names.
+func newSettings(rep *report.Report, p report.Profile, cpus float64, service string) *Settings {
+	c := p.CellAt(cpus)
+	s := &Settings{RunID: rep.RunID, Profile: p.Key, WebMult: p.WebMult, DBMult: p.DBMult, CPUs: cpus,
+		Cell: c.Cell, WebThreads: c.WebThreads, DBPool: c.DBPool, Service: service,
+		WebEnv: rep.WebEnv, PoolEnv: rep.PoolEnv, Warnings: []string{}}
+	s.Env = map[string]string{s.WebEnv: strconv.Itoa(c.WebThreads), s.PoolEnv: strconv.Itoa(c.DBPool)}
+	for _, cr := range rep.PerCPU {
+		s.MeasuredCPUs = append(s.MeasuredCPUs, cr.CPUs)
+	}
+	s.InRange = cpus >= s.MeasuredCPUs[0] && cpus <= s.MeasuredCPUs[len(s.MeasuredCPUs)-1]
+	return s
+}
+
+// predict adds the out-of-range warning with the report's USL prediction
+// at s.CPUs, or the report's reason when it has no fit.
+func (s *Settings) predict(rep *report.Report) {
+	w := fmt.Sprintf("%s is outside the measured CPU limits (%s): the multipliers were chosen there",
+		cpusText(s.CPUs), limitsText(s.MeasuredCPUs))
+	doc := rep.Recommendation().USL
+	if doc == nil {
+		s.Warnings = append(s.Warnings, w+"; "+rep.USLNote)
+		return
+	}
+	p := doc.Predictions[0]
+	p.Settings = nil // the export is one profile's cell, already above
+	s.Prediction = &p
+	w += fmt.Sprintf("; the USL fit of the best RPS per CPU limit predicts %.0f RPS at %s", *p.RPS, cpusText(s.CPUs))
+	if p.Lo != nil && p.Hi != nil {
+		w += fmt.Sprintf(" (95 %% interval %.0f–%.0f)", *p.Lo, *p.Hi)
+	} else {
+		w += " (no interval)"
+	}
+	w += ", a curve, not a measurement"
+	for _, pw := range p.Warnings {
+		w += "; " + pw
+	}
+	s.Warnings = append(s.Warnings, w)
+}
+
+// cpusText is "1 CPU" or "2.5 CPUs".
+func cpusText(n float64) string {
+	if n == 1 {
+		return "1 CPU"
+	}
+	return sweep.FormatNumber(n) + " CPUs"
+}
+
+// limitsText lists CPU limits as "1, 2, 4".
+func limitsText(cpus []float64) string {
+	parts := make([]string, len(cpus))
+	for i, c := range cpus {
+		parts[i] = sweep.FormatNumber(c)
+	}
+	return strings.Join(parts, ", ")
+}
+
+// readBase reads the stack's base compose files (files, or the run's).
+func (s *Settings) readBase(run *results.Run, files []string) error {
+	if len(files) == 0 {
+		files = run.Compose
+	}
+	if len(files) == 0 {
+		return sweep.BadInput("compose", "run %s saved no compose file in sweep.json; name the stack's compose files",
+			run.RunID)
+	}
+	base, err := compose.ReadBase(files, "")
+	if err != nil {
+		return err
+	}
+	if !slices.Contains(base.Services, s.Service) {
+		return sweep.BadInput("compose", "the run's target service %q is not in %s (services: %s)", s.Service,
+			strings.Join(files, ", "), strings.Join(base.Services, ", "))
+	}
+	s.base, s.files = &base, files
+	if base.NeedsCompat(s.Service) {
+		s.Warnings = append(s.Warnings, fmt.Sprintf("the compose files keep the CPU limit of %s in "+
+			"deploy.resources.limits.cpus: docker compose v2 applies it, docker-compose v1 only with --compatibility",
+			s.Service))
+	}
+	return nil
+}

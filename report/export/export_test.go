@@ -1,0 +1,265 @@
+package export
+
+import (
+	"bytes"
+	"errors"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/sweep-tool/sweep/internal/testenv"
+	"github.com/sweep-tool/sweep/report"
+	"github.com/sweep-tool/sweep/results"
+	"github.com/sweep-tool/sweep/sweep"
+)
+
+// gop is the report's fixture of the Game of Pools study: CPU limits 2,
+// 4, 6 and 8; throughput and balanced pick web 1.5 × CPUs, pool 1.5 × web.
+func gop(t *testing.T) *results.Run {
+	t.Helper()
+	run, err := results.LoadRun(filepath.Join("..", "testdata", "gop"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return run
+}
+
+func options(profile string, cpus float64, f Format) Options {
+	return Options{Profile: profile, CPUs: cpus, Format: f, Report: report.DefaultOptions(),
+		Compose: []string{filepath.Join("testdata", "aidbox-compose.yaml")}}
+}
+
+// TestRoundingIsTheGrids pins the exported values to the grid's rule at
+// budgets whose products are ties: half to even, as sweep.BuildPlan.
+func TestRoundingIsTheGrids(t *testing.T) {
+	t.Parallel()
+	run := gop(t)
+	cases := []struct {
+		profile   string
+		cpus      float64
+		web, pool int
+	}{
+		{"throughput", 15, 22, 33}, // 22.5 -> 22
+		{"throughput", 9, 14, 21},  // 13.5 -> 14
+		{"throughput", 4.6, 7, 10}, // pool 10.5 -> 10
+		{"throughput", 4, 6, 9},    // a measured limit: the measured cell
+		{"latency", 2.25, 2, 4},    // 2.25 -> 2
+		{"latency", 0.25, 1, 2},    // never below 1
+		{"balanced", 8, 12, 18},    // measured
+		{"latency", 12.5, 12, 24},  // 12.5 -> 12
+	}
+	for _, c := range cases {
+		s, err := Export(run, options(c.profile, c.cpus, FormatEnv))
+		if err != nil {
+			t.Fatal(err)
+		}
+		grid := sweep.BuildPlan([]float64{c.cpus}, []float64{s.WebMult}, []float64{s.DBMult})[0]
+		if s.WebThreads != c.web || s.DBPool != c.pool || s.Cell != grid.ID ||
+			s.Env["BOX_WEB_THREAD"] != itoa(c.web) || s.Env["BOX_DB_POOL_MAXIMUM_POOL_SIZE"] != itoa(c.pool) {
+			t.Errorf("%s at %g CPUs: web %d, pool %d, cell %s, env %v; want web %d, pool %d, the grid's %s",
+				c.profile, c.cpus, s.WebThreads, s.DBPool, s.Cell, s.Env, c.web, c.pool, grid.ID)
+		}
+	}
+}
+
+// TestMultipliersAreTheReports checks that every profile exports the
+// report's own recommendation.
+func TestMultipliersAreTheReports(t *testing.T) {
+	t.Parallel()
+	run := gop(t)
+	rep, err := report.Build(run, report.DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range rep.Profiles {
+		s, err := Export(run, options(p.Key, 6, FormatJSON))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s.WebMult != p.WebMult || s.DBMult != p.DBMult || s.Profile != p.Key {
+			t.Errorf("%s: exported %g × %g, the report recommends %g × %g", p.Key, s.WebMult, s.DBMult, p.WebMult, p.DBMult)
+		}
+	}
+}
+
+func itoa(n int) string { return sweep.FormatNumber(float64(n)) }
+
+// TestOutOfRange checks the warning outside the measured CPU limits:
+// above them with the USL prediction and its interval, below them too,
+// none inside (measured or not).
+func TestOutOfRange(t *testing.T) {
+	t.Parallel()
+	run := gop(t)
+	s, err := Export(run, options("throughput", 20, FormatEnv))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "20 CPUs is outside the measured CPU limits (2, 4, 6, 8): the multipliers were chosen there; " +
+		"the USL fit of the best RPS per CPU limit predicts "
+	if s.InRange || len(s.Warnings) != 1 || !strings.HasPrefix(s.Warnings[0], want) ||
+		s.Prediction == nil || s.Prediction.RPS == nil || s.Prediction.Lo == nil || s.Prediction.Hi == nil {
+		t.Fatalf("20 CPUs: in range %v, warnings %q, prediction %+v; want one warning starting %q and a prediction",
+			s.InRange, s.Warnings, s.Prediction, want)
+	}
+	p := s.Prediction
+	figures := " predicts " + itoa(int(*p.RPS+0.5)) + " RPS at 20 CPUs (95 % interval " + itoa(int(*p.Lo+0.5)) +
+		"–" + itoa(int(*p.Hi+0.5)) + "), a curve, not a measurement"
+	if !strings.Contains(s.Warnings[0], figures) || !(*p.Lo < *p.RPS && *p.RPS < *p.Hi) || !p.Extrapolation {
+		t.Errorf("warning %q should quote %q from prediction %+v", s.Warnings[0], figures, p)
+	}
+	if !strings.Contains(s.Warnings[0], "more than 2× the largest measured CPU limit") {
+		t.Errorf("warning %q should carry the report's far-out warning", s.Warnings[0])
+	}
+	low, err := Export(run, options("latency", 1, FormatEnv))
+	if err != nil || low.InRange || len(low.Warnings) != 1 || low.Prediction == nil ||
+		!strings.HasPrefix(low.Warnings[0], "1 CPU is outside the measured CPU limits (2, 4, 6, 8)") {
+		t.Errorf("1 CPU: %v, %+v; want an out-of-range warning with a prediction", err, low)
+	}
+	for _, cpus := range []float64{2, 5, 8} {
+		in, err := Export(run, options("latency", cpus, FormatEnv))
+		if err != nil || !in.InRange || len(in.Warnings) != 0 || in.Prediction != nil {
+			t.Errorf("%g CPUs: %v, %+v; want no warning and no prediction", cpus, err, in)
+		}
+	}
+}
+
+// TestOutOfRangeWithoutFit quotes the report's reason when the run has
+// too few CPU limits for a USL fit.
+func TestOutOfRangeWithoutFit(t *testing.T) {
+	t.Parallel()
+	run := loadFixture(t, smallRun())
+	s, err := Export(run, Options{Profile: "balanced", CPUs: 4, Format: FormatEnv, Report: report.DefaultOptions()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "4 CPUs is outside the measured CPU limits (1, 2): the multipliers were chosen there; " +
+		"no USL fit: the run has 2 CPU limit(s) with results and the fit needs at least 3 (it has three parameters)"
+	if len(s.Warnings) != 1 || s.Warnings[0] != want || s.Prediction != nil {
+		t.Errorf("warnings %q, prediction %+v; want exactly %q", s.Warnings, s.Prediction, want)
+	}
+}
+
+// TestNoQualifyingPair: a profile without a pair measured eligible at
+// every CPU limit is ErrNoPick with the report's reason, not bad input.
+func TestNoQualifyingPair(t *testing.T) {
+	t.Parallel()
+	run := loadFixture(t, disjointRun())
+	_, err := Export(run, Options{Profile: "balanced", CPUs: 1, Format: FormatEnv, Report: report.DefaultOptions()})
+	want := "profile balanced: no qualifying multiplier pair: no multiplier pair was measured without errors at every CPU limit"
+	if !errors.Is(err, ErrNoPick) || errors.Is(err, sweep.ErrBadInput) || err.Error() != want {
+		t.Errorf("err = %v, want ErrNoPick: %q", err, want)
+	}
+}
+
+// TestBadOptions: each bad option is bad input naming it.
+func TestBadOptions(t *testing.T) {
+	t.Parallel()
+	run := gop(t)
+	cases := []struct {
+		name, field string
+		opts        Options
+	}{
+		{"unknown profile", "profile", options("fastest", 4, FormatEnv)},
+		{"no profile", "profile", options("", 4, FormatEnv)},
+		{"zero cpus", "cpus", options("balanced", 0, FormatEnv)},
+		{"negative cpus", "cpus", options("balanced", -2, FormatEnv)},
+		{"unknown format", "format", options("balanced", 4, "yaml")},
+		{"missing compose file", "compose", Options{Profile: "balanced", CPUs: 4, Format: FormatCompose,
+			Report: report.DefaultOptions(), Compose: []string{filepath.Join("testdata", "nope.yaml")}}},
+		{"run without compose files", "compose", Options{Profile: "balanced", CPUs: 4, Format: FormatCompose,
+			Report: report.DefaultOptions()}},
+		{"service not in the files", "compose", Options{Profile: "balanced", CPUs: 4, Format: FormatCompose,
+			Report: report.DefaultOptions(), Compose: []string{filepath.Join("testdata", "app-deploy.yaml")}}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			_, err := Export(run, c.opts)
+			var bad *sweep.BadInputError
+			if !errors.As(err, &bad) || bad.Field != c.field {
+				t.Errorf("err = %v, want bad input of %s", err, c.field)
+			}
+		})
+	}
+}
+
+// TestGolden pins the three formats: the Game of Pools' throughput pick
+// at 15 CPUs (outside the measured limits, with a prediction) and its
+// latency pick at 6 (measured).
+func TestGolden(t *testing.T) {
+	t.Parallel()
+	run := gop(t)
+	for _, c := range []struct {
+		profile string
+		cpus    float64
+	}{{"throughput", 15}, {"latency", 6}} {
+		for _, f := range Formats {
+			name := c.profile + "-" + sweep.FormatNumber(c.cpus) + "." + string(f)
+			t.Run(name, func(t *testing.T) {
+				s, err := Export(run, options(c.profile, c.cpus, f))
+				if err != nil {
+					t.Fatal(err)
+				}
+				var b bytes.Buffer
+				if err := Write(&b, s, f); err != nil {
+					t.Fatal(err)
+				}
+				testenv.Golden(t, filepath.Join("testdata", "golden", name), b.Bytes())
+			})
+		}
+	}
+}
+
+// TestComposeNeedsTheBase: compose output of settings exported for
+// another format is an error, not an override without its CPU limit.
+func TestComposeNeedsTheBase(t *testing.T) {
+	t.Parallel()
+	s, err := Export(gop(t), options("balanced", 4, FormatEnv))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := Write(&bytes.Buffer{}, s, FormatCompose); !errors.Is(err, errNoBase) {
+		t.Errorf("err = %v, want errNoBase", err)
+	}
+}
+
+// TestComposeFromTheRunsSpec reads the compose files the run saved and
+// puts the CPU limit where they keep it (deploy limits here), with the
+// note that compose v1 needs --compatibility for it.
+func TestComposeFromTheRunsSpec(t *testing.T) {
+	t.Parallel()
+	run := loadFixture(t, smallRun())
+	s, err := Export(run, Options{Profile: "throughput", CPUs: 1.5, Format: FormatCompose, Report: report.DefaultOptions()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	if err := Write(&b, s, FormatCompose); err != nil {
+		t.Fatal(err)
+	}
+	want := "services:\n  app:\n    deploy:\n      resources:\n        limits:\n          cpus: \"1.5\"\n" +
+		"    environment:\n      DB_POOL: \"6\"\n      WEB_THREADS: \"3\"\n"
+	if !strings.HasSuffix(b.String(), want) || !strings.Contains(b.String(), "(testdata/app-deploy.yaml)") {
+		t.Errorf("override:\n%s\nwant it to end with\n%s", b.String(), want)
+	}
+	if len(s.Warnings) != 1 || !strings.Contains(s.Warnings[0], "docker-compose v1 only with --compatibility") {
+		t.Errorf("warnings %q, want the compose v1 note", s.Warnings)
+	}
+}
+
+// TestRefusesSlices: a run with extra axes holds several grids, and the
+// export does not guess which one is meant.
+func TestRefusesSlices(t *testing.T) {
+	t.Parallel()
+	spec := smallSpec()
+	spec.Memory = []string{"256m", "1g"}
+	cells := map[string][2]float64{}
+	for i, c := range spec.Cells() {
+		cells[c.ID] = [2]float64{float64(100 + i), 10}
+	}
+	_, err := Export(loadFixture(t, fixture{spec: spec, cells: cells}),
+		Options{Profile: "balanced", CPUs: 1, Format: FormatEnv, Report: report.DefaultOptions()})
+	if !errors.Is(err, sweep.ErrBadInput) || !strings.Contains(err.Error(), "has extra axes (2 slices: memory=256m; memory=1g)") {
+		t.Errorf("err = %v, want bad input naming the two slices", err)
+	}
+}

@@ -1,0 +1,130 @@
+package session
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+
+	"github.com/sweep-tool/sweep/compose"
+	"github.com/sweep-tool/sweep/load/builtin"
+	"github.com/sweep-tool/sweep/report"
+	"github.com/sweep-tool/sweep/swarm"
+	"github.com/sweep-tool/sweep/sweep"
+)
+
+// lane is one of the stacks of a run with Spec.Parallel: its node, the
+// spec with the node's address in the URL and DSNs, its stack (every
+// service pinned to the node), samplers and load driver.
+type lane struct {
+	node   swarm.LaneNode
+	spec   sweep.Spec
+	stack  *swarm.Stack
+	db     *samplers
+	driver sweep.Driver
+}
+
+// buildLanes picks the lanes' nodes from the swarm and builds a stack,
+// samplers and driver per lane; the first lane's are the session's main
+// ones (facts, CPU check, cleanup). Too few usable nodes, or a named
+// one the swarm lacks, is bad input.
+func (s *Session) buildLanes(ctx context.Context) error {
+	if len(s.spec.Compose) == 0 {
+		return sweep.BadInput("compose", "no compose file; give {compose} FILE (repeatable)")
+	}
+	mgr, err := swarm.Connect(ctx)
+	if errors.Is(err, compose.ErrEngine) || errors.Is(err, swarm.ErrNotSwarm) {
+		return sweep.BadInput("swarm", "%v", err)
+	}
+	if err != nil {
+		return err
+	}
+	nodes, err := swarm.LaneNodes(ctx, mgr, s.spec.LaneNodes, s.spec.Parallel)
+	switch {
+	case errors.Is(err, swarm.ErrFewNodes):
+		return sweep.BadInput("parallel", "%v; lower {parallel} or add nodes", err)
+	case errors.Is(err, swarm.ErrNoSuchNode):
+		return sweep.BadInput("lane_nodes", "%v", err)
+	case err != nil:
+		return err
+	}
+	loadPlace, err := swarm.ParsePlace(s.spec.StackPlace())
+	if err != nil {
+		return err
+	}
+	for k, n := range nodes {
+		l := &lane{node: n, spec: s.spec.ForLane(n.Addr), driver: s.driver}
+		l.stack, err = s.swarmStack(ctx, swarm.Options{Files: s.spec.Compose, Service: s.spec.Service, RunID: s.runID, RunDir: s.dir,
+			ReadyURL: strings.TrimRight(l.spec.URL, "/") + s.spec.ReadyPath, SweptEnv: s.spec.SweptEnv(), Place: loadPlace,
+			Manager: mgr, Lane: fmt.Sprint("l", k+1), PinTo: n.ID})
+		if err != nil {
+			return err
+		}
+		notify := s.notify
+		if k > 0 { // one notice that nothing samples a database is enough
+			notify = func(e Event) {
+				if _, ok := e.(NoDatabase); !ok {
+					s.notify(e)
+				}
+			}
+		}
+		if l.db, err = newSamplers(l.spec, notify); err != nil {
+			return err
+		}
+		if l.driver, err = s.laneLoad(l); err != nil {
+			return err
+		}
+		s.lanes = append(s.lanes, l)
+		s.stacks = append(s.stacks, l.stack)
+	}
+	s.stack, s.db = s.lanes[0].stack, s.lanes[0].db
+	return nil
+}
+
+// lanesPlaced is the event that says where the lanes run.
+func (s *Session) lanesPlaced() LanesPlaced {
+	var e LanesPlaced
+	for k, l := range s.lanes {
+		e.Lanes = append(e.Lanes, LaneInfo{Lane: k + 1, Node: l.node, Project: l.stack.Project(), URL: l.spec.URL})
+	}
+	return e
+}
+
+// runLanes runs the jobs on the lanes side by side (sweep.Lanes), with the
+// schedule's first cell measured on every lane as the control when
+// there are two or more and the whole grid runs.
+func (s *Session) runLanes(ctx context.Context) (sweep.Summary, error) {
+	jobs := s.opts.Jobs
+	lanes := &sweep.Lanes{Control: len(s.lanes) > 1 && jobs == nil, Progress: s.opts.Progress}
+	if jobs == nil {
+		jobs = sweep.Schedule(s.spec.Cells(), s.spec.Repeat, s.spec.Order, s.spec.Seed)
+	}
+	var facts sync.Once
+	for _, l := range s.lanes {
+		r := s.runner()
+		r.Spec, r.Stack, r.Driver, r.Replicas = l.spec, l.stack, l.driver, 1
+		r.RetryFailed, r.Observer = s.opts.RetryFailed, s.opts.Observer
+		r.Reset, r.Limits = l.db.resetFunc(), l.db.limitsFunc()
+		r.Monitor = l.db.monitor(l.stack.Engine(), []Stack{l.stack}, l.spec)
+		r.Prepare = func(ctx context.Context) error {
+			var ferr error
+			facts.Do(func() { ferr = s.recordFacts(ctx) })
+			return errors.Join(l.db.prepare(ctx), ferr)
+		}
+		if s.opts.CheckGenerator != nil {
+			r.Measure = sweep.GeneratorHook(r, builtin.New(builtin.Options{}), s.opts.CheckGenerator)
+		}
+		lanes.Runners = append(lanes.Runners, r)
+	}
+	sum, controls, err := lanes.Run(ctx, jobs)
+	if len(controls) > 1 {
+		spread, warn := sweep.ControlSpread(controls, report.DefaultOptions().NoiseBand)
+		ev := LaneControl{Cell: controls[0].Rec.Cell.ID, Spread: spread, Warning: warn}
+		for _, c := range controls {
+			ev.Lanes = append(ev.Lanes, LaneFigure{Lane: c.Lane, Node: s.lanes[c.Lane-1].node, Status: string(c.Rec.Status), RPS: c.RPS, P99: c.P99})
+		}
+		s.notify(ev)
+	}
+	return sum, err
+}

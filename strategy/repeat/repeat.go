@@ -1,0 +1,146 @@
+// Package repeat is dynamic repetition (run --repeat auto): once every
+// cell has its first measurements, the cells that decide a
+// recommendation are measured again, one more repetition per round,
+// until the report can separate them or they reach the cap.
+//
+// The cells that decide are, for each profile (latency-first, balanced,
+// throughput-first) and each slice of the grid, the recommended
+// multiplier pair's cells and the cells of every pair the report calls
+// equivalent to it (a tie): their figures overlap at every CPU limit.
+// The noise rules are the report's own (report, built on
+// confidence): one measurement carries the assumed noise band,
+// two or more the 95 % t interval of their mean. So the repeats stop
+// exactly when the report, built from the same records, no longer calls
+// the finalist and its runners-up equivalent, and the ties that remain
+// at the cap are the ones the report lists. A pick with no tie is never
+// repeated.
+//
+// Each round is a function of the records on disk, so a resumed run
+// recomputes where it stands and goes on.
+package repeat
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/sweep-tool/sweep/report"
+	"github.com/sweep-tool/sweep/results"
+	"github.com/sweep-tool/sweep/sweep"
+)
+
+// ErrBadCap is returned when the cap allows no repetition beyond the
+// first.
+var ErrBadCap = errors.New("the repetition cap must be at least 2")
+
+// Options are the cap and the noise rules.
+type Options struct {
+	// Max is the most repetitions any cell gets (at least 2).
+	Max int
+	// Report holds the noise band and the error bound the report uses.
+	Report report.Options
+	// Fidelity, when set, is how every repetition measures (a halving
+	// run's finals'); nil: the spec's.
+	Fidelity *sweep.Fidelity
+}
+
+// Tie is a profile's pick that the data cannot separate from other pairs.
+type Tie struct {
+	// Slice is the grid's slice (extra axes), "" without extra axes.
+	Slice   string
+	Profile string
+	// Pair is the recommended [web_mult, db_mult]; With the pairs the
+	// report calls equivalent to it.
+	Pair [2]float64
+	With [][2]float64
+}
+
+// Step is where a run stands: the repetitions to run next (none when
+// every tie is separated or at the cap) and the ties as of now.
+type Step struct {
+	Jobs []sweep.Job
+	Ties []Tie
+}
+
+// Next reads the run in dir and returns the next round: one more
+// repetition of every cell of a tie that has fewer than opts.Max
+// finished repetitions, in plan order. cells is the run's plan.
+func Next(dir string, cells []sweep.Cell, opts Options) (Step, error) {
+	if opts.Max < 2 {
+		return Step{}, fmt.Errorf("%w (got %d)", ErrBadCap, opts.Max)
+	}
+	run, err := results.LoadRun(dir)
+	if err != nil {
+		return Step{}, err
+	}
+	var step Step
+	tied := map[string]bool{} // cell ids
+	for _, slice := range run.Slices() {
+		part := run.Only(slice)
+		rep, err := report.Build(part, opts.Report)
+		if err != nil {
+			return Step{}, fmt.Errorf("report of %s: %w", dir, err)
+		}
+		for _, p := range rep.Profiles {
+			if !p.Found || len(p.Equivalent) == 0 {
+				continue
+			}
+			tie := Tie{Slice: slice, Profile: p.Key, Pair: [2]float64{p.WebMult, p.DBMult}, With: p.Equivalent}
+			step.Ties = append(step.Ties, tie)
+			for _, rc := range part.Cells {
+				if tie.has(rc.Mults) {
+					tied[rc.ID] = true
+				}
+			}
+		}
+	}
+	done := finished(run)
+	for _, c := range cells {
+		if n := done[c.ID]; tied[c.ID] && n < opts.Max {
+			step.Jobs = append(step.Jobs, sweep.Job{Cell: c, Rep: n + 1, Fidelity: opts.Fidelity})
+		}
+	}
+	return step, nil
+}
+
+// has reports whether any of mults is the tie's pair or one of its equals.
+func (t Tie) has(mults [][2]float64) bool {
+	for _, m := range mults {
+		if m == t.Pair || slices.Contains(t.With, m) {
+			return true
+		}
+	}
+	return false
+}
+
+// finished is each cell's highest finished repetition number.
+func finished(run *results.Run) map[string]int {
+	out := map[string]int{}
+	for _, rc := range run.Cells {
+		for _, r := range rc.Reps {
+			out[rc.ID] = max(out[rc.ID], r.Repetition)
+		}
+	}
+	return out
+}
+
+// Run runs rounds of repetitions with r (its Dir and Spec are the run's)
+// until Next has none left, and returns the ties that remained with the
+// records of every round. A round's error (interrupted, too many
+// failures, a run file not written) ends it with what ran so far.
+func Run(ctx context.Context, r *sweep.Runner, opts Options) ([]Tie, []results.Record, error) {
+	var recs []results.Record
+	for {
+		step, err := Next(r.Dir, r.Spec.Cells(), opts)
+		if err != nil || len(step.Jobs) == 0 {
+			return step.Ties, recs, err
+		}
+		r.Jobs = step.Jobs
+		sum, err := r.Run(ctx)
+		recs = append(recs, sum.Records...)
+		if err != nil {
+			return step.Ties, recs, err
+		}
+	}
+}

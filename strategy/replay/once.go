@@ -1,0 +1,182 @@
+package replay
+
+import (
+	"errors"
+	"math/rand/v2"
+	"slices"
+	"time"
+
+	"github.com/sweep-tool/sweep/report"
+	"github.com/sweep-tool/sweep/results"
+	"github.com/sweep-tool/sweep/strategy/halving"
+	"github.com/sweep-tool/sweep/sweep/steady"
+)
+
+// replayer holds what every replay of one run shares.
+type replayer struct {
+	cells []*cell
+	// grid holds the grid's profiles per slice (nil for a slice without
+	// an ok cell).
+	grid  map[string][]report.Profile
+	opts  Options
+	noise []Noise
+	// finalS caches each cell's steady-state phase length.
+	finalS map[string]float64
+}
+
+// outcome is one replay.
+type outcome struct {
+	rounds      []RoundOutcome
+	timeS       float64
+	picks       []Pick
+	fromSamples int
+	assumed     int
+}
+
+// once replays the plan once with the noise drawn from rng.
+func (rp *replayer) once(rng *rand.Rand) (outcome, error) {
+	var o outcome
+	rounds := rp.opts.Plan.Rounds
+	cand := rp.cells
+	var first []halving.Measurement
+	for i, round := range rounds[:len(rounds)-1] {
+		ms := make([]halving.Measurement, len(cand))
+		t := 0.0
+		for j, c := range cand {
+			ms[j] = halving.Measurement{Cell: c.info, Status: c.status, ErrorRate: c.errorRate,
+				RPS: perturb(rng, c.rps, rp.noise[i].RPS), P99MS: perturb(rng, c.p99, rp.noise[i].P99),
+				Round: i + 1, DurationS: round.Duration.Seconds(), Noise: rp.noise[i].RPS}
+			t += rp.screenCost(c, round)
+		}
+		sel, err := halving.Select(ms, halving.SelectOptions{Keep: round.Keep, Report: *rp.opts.Report, First: first})
+		if err != nil {
+			return o, err
+		}
+		if first == nil {
+			first = ms
+		}
+		o.rounds = append(o.rounds, RoundOutcome{Round: i + 1, Measured: len(cand), Kept: sel.Keep, TimeS: t, Band: sel.Band})
+		o.timeS += t
+		cand = slices.DeleteFunc(slices.Clone(rp.cells), func(c *cell) bool { return !slices.Contains(sel.Keep, c.info.ID) })
+	}
+	final := rounds[len(rounds)-1]
+	t := 0.0
+	var ids []string
+	for _, c := range cand {
+		s, own := rp.finalLength(c, final)
+		if own {
+			o.fromSamples++
+		} else {
+			o.assumed++
+		}
+		t += c.overheadS + final.Warmup.Seconds() + s
+		ids = append(ids, c.info.ID)
+	}
+	o.rounds = append(o.rounds, RoundOutcome{Round: len(rounds), Measured: len(cand), Kept: ids, TimeS: t})
+	o.timeS += t
+	picks, err := rp.compare(cand, first)
+	o.picks = picks
+	return o, err
+}
+
+// screenCost is a cell's time in a screening round: its overhead, the
+// round's warm-up and duration; a cell that failed in the grid fails as
+// early here.
+func (rp *replayer) screenCost(c *cell, r halving.Round) float64 {
+	cost := c.overheadS + r.Warmup.Seconds() + r.Duration.Seconds()
+	if c.status != results.StatusOK {
+		return min(cost, c.gridS)
+	}
+	return cost
+}
+
+// finalLength is a finalist's measured phase under the steady-state rule.
+func (rp *replayer) finalLength(c *cell, final halving.Round) (float64, bool) {
+	if s, ok := rp.finalS[c.info.ID]; ok {
+		return s, len(c.series) > 0
+	}
+	cfg := steady.Config{Precision: rp.opts.Precision, MinDuration: final.MinDuration, MaxDuration: final.Duration}
+	s, own := c.finalS(cfg, rp.assumed(final))
+	rp.finalS[c.info.ID] = s
+	return s, own
+}
+
+func (rp *replayer) assumed(final halving.Round) time.Duration {
+	if rp.opts.AssumedSteady > 0 {
+		return rp.opts.AssumedSteady
+	}
+	return final.Duration
+}
+
+// compare builds the finalists' report per slice as the halving run's own
+// report would be: the finalists at the grid's figures, every cell's
+// first-round measurement as its screening record (which normalises the
+// balanced score, report.NormRound), and compares each profile's pick
+// with the grid's.
+func (rp *replayer) compare(finalists []*cell, first []halving.Measurement) ([]Pick, error) {
+	run := &results.Run{RunID: "finals", Strategy: report.StrategyHalving}
+	for _, c := range rp.cells {
+		rc := results.RunCell{CellInfo: c.info}
+		if slices.Contains(finalists, c) {
+			rc.Reps = c.rc.Reps
+		}
+		for _, m := range first {
+			if m.Cell.ID == c.info.ID {
+				rc.Screens = append(rc.Screens, results.Screen{Round: m.Round, Record: m.Record()})
+			}
+		}
+		run.Cells = append(run.Cells, rc)
+	}
+	var picks []Pick
+	for _, slice := range sliceNames(rp.cells) {
+		grid := rp.grid[slice]
+		if grid == nil {
+			continue
+		}
+		rep, err := report.Build(run.Only(slice), *rp.opts.Report)
+		if err != nil && !errors.Is(err, results.ErrNoFinishedCells) {
+			return nil, err
+		}
+		for i, g := range grid {
+			var h report.Profile
+			if rep != nil {
+				h = rep.Profiles[i]
+			}
+			picks = append(picks, Pick{Slice: slice, Profile: g.Key, Grid: pairOf(g), Halving: pairOf(h), Agrees: g.Admits(h)})
+		}
+	}
+	return picks, nil
+}
+
+func pairOf(p report.Profile) [2]float64 {
+	if !p.Found {
+		return [2]float64{}
+	}
+	return [2]float64{p.WebMult, p.DBMult}
+}
+
+// gridPicks returns the grid report's profiles per slice.
+func gridPicks(run *results.Run, opts report.Options) (map[string][]report.Profile, error) {
+	out := map[string][]report.Profile{}
+	for _, slice := range run.Slices() {
+		rep, err := report.Build(run.Only(slice), opts)
+		if errors.Is(err, results.ErrNoFinishedCells) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		out[slice] = rep.Profiles
+	}
+	return out, nil
+}
+
+func sliceNames(cells []*cell) []string {
+	var out []string
+	for _, c := range cells {
+		if !slices.Contains(out, c.slice) {
+			out = append(out, c.slice)
+		}
+	}
+	return out
+}
