@@ -55,17 +55,17 @@ type Base struct {
 
 // ReadBase reads the base compose files of project the way the compose
 // CLI reads them when sweep runs it with `-p project -f paths...`
-// (project "": as compose names it without -p): compose v2's loader
-// interpolates variables from the environment and the .env next to the
-// first file, applies extends, include and the profiles of
+// (project "": as compose names it without -p) in the environment env:
+// compose v2's loader interpolates variables from env and the .env next
+// to the first file, applies extends, include and the profiles of
 // COMPOSE_PROFILES, and merges the files in order. It reads local files
 // only (no remote include), so it takes no context. An error is bad
 // input naming the compose files; it holds no interpolated value.
-func ReadBase(paths []string, project string) (Base, error) {
+func ReadBase(paths []string, project string, env sweep.Env) (Base, error) {
 	bad := func(err error) error {
 		return sweep.BadInput("compose", "%s: %v", strings.Join(paths, ", "), err)
 	}
-	l, err := load(context.Background(), paths, project)
+	l, err := load(context.Background(), paths, project, env)
 	if err != nil {
 		return Base{}, bad(err)
 	}

@@ -52,7 +52,7 @@ func unsetenv(t *testing.T, names ...string) {
 // loadOf loads files as ReadBase does and returns the project.
 func loadOf(t *testing.T, paths ...string) *types.Project {
 	t.Helper()
-	l, err := load(t.Context(), paths, "sweepr1")
+	l, err := load(t.Context(), paths, "sweepr1", sweep.Env(os.Environ()))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -61,7 +61,7 @@ func loadOf(t *testing.T, paths ...string) *types.Project {
 
 func readBase(t *testing.T, paths ...string) Base {
 	t.Helper()
-	b, err := ReadBase(paths, "sweepr1")
+	b, err := ReadBase(paths, "sweepr1", sweep.Env(os.Environ()))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -89,7 +89,7 @@ func TestReadBaseInterpolates(t *testing.T) {
 		t.Errorf("project %q in %s, want sweepr1 in %s", p.Name, p.WorkingDir, dir)
 	}
 	unsetenv(t, "COMPOSE_PROJECT_NAME")
-	if l, err := load(t.Context(), paths, ""); err != nil || l.project.Name != "interp" {
+	if l, err := load(t.Context(), paths, "", sweep.Env(os.Environ())); err != nil || l.project.Name != "interp" {
 		t.Errorf("without a name: %v; want the project directory's name, interp", err)
 	}
 	b := readBase(t, paths...)
@@ -113,7 +113,7 @@ func TestReadBaseInterpolates(t *testing.T) {
 func TestReadBaseHidesInterpolatedValues(t *testing.T) {
 	const secret = "hunter2-password"
 	t.Setenv("WEB_CPUS", secret)
-	_, err := ReadBase([]string{filepath.Join("testdata", "load", "interp", "compose.yaml")}, "sweepr1")
+	_, err := ReadBase([]string{filepath.Join("testdata", "load", "interp", "compose.yaml")}, "sweepr1", sweep.Env(os.Environ()))
 	var bad *sweep.BadInputError
 	if !errors.As(err, &bad) || bad.Field != "compose" {
 		t.Fatalf("err = %v, want a bad input of the compose field", err)
@@ -198,7 +198,7 @@ func TestOverrideOfLoadedBases(t *testing.T) {
 	cfg := sweep.TargetConfig{CPUs: 0.5, Env: map[string]string{"WEB_THREADS": "1"}}
 	for _, c := range loadCases {
 		t.Run(c.name, func(t *testing.T) {
-			got, err := Override(readBase(t, c.paths()...), RunLabels{ID: "r1"}, "web", cfg)
+			got, err := Override(readBase(t, c.paths()...), sweep.RunLabels{ID: "r1"}, "web", cfg)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -228,7 +228,7 @@ func TestReadBaseEnvFiles(t *testing.T) {
 	if err := os.WriteFile(alt, []byte("WEB_IMAGE=x\nPASSWORD=\"hunter2\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	_, err := ReadBase(paths, "sweepr1")
+	_, err := ReadBase(paths, "sweepr1", sweep.Env(os.Environ()))
 	if !errors.Is(err, sweep.ErrBadInput) || strings.Contains(err.Error(), "hunter2") || !strings.Contains(err.Error(), "alt.env: line ") {
 		t.Errorf("bad env file: err = %v; want bad input naming the file and line without the value", err)
 	}

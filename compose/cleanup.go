@@ -12,6 +12,7 @@ import (
 	"github.com/docker/docker/api/types/network"
 	"github.com/docker/docker/api/types/volume"
 
+	"github.com/sweep-tool/sweep/engine"
 	"github.com/sweep-tool/sweep/sweep"
 )
 
@@ -27,14 +28,14 @@ type Cleaned struct {
 // compose project sweep<runID>. It is for `sweep clean` and for recovery
 // after a crash; Stack.Down calls it too. Objects already gone are no
 // error. Like Down, give it a context that outlives cancellation.
-func Cleanup(ctx context.Context, eng Engine, runID string) (Cleaned, error) {
+func Cleanup(ctx context.Context, eng engine.Engine, runID string) (Cleaned, error) {
 	project := sweep.ProjectName(runID)
 	if project == "sweep" {
 		return Cleaned{}, fmt.Errorf("%w: clean: run id %q has no letter or digit", sweep.ErrBadInput, runID)
 	}
 	selectors := []filters.Args{
-		labelFilter(sweep.LabelRun + "=" + runID),
-		labelFilter(projectLabel + "=" + project),
+		engine.LabelFilter(sweep.LabelRun + "=" + runID),
+		engine.LabelFilter(projectLabel + "=" + project),
 	}
 	var out Cleaned
 	var errs []error
@@ -93,7 +94,7 @@ func collect[T any](sel []filters.Args, list func(filters.Args) ([]T, error), ob
 	return out, nil
 }
 
-func listContainers(ctx context.Context, eng Engine, sel []filters.Args) ([]object, error) {
+func listContainers(ctx context.Context, eng engine.Engine, sel []filters.Args) ([]object, error) {
 	return collect(sel, func(f filters.Args) ([]container.Summary, error) {
 		return eng.ContainerList(ctx, container.ListOptions{All: true, Filters: f})
 	}, func(c container.Summary) object {
@@ -105,13 +106,13 @@ func listContainers(ctx context.Context, eng Engine, sel []filters.Args) ([]obje
 	})
 }
 
-func listNetworks(ctx context.Context, eng Engine, sel []filters.Args) ([]object, error) {
+func listNetworks(ctx context.Context, eng engine.Engine, sel []filters.Args) ([]object, error) {
 	return collect(sel, func(f filters.Args) ([]network.Summary, error) {
 		return eng.NetworkList(ctx, network.ListOptions{Filters: f})
 	}, func(n network.Summary) object { return object{n.ID, n.Name} })
 }
 
-func listVolumes(ctx context.Context, eng Engine, sel []filters.Args) ([]object, error) {
+func listVolumes(ctx context.Context, eng engine.Engine, sel []filters.Args) ([]object, error) {
 	return collect(sel, func(f filters.Args) ([]*volume.Volume, error) {
 		resp, err := eng.VolumeList(ctx, volume.ListOptions{Filters: f})
 		return resp.Volumes, err

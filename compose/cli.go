@@ -6,11 +6,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"os/exec"
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/sweep-tool/sweep/sweep"
 )
 
 // Kind says which compose CLI runs the stack.
@@ -40,15 +41,17 @@ const CLIEnv = "SWEEP_COMPOSE_CLI"
 
 // DetectCLI finds the compose CLI: the v2 plugin when `docker compose
 // version` succeeds, else docker-compose v1 on PATH, else an error wrapping
-// ErrNoComposeCLI. SWEEP_COMPOSE_CLI=v1|v2 asks for one of them, and it is
-// an error when that one is missing.
-func DetectCLI(ctx context.Context) (CLI, error) {
+// ErrNoComposeCLI. SWEEP_COMPOSE_CLI=v1|v2 in env asks for one of them,
+// and it is an error when that one is missing.
+func DetectCLI(ctx context.Context, env sweep.Env) (CLI, error) {
 	probe := func(argv []string) error {
 		ctx, cancel := context.WithTimeout(ctx, 20*time.Second)
 		defer cancel()
-		return exec.CommandContext(ctx, argv[0], argv[1:]...).Run()
+		cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
+		cmd.Env = env
+		return cmd.Run()
 	}
-	return detect(os.Getenv(CLIEnv), probe, exec.LookPath)
+	return detect(env.Get(CLIEnv), probe, exec.LookPath)
 }
 
 // detect is DetectCLI with the outside world passed in; want is "", "v1"
@@ -132,12 +135,14 @@ func (c CLI) VersionArgv() []string {
 	return append(append([]string{}, c.Prefix...), "version", "--short")
 }
 
-// run executes argv and returns its stdout. Stderr is copied to logs (when
-// not nil) and its tail is part of the error.
-func run(ctx context.Context, argv []string, logs io.Writer) ([]byte, error) {
+// run executes argv in env (nil: sweep's own environment) and returns its
+// stdout. Stderr is copied to logs (when not nil) and its tail is part of
+// the error.
+func run(ctx context.Context, argv []string, env sweep.Env, logs io.Writer) ([]byte, error) {
 	var stdout bytes.Buffer
 	stderr := &tailBuffer{max: 4096}
 	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
+	cmd.Env = env
 	cmd.Stdout = &stdout
 	cmd.Stderr = stderr
 	if logs != nil {

@@ -38,7 +38,7 @@ func TestReadBaseAgreesWithCLI(t *testing.T) {
 				files = append(files, abs)
 			}
 			base := readBase(t, files...)
-			out, err := run(t.Context(), cli.Argv(Invocation{Project: "sweepr1", Files: files}, Config()...), nil)
+			out, err := run(t.Context(), cli.Argv(Invocation{Project: "sweepr1", Files: files}, Config()...), nil, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -66,7 +66,7 @@ func TestReadBaseAgreesWithCLI(t *testing.T) {
 // does, and checks that the CLI takes its CPU limit.
 func checkOverrideApplies(t *testing.T, cli CLI, base Base, files []string) {
 	t.Helper()
-	data, err := Override(base, RunLabels{ID: "r1"}, "web", sweep.TargetConfig{CPUs: 0.5})
+	data, err := Override(base, sweep.RunLabels{ID: "r1"}, "web", sweep.TargetConfig{CPUs: 0.5})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -75,7 +75,7 @@ func checkOverrideApplies(t *testing.T, cli CLI, base Base, files []string) {
 		t.Fatal(err)
 	}
 	inv := Invocation{Project: "sweepr1", Files: append(slices.Clip(files), override), Compat: base.NeedsCompat("web")}
-	out, err := run(t.Context(), cli.Argv(inv, Config()...), nil)
+	out, err := run(t.Context(), cli.Argv(inv, Config()...), nil, nil)
 	if err != nil {
 		t.Fatalf("%s refuses the override: %v", cli, err)
 	}

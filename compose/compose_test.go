@@ -135,7 +135,7 @@ func TestOverrideGolden(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
 			base := testBase(t, c.bases...)
-			run := RunLabels{ID: "r1"}
+			run := sweep.RunLabels{ID: "r1"}
 			if c.name == "axes" {
 				run.Dir, run.Host = "/srv/runs/r1", "bench-1"
 			}
@@ -189,7 +189,7 @@ func testBase(t *testing.T, names ...string) Base {
 	for _, n := range names {
 		paths = append(paths, filepath.Join("testdata", "override", n+".base.yaml"))
 	}
-	base, err := ReadBase(paths, "sweepr1")
+	base, err := ReadBase(paths, "sweepr1", sweep.Env(os.Environ()))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -212,12 +212,12 @@ func TestOverrideRefuses(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
-			if _, err := Override(base, RunLabels{ID: "r1"}, "web", c.cfg); !errors.Is(err, ErrBadEnv) {
+			if _, err := Override(base, sweep.RunLabels{ID: "r1"}, "web", c.cfg); !errors.Is(err, ErrBadEnv) {
 				t.Errorf("err = %v, want ErrBadEnv", err)
 			}
 		})
 	}
-	if _, err := Override(base, RunLabels{ID: "r1"}, "nope", sweep.TargetConfig{}); err == nil {
+	if _, err := Override(base, sweep.RunLabels{ID: "r1"}, "nope", sweep.TargetConfig{}); err == nil {
 		t.Error("unknown service: want an error")
 	}
 }
@@ -261,7 +261,7 @@ func TestReadBase(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			b, err := ReadBase(paths, "sweepr1")
+			b, err := ReadBase(paths, "sweepr1", sweep.Env(os.Environ()))
 			if (err != nil) != c.wantErr {
 				t.Fatalf("err = %v, wantErr %v", err, c.wantErr)
 			}
@@ -294,11 +294,11 @@ func TestNewRefusesBadInput(t *testing.T) {
 		opts Options
 		want []string
 	}{
-		{"missing file", Options{Files: []string{file, "nope/compose.yml"}, Service: "web", RunID: "r1"},
+		{"missing file", Options{StackOptions: sweep.StackOptions{Files: []string{file, "nope/compose.yml"}, Service: "web", RunID: "r1"}},
 			[]string{"{compose}", "nope/compose.yml"}},
-		{"no file", Options{Service: "web", RunID: "r1"}, []string{"{compose}"}},
-		{"run id without letters", Options{Files: []string{file}, Service: "web", RunID: "--"}, []string{"{run_id}"}},
-		{"not yaml", Options{Files: []string{broken}, Service: "web", RunID: "r1"}, []string{"{compose}", "broken.yml"}},
+		{"no file", Options{StackOptions: sweep.StackOptions{Service: "web", RunID: "r1"}}, []string{"{compose}"}},
+		{"run id without letters", Options{StackOptions: sweep.StackOptions{Files: []string{file}, Service: "web", RunID: "--"}}, []string{"{run_id}"}},
+		{"not yaml", Options{StackOptions: sweep.StackOptions{Files: []string{broken}, Service: "web", RunID: "r1"}}, []string{"{compose}", "broken.yml"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

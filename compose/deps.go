@@ -46,7 +46,7 @@ func (b Base) Deps(target string) []string {
 // service that did its work). The first Apply then starts the target, so
 // a depends_on without a condition never meets a database that is still
 // starting. A dependency that exits otherwise fails at once
-// (ErrDependencyExited); one not ready after timeout gives ErrNotReady
+// (ErrDependencyExited); one not ready after timeout gives sweep.ErrNotReady
 // naming it.
 func (s *Stack) StartDeps(ctx context.Context, cfg sweep.TargetConfig, timeout time.Duration) error {
 	deps := s.base.Deps(s.opts.Service)
@@ -91,7 +91,7 @@ func (s *Stack) waitDeps(ctx context.Context, deps []string, timeout time.Durati
 			if cause := context.Cause(ctx); !errors.Is(cause, context.DeadlineExceeded) {
 				return fmt.Errorf("wait for %s: %w", strings.Join(deps, ", "), cause)
 			}
-			return fmt.Errorf("%w: after %s, still waiting for %s", ErrNotReady, timeout, strings.Join(waiting, "; "))
+			return fmt.Errorf("%w: after %s, still waiting for %s", sweep.ErrNotReady, timeout, strings.Join(waiting, "; "))
 		case <-tick.C:
 		}
 	}

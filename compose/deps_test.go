@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/docker/docker/api/types/container"
+
+	"github.com/sweep-tool/sweep/sweep"
 )
 
 func TestDeps(t *testing.T) {
@@ -34,7 +36,7 @@ func TestDeps(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	base, err := ReadBase(paths, "sweepr1")
+	base, err := ReadBase(paths, "sweepr1", sweep.Env(os.Environ()))
 	if err != nil {
 		t.Fatal(err)
 	}

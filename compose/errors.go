@@ -6,14 +6,6 @@ import "errors"
 // `docker-compose` binary (v1) could be found.
 var ErrNoComposeCLI = errors.New("no docker compose CLI")
 
-// ErrEngine means the Docker Engine did not answer (DOCKER_HOST, daemon
-// down, permissions).
-var ErrEngine = errors.New("docker engine unreachable")
-
-// ErrNotReady is returned by WaitReady when the timeout passes before the
-// target is healthy.
-var ErrNotReady = errors.New("target not ready")
-
 // ErrTargetExited is returned by WaitReady when the target container
 // stopped (exited, dead, or unhealthy and exited) instead of becoming
 // ready; the message carries its state and exit code.

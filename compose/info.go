@@ -10,23 +10,10 @@ import (
 	"strings"
 
 	"golang.org/x/sync/errgroup"
-)
 
-// Facts describe the engine, the CLI and the stack for sweep.json.
-type Facts struct {
-	// EngineNCPU is the number of CPUs the engine reports.
-	EngineNCPU int `json:"engine_ncpu"`
-	// CPUModel is the engine host's CPU model, when the engine is local.
-	CPUModel      string `json:"cpu_model,omitempty"`
-	DockerVersion string `json:"docker_version"`
-	// ComposeCLI is "docker compose" or the docker-compose path.
-	ComposeCLI     string `json:"compose_cli"`
-	ComposeVersion string `json:"compose_version"`
-	// Images maps each service to the image ID it runs (after Apply).
-	Images map[string]string `json:"images"`
-	// ConfigSHA256 is the hash of `compose config` on the base files.
-	ConfigSHA256 string `json:"config_sha256"`
-}
+	"github.com/sweep-tool/sweep/engine"
+	"github.com/sweep-tool/sweep/sweep"
+)
 
 // NCPU is the number of CPUs of the engine, to check --cpus against.
 func (s *Stack) NCPU(ctx context.Context) (int, error) {
@@ -37,15 +24,17 @@ func (s *Stack) NCPU(ctx context.Context) (int, error) {
 	return info.NCPU, nil
 }
 
-// Info gathers the Facts. Call it after the first Apply so the images are
+// Info gathers the facts sweep.json records: the engine's CPUs and
+// version, the compose CLI and its version, the images and a hash of
+// `compose config`. Call it after the first Apply so the images are
 // present.
-func (s *Stack) Info(ctx context.Context) (Facts, error) {
+func (s *Stack) Info(ctx context.Context) (sweep.StackFacts, error) {
 	info, err := s.eng.Info(ctx)
 	if err != nil {
-		return Facts{}, fmt.Errorf("engine info: %w", err)
+		return sweep.StackFacts{}, fmt.Errorf("engine info: %w", err)
 	}
-	f := Facts{EngineNCPU: info.NCPU, DockerVersion: info.ServerVersion, ComposeCLI: s.cli.String()}
-	if local(os.Getenv("DOCKER_HOST")) {
+	f := sweep.StackFacts{NCPU: info.NCPU, RuntimeVersion: info.ServerVersion, Tool: s.cli.String()}
+	if engine.Local(s.opts.Env) {
 		f.CPUModel = cpuModel("/proc/cpuinfo")
 	}
 	// The two CLI calls run side by side: docker-compose v1 takes seconds
@@ -53,13 +42,13 @@ func (s *Stack) Info(ctx context.Context) (Facts, error) {
 	var version, config []byte
 	g, gctx := errgroup.WithContext(ctx)
 	g.Go(func() (err error) {
-		if version, err = run(gctx, s.cli.VersionArgv(), nil); err != nil {
+		if version, err = run(gctx, s.cli.VersionArgv(), s.opts.Env, nil); err != nil {
 			err = fmt.Errorf("compose version: %w", err)
 		}
 		return err
 	})
 	g.Go(func() (err error) {
-		if config, err = run(gctx, s.cli.Argv(s.baseInvocation(), Config()...), nil); err != nil {
+		if config, err = run(gctx, s.cli.Argv(s.baseInvocation(), Config()...), s.opts.Env, nil); err != nil {
 			err = fmt.Errorf("compose config: %w", err)
 		}
 		return err
@@ -67,7 +56,7 @@ func (s *Stack) Info(ctx context.Context) (Facts, error) {
 	if err := g.Wait(); err != nil {
 		return f, err
 	}
-	f.ComposeVersion = strings.TrimSpace(string(version))
+	f.ToolVersion = strings.TrimSpace(string(version))
 	sum := sha256.Sum256(config)
 	f.ConfigSHA256 = hex.EncodeToString(sum[:])
 	f.Images, err = s.images(ctx)
@@ -95,11 +84,6 @@ func (s *Stack) images(ctx context.Context) (map[string]string, error) {
 		}
 	}
 	return ids, nil
-}
-
-// local reports whether DOCKER_HOST names this machine's engine.
-func local(dockerHost string) bool {
-	return dockerHost == "" || strings.HasPrefix(dockerHost, "unix://")
 }
 
 // cpuModel returns the first "model name" of a cpuinfo file, or "".

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/sweep-tool/sweep/internal/testenv"
+	"github.com/sweep-tool/sweep/sweep"
 )
 
 // writeStack writes a two-service compose file (target web with a
@@ -41,7 +42,7 @@ services:
 // SWEEP_REQUIRE_DOCKER=1) when there is none.
 func composeCLI(t testing.TB) CLI {
 	t.Helper()
-	c, err := DetectCLI(t.Context())
+	c, err := DetectCLI(t.Context(), sweep.Env(os.Environ()))
 	if err != nil {
 		testenv.Absent(t, err.Error())
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/docker/docker/api/types/network"
 	"github.com/docker/docker/api/types/volume"
 
+	"github.com/sweep-tool/sweep/engine"
 	"github.com/sweep-tool/sweep/results"
 	"github.com/sweep-tool/sweep/sweep"
 )
@@ -21,7 +22,7 @@ import (
 // and Cleanup make, honouring label filters; it has no networks or
 // volumes.
 type labelEngine struct {
-	Engine
+	engine.Engine
 	containers []container.Summary
 	removed    []string
 }
@@ -56,7 +57,7 @@ func (e *labelEngine) VolumeList(context.Context, volume.ListOptions) (volume.Li
 }
 
 // add puts a container of run l on the engine.
-func (e *labelEngine) add(l RunLabels) {
+func (e *labelEngine) add(l sweep.RunLabels) {
 	labels := map[string]string{sweep.LabelRun: l.ID}
 	if l.Dir != "" {
 		labels[sweep.LabelDir], labels[sweep.LabelHost] = l.Dir, l.Host
@@ -91,19 +92,19 @@ func TestCleanDeadNeverTouchesALiveRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	eng := &labelEngine{}
-	for _, l := range []RunLabels{{"live", live, host}, {"stale", stale, host}, {"finished", dir("finished"), host},
-		{"gone", filepath.Join(tmp, "gone"), host}, {"old", "", ""}, {"elsewhere", live, "other-host"}} {
+	for _, l := range []sweep.RunLabels{{ID: "live", Dir: live, Host: host}, {ID: "stale", Dir: stale, Host: host}, {ID: "finished", Dir: dir("finished"), Host: host},
+		{ID: "gone", Dir: filepath.Join(tmp, "gone"), Host: host}, {ID: "old", Dir: "", Host: ""}, {ID: "elsewhere", Dir: live, Host: "other-host"}} {
 		eng.add(l)
 		eng.add(l)
 	}
-	eng.add(RunLabels{"mixed", live, host})
-	eng.add(RunLabels{"mixed", "", ""})
+	eng.add(sweep.RunLabels{ID: "mixed", Dir: live, Host: host})
+	eng.add(sweep.RunLabels{ID: "mixed", Dir: "", Host: ""})
 	runs, err := Leftovers(t.Context(), eng)
 	if err != nil || len(runs) != 7 {
 		t.Fatalf("Leftovers = %+v, %v; want 7 runs", runs, err)
 	}
-	want := map[string]error{"live": ErrRunAlive, "stale": nil, "finished": nil, "gone": nil,
-		"old": ErrRunUnknown, "elsewhere": ErrRunUnknown, "mixed": ErrRunUnknown}
+	want := map[string]error{"live": sweep.ErrRunAlive, "stale": nil, "finished": nil, "gone": nil,
+		"old": sweep.ErrRunUnknown, "elsewhere": sweep.ErrRunUnknown, "mixed": sweep.ErrRunUnknown}
 	for _, l := range runs {
 		before := len(eng.removed)
 		got, err := CleanDead(t.Context(), eng, l, false)
@@ -116,7 +117,7 @@ func TestCleanDeadNeverTouchesALiveRun(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(stale, results.LockFile)); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("the stale lock taken for the cleaning is left behind (%v)", err)
 	}
-	if _, err := CleanDead(t.Context(), eng, Leftover{RunLabels: RunLabels{"live", live, host}, Containers: 2}, true); err != nil ||
+	if _, err := CleanDead(t.Context(), eng, sweep.Leftover{RunLabels: sweep.RunLabels{ID: "live", Dir: live, Host: host}, Containers: 2}, true); err != nil ||
 		len(eng.removed) != 8 {
 		t.Errorf("force: err %v, %d containers removed, want 8 (3 dead runs, then the live one)", err, len(eng.removed))
 	}
@@ -137,13 +138,13 @@ func TestLeftoversInOrderAndContainerless(t *testing.T) {
 	t.Cleanup(func() { _ = lock.Release() })
 	eng := &labelEngine{}
 	for _, id := range []string{"c", "a", "b"} {
-		eng.add(RunLabels{ID: id})
+		eng.add(sweep.RunLabels{ID: id})
 	}
 	runs, err := Leftovers(t.Context(), eng)
 	if err != nil || len(runs) != 3 || runs[0].ID != "a" || runs[1].ID != "b" || runs[2].ID != "c" {
 		t.Fatalf("Leftovers = %+v, %v; want a, b, c", runs, err)
 	}
-	if _, err := CleanDead(t.Context(), eng, Leftover{RunLabels: RunLabels{"netonly", live, host}}, false); err != nil {
+	if _, err := CleanDead(t.Context(), eng, sweep.Leftover{RunLabels: sweep.RunLabels{ID: "netonly", Dir: live, Host: host}}, false); err != nil {
 		t.Errorf("a run without containers: %v, want it cleaned without the proof", err)
 	}
 }

@@ -16,6 +16,8 @@ import (
 	"github.com/compose-spec/compose-go/v2/loader"
 	"github.com/compose-spec/compose-go/v2/template"
 	"github.com/compose-spec/compose-go/v2/types"
+
+	"github.com/sweep-tool/sweep/sweep"
 )
 
 // envFilesVar names the variable compose v2 reads its --env-file default
@@ -36,7 +38,7 @@ type loaded struct {
 
 // load reads files the way `docker compose -p project -f files...` does
 // (compose v2's own loader and the options its CLI builds; project "" is
-// named as without -p): the project directory is the first file's; variables come from the environment,
+// named as without -p) in the environment env: the project directory is the first file's; variables come from env,
 // then from COMPOSE_ENV_FILES or the project directory's .env;
 // COMPOSE_PROFILES selects profiles. Error messages hold no value that
 // interpolation took from the environment.
@@ -46,14 +48,14 @@ type loaded struct {
 // callers read compose files at once.
 var loaderMu sync.Mutex
 
-func load(ctx context.Context, files []string, project string) (loaded, error) {
+func load(ctx context.Context, files []string, project string, env sweep.Env) (loaded, error) {
 	l := loaded{secrets: &secrets{}}
-	envFiles, err := envFilesFromEnv()
+	envFiles, err := envFilesFromEnv(env)
 	if err != nil {
 		return l, err
 	}
 	opts, err := cli.NewProjectOptions(files,
-		cli.WithOsEnv, withPWD, cli.WithEnvFiles(envFiles...), cli.WithDotEnv, cli.WithName(project))
+		cli.WithEnv(env), withPWD, cli.WithEnvFiles(envFiles...), cli.WithDotEnv, cli.WithName(project))
 	if err != nil {
 		return l, envFileError(err)
 	}
@@ -140,9 +142,9 @@ func envFileError(err error) error {
 
 // envFilesFromEnv is compose v2's --env-file default: COMPOSE_ENV_FILES,
 // made absolute against the working directory.
-func envFilesFromEnv() ([]string, error) {
+func envFilesFromEnv(env sweep.Env) ([]string, error) {
 	var out []string
-	for f := range strings.SplitSeq(os.Getenv(envFilesVar), ",") {
+	for f := range strings.SplitSeq(env.Get(envFilesVar), ",") {
 		if f == "" {
 			continue
 		}

@@ -57,34 +57,18 @@ type deployOverride struct {
 	} `yaml:"resources"`
 }
 
-// RunLabels identify the run on every container of its stack.
-type RunLabels struct {
-	ID string // sweep.run
-	// Dir is the run directory's absolute path (sweep.dir) and Host the
-	// host it is on (sweep.host); both are left out when empty.
-	Dir, Host string
-}
-
-// labels renders l as escaped compose labels.
-func (l RunLabels) labels() (map[string]string, error) {
-	m := map[string]string{sweep.LabelRun: l.ID}
-	for k, v := range map[string]string{sweep.LabelDir: l.Dir, sweep.LabelHost: l.Host} {
-		if v != "" {
-			m[k] = v
-		}
-	}
-	return escapeAll(m)
-}
+// runLabels renders l as escaped compose labels.
+func runLabels(l sweep.RunLabels) (map[string]string, error) { return escapeAll(l.Map()) }
 
 // Override renders the override file of one cell: the run's labels on
 // every service; on the target its CPU limit (omitted when cfg.CPUs is 0),
 // env and labels. `$` is escaped so compose does not interpolate values; a
 // newline or NUL byte in a key or value is refused (ErrBadEnv). The output
 // is deterministic (sorted keys).
-func Override(b Base, run RunLabels, service string, cfg sweep.TargetConfig) ([]byte, error) {
+func Override(b Base, run sweep.RunLabels, service string, cfg sweep.TargetConfig) ([]byte, error) {
 	f := overrideFile{Version: b.Version, Services: map[string]*serviceOverride{}}
 	for _, name := range b.Services {
-		labels, err := run.labels()
+		labels, err := runLabels(run)
 		if err != nil {
 			return nil, fmt.Errorf("run labels: %w", err)
 		}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/docker/docker/api/types/container"
 
+	"github.com/sweep-tool/sweep/engine"
 	"github.com/sweep-tool/sweep/sweep"
 )
 
@@ -19,7 +20,7 @@ const pollEvery = 150 * time.Millisecond
 
 // WaitReady blocks until the target container is ready: "healthy" when it
 // has a Docker healthcheck, else HTTP 200 from ReadyURL. It fails at once
-// with ErrTargetExited when the container stops, and with ErrNotReady when
+// with ErrTargetExited when the container stops, and with sweep.ErrNotReady when
 // timeout passes; both carry the last state seen.
 func (s *Stack) WaitReady(ctx context.Context, timeout time.Duration) error {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
@@ -48,7 +49,7 @@ func (s *Stack) WaitReady(ctx context.Context, timeout time.Duration) error {
 			if cause := context.Cause(ctx); !errors.Is(cause, context.DeadlineExceeded) {
 				return fmt.Errorf("wait for %s: %w", s.opts.Service, cause)
 			}
-			return fmt.Errorf("%w: %s after %s: %s", ErrNotReady, s.opts.Service, timeout, last)
+			return fmt.Errorf("%w: %s after %s: %s", sweep.ErrNotReady, s.opts.Service, timeout, last)
 		case <-tick.C:
 		}
 	}
@@ -168,7 +169,7 @@ func (s *Stack) target(ctx context.Context) (string, error) {
 // Containers maps each service of the stack to the id of its running
 // container (after Apply), e.g. for the resource samplers.
 func (s *Stack) Containers(ctx context.Context) (map[string]string, error) {
-	list, err := s.eng.ContainerList(ctx, container.ListOptions{Filters: labelFilter(
+	list, err := s.eng.ContainerList(ctx, container.ListOptions{Filters: engine.LabelFilter(
 		projectLabel+"="+s.project, oneoffLabel+"=False")})
 	if err != nil {
 		return nil, fmt.Errorf("list containers of %s: %w", s.project, err)
@@ -183,6 +184,6 @@ func (s *Stack) Containers(ctx context.Context) (map[string]string, error) {
 // containerOf selects the containers (also stopped ones) of a service of a
 // compose project, leaving out one-off `compose run` containers.
 func containerOf(project, service string) container.ListOptions {
-	return container.ListOptions{All: true, Filters: labelFilter(
+	return container.ListOptions{All: true, Filters: engine.LabelFilter(
 		projectLabel+"="+project, serviceLabel+"="+service, oneoffLabel+"=False")}
 }

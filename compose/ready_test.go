@@ -11,12 +11,15 @@ import (
 	"time"
 
 	"github.com/docker/docker/api/types/container"
+
+	"github.com/sweep-tool/sweep/engine"
+	"github.com/sweep-tool/sweep/sweep"
 )
 
 // fakeEngine answers the two calls WaitReady makes from a script of
-// states; the last state repeats. Other Engine methods are not used.
+// states; the last state repeats. Other engine.Engine methods are not used.
 type fakeEngine struct {
-	Engine
+	engine.Engine
 	mu     sync.Mutex
 	states []*container.State // nil list: no container
 }
@@ -62,17 +65,17 @@ func TestWaitReady(t *testing.T) {
 	}{
 		{"healthy after starting", []*container.State{health(container.Starting), health(container.Healthy)}, "", nil, ""},
 		{"unhealthy then healthy", []*container.State{health(container.Unhealthy), health(container.Healthy)}, "", nil, ""},
-		{"stays unhealthy", []*container.State{health(container.Unhealthy)}, "", ErrNotReady, `last check exit 1: "connection refused"`},
+		{"stays unhealthy", []*container.State{health(container.Unhealthy)}, "", sweep.ErrNotReady, `last check exit 1: "connection refused"`},
 		{"exits", []*container.State{health(container.Starting), exited}, "", ErrTargetExited, "exit code 3, OOM-killed"},
 		{"http 200", []*container.State{running}, ok.URL, nil, ""},
-		{"http 503", []*container.State{running}, unavailable.URL, ErrNotReady, "503"},
+		{"http 503", []*container.State{running}, unavailable.URL, sweep.ErrNotReady, "503"},
 		{"no ready url", []*container.State{running}, "", nil, ""},
-		{"no container", nil, ok.URL, ErrNotReady, "no container of service web"},
+		{"no container", nil, ok.URL, sweep.ErrNotReady, "no container of service web"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
-			s := &Stack{eng: &fakeEngine{states: c.states}, project: "sweepx", opts: Options{Service: "web", ReadyURL: c.url}}
+			s := &Stack{eng: &fakeEngine{states: c.states}, project: "sweepx", opts: Options{StackOptions: sweep.StackOptions{Service: "web", ReadyURL: c.url}}}
 			// The failing cases wait out the whole timeout; 3 s leaves a
 			// loaded machine time for a few HTTP answers (at 700 ms the
 			// 503 case once ended before its first answer arrived).
@@ -86,11 +89,11 @@ func TestWaitReady(t *testing.T) {
 
 func TestWaitReadyCancelled(t *testing.T) {
 	t.Parallel()
-	s := &Stack{eng: &fakeEngine{states: []*container.State{health(container.Starting)}}, opts: Options{Service: "web"}}
+	s := &Stack{eng: &fakeEngine{states: []*container.State{health(container.Starting)}}, opts: Options{StackOptions: sweep.StackOptions{Service: "web"}}}
 	ctx, cancel := context.WithCancel(t.Context())
 	time.AfterFunc(200*time.Millisecond, cancel)
 	err := s.WaitReady(ctx, time.Minute)
-	if !errors.Is(err, context.Canceled) || errors.Is(err, ErrNotReady) {
+	if !errors.Is(err, context.Canceled) || errors.Is(err, sweep.ErrNotReady) {
 		t.Errorf("WaitReady after cancel = %v, want context.Canceled", err)
 	}
 }
@@ -132,9 +135,9 @@ func TestNotReadyIsOneLine(t *testing.T) {
 	out := "curl: (7) Failed to connect\n<html>\n<body>503 Service Unavailable</body>\n</html>\n"
 	st := &container.State{Status: container.StateRunning, Running: true, Health: &container.Health{
 		Status: container.Unhealthy, Log: []*container.HealthcheckResult{{ExitCode: 7, Output: out}}}}
-	s := &Stack{eng: &fakeEngine{states: []*container.State{st}}, project: "sweepx", opts: Options{Service: "web"}}
+	s := &Stack{eng: &fakeEngine{states: []*container.State{st}}, project: "sweepx", opts: Options{StackOptions: sweep.StackOptions{Service: "web"}}}
 	err := s.WaitReady(t.Context(), 300*time.Millisecond)
-	if msg := err.Error(); !errors.Is(err, ErrNotReady) || strings.Contains(msg, "\n") || strings.Contains(msg, `\n`) ||
+	if msg := err.Error(); !errors.Is(err, sweep.ErrNotReady) || strings.Contains(msg, "\n") || strings.Contains(msg, `\n`) ||
 		strings.Contains(msg, "html") || !strings.Contains(msg, "Failed to connect") || !strings.Contains(msg, "target.log") {
 		t.Errorf("WaitReady = %q, want one line with the check's first line and a pointer to target.log", msg)
 	}

@@ -4,6 +4,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/sweep-tool/sweep/sweep"
 )
 
 // TestReplicas: the base's replica count of each service, from scale or
@@ -19,7 +21,7 @@ func TestReplicas(t *testing.T) {
 	if err := os.WriteFile(path, []byte(yaml), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	base, err := ReadBase([]string{path}, "sweepr1")
+	base, err := ReadBase([]string{path}, "sweepr1", sweep.Env(os.Environ()))
 	if err != nil {
 		t.Fatal(err)
 	}

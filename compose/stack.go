@@ -14,41 +14,23 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"maps"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 
+	"github.com/sweep-tool/sweep/engine"
 	"github.com/sweep-tool/sweep/results"
 	"github.com/sweep-tool/sweep/sweep"
 )
 
-// Options configure a Stack.
+// Options configure a Stack: what every backend is told, and the
+// engine and compose CLI to use.
 type Options struct {
-	// Files are the base compose files, in order (the --compose flag).
-	Files []string
-	// Service is the target service (the --service flag).
-	Service string
-	// RunID names the project (sweep<letters and digits of RunID>) and is
-	// the value of the sweep.run label.
-	RunID string
-	// RunDir is the run directory; its absolute path and this host's name
-	// label every container (sweep.dir, sweep.host), so that Leftovers can
-	// find the run's lock. Empty: no such labels.
-	RunDir string
-	// ReadyURL is polled for HTTP 200 when the target has no Docker
-	// healthcheck (full URL, e.g. http://127.0.0.1:8080/health). Empty:
-	// a running container without healthcheck counts as ready.
-	ReadyURL string
-	// SweptEnv names the variables ReadBack reads back from the container.
-	SweptEnv []string
-	// Stdout and Stderr receive the compose CLI's output (nil: dropped;
-	// the tail of stderr is in errors anyway).
-	Stdout, Stderr io.Writer
-	// Engine is the Docker Engine; nil connects with NewEngine.
-	Engine Engine
+	sweep.StackOptions
+	// Engine is the Docker Engine; nil connects to the one Env names.
+	Engine engine.Engine
 	// CLI is the compose CLI; the zero value detects it with DetectCLI.
 	CLI CLI
 }
@@ -60,9 +42,9 @@ type Stack struct {
 	files   []string // absolute base files
 	base    Base
 	cli     CLI
-	eng     Engine
+	eng     engine.Engine
 	project string
-	labels  RunLabels
+	labels  sweep.RunLabels
 	started bool // the whole stack was brought up once
 }
 
@@ -71,51 +53,34 @@ var _ sweep.Stack = (*Stack)(nil)
 // New validates the options against the files, the engine and the compose
 // CLI before anything starts. Bad files, service or run id give errors
 // wrapping sweep.ErrBadInput that name the input; an engine that does not answer
-// gives ErrEngine, a missing CLI ErrNoComposeCLI.
+// gives engine.ErrEngine, a missing CLI ErrNoComposeCLI.
 func New(ctx context.Context, opts Options) (*Stack, error) {
 	s := &Stack{opts: opts, cli: opts.CLI, eng: opts.Engine, project: sweep.ProjectName(opts.RunID)}
 	var err error
 	if err := s.checkInput(); err != nil {
 		return nil, err
 	}
-	if s.labels, err = runLabels(opts); err != nil {
+	if s.labels, err = opts.RunLabels(); err != nil {
 		return nil, err
 	}
-	base, err := ReadBase(s.files, s.project)
+	base, err := ReadBase(s.files, s.project, opts.Env)
 	if err != nil {
 		return nil, err
 	}
 	s.base = base
 	if s.eng == nil {
-		if s.eng, err = NewEngine(ctx); err != nil {
+		if s.eng, err = engine.Connect(ctx, opts.Env); err != nil {
 			return nil, err
 		}
-	} else if err := ping(ctx, s.eng); err != nil {
+	} else if err := engine.Ping(ctx, s.eng, opts.Env); err != nil {
 		return nil, err
 	}
 	if s.cli.Kind == 0 {
-		if s.cli, err = DetectCLI(ctx); err != nil {
+		if s.cli, err = DetectCLI(ctx, opts.Env); err != nil {
 			return nil, err
 		}
 	}
 	return s, s.checkService(ctx)
-}
-
-// runLabels are the labels of the run opts names: its id and, with a
-// run directory, its absolute path and this host's name.
-func runLabels(opts Options) (RunLabels, error) {
-	l := RunLabels{ID: opts.RunID}
-	if opts.RunDir == "" {
-		return l, nil
-	}
-	var err error
-	if l.Dir, err = filepath.Abs(opts.RunDir); err != nil {
-		return l, fmt.Errorf("run directory: %w", err)
-	}
-	if l.Host, err = os.Hostname(); err != nil {
-		return l, fmt.Errorf("host name: %w", err)
-	}
-	return l, nil
 }
 
 // checkInput checks the run id and that every compose file exists.
@@ -142,7 +107,7 @@ func (s *Stack) checkInput() error {
 // checkService asks compose for the services (it also validates the
 // files) and checks that the target is one of them.
 func (s *Stack) checkService(ctx context.Context) error {
-	out, err := run(ctx, s.cli.Argv(s.baseInvocation(), ConfigServices()...), nil)
+	out, err := run(ctx, s.cli.Argv(s.baseInvocation(), ConfigServices()...), s.opts.Env, nil)
 	if err != nil {
 		return sweep.BadInput("compose", "compose rejects the files: %s", s.base.redact(err.Error()))
 	}
@@ -171,7 +136,7 @@ func (s *Stack) Services() []string { return slices.Clone(s.base.Services) }
 
 // Engine is the Docker Engine the stack talks to (for samplers and
 // Cleanup).
-func (s *Stack) Engine() Engine { return s.eng }
+func (s *Stack) Engine() engine.Engine { return s.eng }
 
 // Replicas is the target's replica count in the base files (1 unless
 // they scale it).
@@ -219,11 +184,11 @@ func (s *Stack) writeOverride(cfg sweep.TargetConfig) (Invocation, error) {
 	return inv, nil
 }
 
-// compose runs one compose subcommand, its output to the stack's Stdout.
+// compose runs one compose subcommand, its output to the stack's Log.
 func (s *Stack) compose(ctx context.Context, inv Invocation, sub []string) error {
-	out, err := run(ctx, s.cli.Argv(inv, sub...), s.opts.Stderr)
-	if s.opts.Stdout != nil {
-		_, _ = s.opts.Stdout.Write(out)
+	out, err := run(ctx, s.cli.Argv(inv, sub...), s.opts.Env, s.opts.Log)
+	if s.opts.Log != nil {
+		_, _ = s.opts.Log.Write(out)
 	}
 	return err
 }
@@ -233,7 +198,7 @@ func (s *Stack) compose(ctx context.Context, inv Invocation, sub []string) error
 // cancellation, e.g. context.WithoutCancel(ctx) with a timeout of a
 // minute: a cancelled ctx kills the compose CLI.
 func (s *Stack) Down(ctx context.Context) error {
-	_, downErr := run(ctx, s.cli.Argv(s.baseInvocation(), Down()...), s.opts.Stderr)
+	_, downErr := run(ctx, s.cli.Argv(s.baseInvocation(), Down()...), s.opts.Env, s.opts.Log)
 	if downErr != nil {
 		downErr = fmt.Errorf("compose down: %w", downErr)
 	}

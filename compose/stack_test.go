@@ -12,6 +12,7 @@ import (
 	"github.com/docker/docker/api/types/container"
 	"github.com/docker/docker/client"
 
+	"github.com/sweep-tool/sweep/engine"
 	"github.com/sweep-tool/sweep/internal/testenv"
 	"github.com/sweep-tool/sweep/results"
 	"github.com/sweep-tool/sweep/sweep"
@@ -22,15 +23,12 @@ func TestStackOnEngine(t *testing.T) {
 	cli := composeCLI(t)
 	file := writeStack(t, testenv.GoImage(t, eng, "sweep-compose-test", "./testdata/httpd"))
 	runID := newRunID(t)
-	_, err := New(t.Context(), Options{Files: []string{file}, Service: "nope", RunID: runID, Engine: eng, CLI: cli})
+	_, err := New(t.Context(), Options{StackOptions: sweep.StackOptions{Files: []string{file}, Service: "nope", RunID: runID}, Engine: eng, CLI: cli})
 	if !errors.Is(err, sweep.ErrBadInput) || !strings.Contains(err.Error(), "{service}") ||
 		!strings.Contains(err.Error(), "services: side, web") {
 		t.Errorf("New with an unknown service = %v, want bad input naming --service and listing the services", err)
 	}
-	s, err := New(t.Context(), Options{
-		Files: []string{file}, Service: "web", RunID: runID, Engine: eng, CLI: cli,
-		SweptEnv: []string{"WEB_THREADS", "DB_POOL"},
-	})
+	s, err := New(t.Context(), Options{StackOptions: sweep.StackOptions{Files: []string{file}, Service: "web", RunID: runID, SweptEnv: []string{"WEB_THREADS", "DB_POOL"}}, Engine: eng, CLI: cli})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -137,7 +135,7 @@ func checkInfo(t *testing.T, s *Stack) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if f.EngineNCPU < 1 || f.DockerVersion == "" || f.ComposeVersion == "" || len(f.ConfigSHA256) != 64 ||
+	if f.NCPU < 1 || f.RuntimeVersion == "" || f.ToolVersion == "" || len(f.ConfigSHA256) != 64 ||
 		!strings.HasPrefix(f.Images["web"], "sha256:") || f.Images["web"] != f.Images["side"] {
 		t.Errorf("Info = %+v", f)
 	}
@@ -154,7 +152,7 @@ func down(t testing.TB, s *Stack, eng *client.Client, runID string) {
 		t.Error(err)
 	}
 	t.Logf("down took %s", time.Since(start).Round(time.Millisecond))
-	left, err := eng.ContainerList(ctx, container.ListOptions{All: true, Filters: labelFilter(sweep.LabelRun + "=" + runID)})
+	left, err := eng.ContainerList(ctx, container.ListOptions{All: true, Filters: engine.LabelFilter(sweep.LabelRun + "=" + runID)})
 	if err != nil || len(left) != 0 {
 		t.Errorf("after Down: %d containers labelled %s=%s (%v)", len(left), sweep.LabelRun, runID, err)
 	}
@@ -171,7 +169,7 @@ func BenchmarkRecreate(b *testing.B) {
 	eng := testenv.Docker(b)
 	file := writeStack(b, testenv.GoImage(b, eng, "sweep-compose-test", "./testdata/httpd"))
 	runID := newRunID(b)
-	s, err := New(b.Context(), Options{Files: []string{file}, Service: "web", RunID: runID, Engine: eng, CLI: composeCLI(b)})
+	s, err := New(b.Context(), Options{StackOptions: sweep.StackOptions{Files: []string{file}, Service: "web", RunID: runID}, Engine: eng, CLI: composeCLI(b)})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/docker/docker/client"
 
 	"github.com/sweep-tool/sweep/results"
+	"github.com/sweep-tool/sweep/sweep"
 )
 
 func TestDiffStates(t *testing.T) {
@@ -101,7 +102,7 @@ func TestWatchOverFakeEngine(t *testing.T) {
 	running := &container.State{Status: container.StateRunning, Running: true, StartedAt: "2025-01-01T03:00:00Z"}
 	eng := &streamEngine{fakeEngine: fakeEngine{states: []*container.State{running}},
 		msgs: make(chan events.Message), errs: make(chan error, 1)}
-	s := &Stack{eng: eng, project: "sweeptest", opts: Options{Service: "app"}}
+	s := &Stack{eng: eng, project: "sweeptest", opts: Options{StackOptions: sweep.StackOptions{Service: "app"}}}
 	w, err := s.Watch(t.Context())
 	if err != nil {
 		t.Fatal(err)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/docker/docker/api/types/container"
 
+	"github.com/sweep-tool/sweep/engine"
 	"github.com/sweep-tool/sweep/results"
 )
 
@@ -30,7 +31,7 @@ type states map[string]cstate
 // look inspects every container of the project (one-off containers left
 // out).
 func (s *Stack) look(ctx context.Context) (states, error) {
-	list, err := s.eng.ContainerList(ctx, container.ListOptions{All: true, Filters: labelFilter(
+	list, err := s.eng.ContainerList(ctx, container.ListOptions{All: true, Filters: engine.LabelFilter(
 		projectLabel+"="+s.project, oneoffLabel+"=False")})
 	if err != nil {
 		return nil, fmt.Errorf("list containers of %s: %w", s.project, err)

@@ -4,10 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 	"sync"
 
-	"github.com/sweep-tool/sweep/compose"
+	"github.com/sweep-tool/sweep/engine"
 	"github.com/sweep-tool/sweep/load/builtin"
 	"github.com/sweep-tool/sweep/report"
 	"github.com/sweep-tool/sweep/swarm"
@@ -33,8 +32,8 @@ func (s *Session) buildLanes(ctx context.Context) error {
 	if len(s.spec.Compose) == 0 {
 		return sweep.BadInput("compose", "no compose file; give {compose} FILE (repeatable)")
 	}
-	mgr, err := swarm.Connect(ctx)
-	if errors.Is(err, compose.ErrEngine) || errors.Is(err, swarm.ErrNotSwarm) {
+	mgr, err := swarm.Connect(ctx, s.opts.Env)
+	if errors.Is(err, engine.ErrEngine) || errors.Is(err, swarm.ErrNotSwarm) {
 		return sweep.BadInput("swarm", "%v", err)
 	}
 	if err != nil {
@@ -55,8 +54,7 @@ func (s *Session) buildLanes(ctx context.Context) error {
 	}
 	for k, n := range nodes {
 		l := &lane{node: n, spec: s.spec.ForLane(n.Addr), driver: s.driver}
-		l.stack, err = s.swarmStack(ctx, swarm.Options{Files: s.spec.Compose, Service: s.spec.Service, RunID: s.runID, RunDir: s.dir,
-			ReadyURL: strings.TrimRight(l.spec.URL, "/") + s.spec.ReadyPath, SweptEnv: s.spec.SweptEnv(), Place: loadPlace,
+		l.stack, err = s.swarmStack(ctx, swarm.Options{StackOptions: s.stackOptions(s.spec.Compose, l.spec.URL), Place: loadPlace,
 			Manager: mgr, Lane: fmt.Sprint("l", k+1), PinTo: n.ID})
 		if err != nil {
 			return err

@@ -98,8 +98,8 @@ func (s *Session) recordFacts(ctx context.Context) error {
 		s.logf("facts: %v", err)
 	}
 	meta := s.meta
-	meta.Host.CPUModel, meta.Host.CPUCount = facts.CPUModel, facts.EngineNCPU
-	meta.Host.DockerVersion, meta.Host.ComposeVersion = facts.DockerVersion, facts.ComposeVersion
+	meta.Host.CPUModel, meta.Host.CPUCount = facts.CPUModel, facts.NCPU
+	meta.Host.DockerVersion, meta.Host.ComposeVersion = facts.RuntimeVersion, facts.ToolVersion
 	meta.Images, meta.ComposeConfigHash = facts.Images, facts.ConfigSHA256
 	return meta.Write(s.dir)
 }

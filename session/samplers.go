@@ -8,7 +8,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/sweep-tool/sweep/compose"
+	"github.com/sweep-tool/sweep/engine"
 	"github.com/sweep-tool/sweep/metrics"
 	"github.com/sweep-tool/sweep/sweep"
 )
@@ -120,9 +120,9 @@ func (x *samplers) resetFunc() func(context.Context) error {
 	}
 }
 
-// The stack's engine serves the samplers as it is: compose.Engine holds
+// The stack's engine serves the samplers as it is: engine.Engine holds
 // every call metrics.Engine makes.
-var _ metrics.Engine = compose.Engine(nil)
+var _ metrics.Engine = engine.Engine(nil)
 
 // monitor is the runner's Monitor: containers of the stack, what the
 // target receives of the load at spec's URL and, with a DSN, the

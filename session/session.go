@@ -34,6 +34,10 @@ type Options struct {
 	// K6 is the k6 binary's path; empty: k6 on PATH when the spec's
 	// driver allows it.
 	K6 string
+	// Env is the process environment as the front end read it: the
+	// backends' engine (DOCKER_HOST, ...), what compose files
+	// interpolate, SWEEP_COMPOSE_CLI; the load tools run in it.
+	Env sweep.Env
 	// Version is the tool version recorded in sweep.json.
 	Version string
 	// ForceNew starts a new run where the run directory holds one with a

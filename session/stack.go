@@ -9,22 +9,29 @@ import (
 	"sync"
 
 	"github.com/sweep-tool/sweep/compose"
+	"github.com/sweep-tool/sweep/engine"
 	"github.com/sweep-tool/sweep/swarm"
 	"github.com/sweep-tool/sweep/sweep"
 )
 
-// Stack is what a session uses of a stack besides what the runner does
-// (sweep.Stack): a compose project (compose.Stack) has all of it, and
-// another backend can too.
+// Stack is the seam between sweep and a backend: all a session needs of
+// a stack, and all a new backend implements (docs/architecture.md lists
+// it). It is the runner's sweep.Stack (start the dependencies, apply a
+// cell, wait until ready, read the applied values back, logs, watch, down)
+// and what the session adds: the stack's services and name, the CPUs a
+// limit is checked against, the facts sweep.json records, and the
+// running containers the samplers read. A backend is built from
+// sweep.StackOptions (and its own few options) and speaks only
+// backend-neutral types here.
 type Stack interface {
 	sweep.Stack
 	// Services lists the stack's services; Project names it.
 	Services() []string
 	Project() string
-	// NCPU is the engine's CPU count; Info the engine, compose and image
-	// facts sweep.json records.
+	// NCPU is the CPU count a limit is checked against, before anything
+	// starts; Info the facts sweep.json records, after the first Apply.
 	NCPU(ctx context.Context) (int, error)
-	Info(ctx context.Context) (compose.Facts, error)
+	Info(ctx context.Context) (sweep.StackFacts, error)
 	// Containers maps the running services to their containers.
 	Containers(ctx context.Context) (map[string]string, error)
 }
@@ -93,13 +100,18 @@ func (s *Session) newStack(ctx context.Context, field string, files []string) (S
 	return st, nil
 }
 
+// stackOptions are what every backend is told of a stack of files whose
+// target answers at url.
+func (s *Session) stackOptions(files []string, url string) sweep.StackOptions {
+	return sweep.StackOptions{Files: files, Service: s.spec.Service, RunID: s.runID, RunDir: s.dir,
+		ReadyURL: strings.TrimRight(url, "/") + s.spec.ReadyPath, SweptEnv: s.spec.SweptEnv(),
+		Env: s.opts.Env, Log: s.log}
+}
+
 // newComposeStack builds a compose project of files.
 func (s *Session) newComposeStack(ctx context.Context, field string, files []string) (Stack, error) {
-	spec := s.spec
-	st, err := compose.New(ctx, compose.Options{Files: files, Service: spec.Service, RunID: s.runID, RunDir: s.dir,
-		ReadyURL: strings.TrimRight(spec.URL, "/") + spec.ReadyPath, SweptEnv: spec.SweptEnv(),
-		Stdout: s.log, Stderr: s.log})
-	if errors.Is(err, compose.ErrEngine) || errors.Is(err, compose.ErrNoComposeCLI) {
+	st, err := compose.New(ctx, compose.Options{StackOptions: s.stackOptions(files, s.spec.URL)})
+	if errors.Is(err, engine.ErrEngine) || errors.Is(err, compose.ErrNoComposeCLI) {
 		return nil, sweep.BadInput(field, "%v", err)
 	}
 	if err != nil {
@@ -116,20 +128,18 @@ func (s *Session) newComposeStack(ctx context.Context, field string, files []str
 // at, placed as the spec's place entries say (a load= entry places the
 // load, not a service); what the translation changed goes to the log.
 func (s *Session) newSwarmStack(ctx context.Context, files []string) (Stack, error) {
-	spec := s.spec
-	place, err := swarm.ParsePlace(spec.StackPlace())
+	place, err := swarm.ParsePlace(s.spec.StackPlace())
 	if err != nil {
 		return nil, err
 	}
-	return s.swarmStack(ctx, swarm.Options{Files: files, Service: spec.Service, RunID: s.runID, RunDir: s.dir,
-		ReadyURL: strings.TrimRight(spec.URL, "/") + spec.ReadyPath, SweptEnv: spec.SweptEnv(), Place: place})
+	return s.swarmStack(ctx, swarm.Options{StackOptions: s.stackOptions(files, s.spec.URL), Place: place})
 }
 
 // swarmStack builds the swarm stack opts describe; the first one built
 // serves the samplers' engine and the removal by label.
 func (s *Session) swarmStack(ctx context.Context, opts swarm.Options) (*swarm.Stack, error) {
 	st, err := swarm.New(ctx, opts)
-	if errors.Is(err, compose.ErrEngine) || errors.Is(err, swarm.ErrNotSwarm) {
+	if errors.Is(err, engine.ErrEngine) || errors.Is(err, swarm.ErrNotSwarm) {
 		return nil, sweep.BadInput("swarm", "%v", err)
 	}
 	if err != nil {

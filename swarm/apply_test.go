@@ -10,14 +10,14 @@ import (
 	"github.com/docker/docker/api/types/container"
 	"github.com/docker/docker/api/types/swarm"
 
-	"github.com/sweep-tool/sweep/compose"
+	"github.com/sweep-tool/sweep/engine"
 	"github.com/sweep-tool/sweep/sweep"
 )
 
 // hangEngine is a node engine whose ContainerStop never answers before
 // its context ends.
 type hangEngine struct {
-	compose.Engine
+	engine.Engine
 	stopped chan error
 }
 

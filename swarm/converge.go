@@ -13,7 +13,7 @@ import (
 	"github.com/docker/docker/api/types/filters"
 	"github.com/docker/docker/api/types/swarm"
 
-	"github.com/sweep-tool/sweep/compose"
+	"github.com/sweep-tool/sweep/sweep"
 )
 
 // pollEvery is how often the stack asks the manager for the tasks while
@@ -24,7 +24,7 @@ const pollEvery = 100 * time.Millisecond
 // has its new tasks running (a task with a healthcheck runs only once
 // healthy) and its old ones gone, and the target, when it has no
 // healthcheck, answers HTTP 200 at ReadyURL. A new task that fails gives
-// ErrTaskFailed at once; timeout, compose.ErrNotReady with the last state.
+// ErrTaskFailed at once; timeout, sweep.ErrNotReady with the last state.
 func (s *Stack) WaitReady(ctx context.Context, timeout time.Duration) error {
 	s.mu.Lock()
 	u := s.pending
@@ -72,7 +72,7 @@ func (s *Stack) converge(ctx context.Context, u *update, timeout time.Duration) 
 			if cause := context.Cause(ctx); !errors.Is(cause, context.DeadlineExceeded) {
 				return fmt.Errorf("wait for the tasks: %w", cause)
 			}
-			return fmt.Errorf("%w: after %s: %s", compose.ErrNotReady, timeout, strings.Join(last, "; "))
+			return fmt.Errorf("%w: after %s: %s", sweep.ErrNotReady, timeout, strings.Join(last, "; "))
 		case <-tick.C:
 		}
 	}
@@ -204,7 +204,7 @@ func (s *Stack) waitHTTP(ctx context.Context, timeout time.Duration) error {
 		}
 		select {
 		case <-ctx.Done():
-			return fmt.Errorf("%w: %s after %s: %s", compose.ErrNotReady, s.opts.Service, timeout, last)
+			return fmt.Errorf("%w: %s after %s: %s", sweep.ErrNotReady, s.opts.Service, timeout, last)
 		case <-time.After(pollEvery):
 		}
 	}

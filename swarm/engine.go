@@ -12,7 +12,8 @@ import (
 	"github.com/docker/docker/api/types/system"
 	"github.com/docker/docker/client"
 
-	"github.com/sweep-tool/sweep/compose"
+	"github.com/sweep-tool/sweep/engine"
+	"github.com/sweep-tool/sweep/sweep"
 )
 
 // Manager is the part of a swarm manager's Engine API the stack uses:
@@ -43,12 +44,12 @@ var _ Manager = (*client.Client)(nil)
 // watches it there; where not, from the task alone, and the record says so.
 const EngineLabel = "sweep.engine"
 
-// Connect returns a client for the manager named by the environment
-// (DOCKER_HOST, the Docker context) and checks that it is an active
-// swarm manager. An engine that does not answer gives an error wrapping
-// compose.ErrEngine; one that is no manager, ErrNotSwarm.
-func Connect(ctx context.Context) (*client.Client, error) {
-	cli, err := compose.NewEngine(ctx)
+// Connect returns a client for the manager env names (DOCKER_HOST, ...)
+// and checks that it is an active swarm manager. An engine that does not
+// answer gives an error wrapping engine.ErrEngine; one that is no manager,
+// ErrNotSwarm.
+func Connect(ctx context.Context, env sweep.Env) (*client.Client, error) {
+	cli, err := engine.Connect(ctx, env)
 	if err != nil {
 		return nil, err
 	}
@@ -63,7 +64,7 @@ func Connect(ctx context.Context) (*client.Client, error) {
 func checkManager(ctx context.Context, mgr Manager) error {
 	info, err := mgr.Info(ctx)
 	if err != nil {
-		return fmt.Errorf("%w: %v", compose.ErrEngine, err)
+		return fmt.Errorf("%w: %v", engine.ErrEngine, err)
 	}
 	if info.Swarm.LocalNodeState != swarm.LocalNodeStateActive || !info.Swarm.ControlAvailable {
 		return fmt.Errorf("%w: the engine's swarm state is %q, manager %v (docker swarm init makes one)",
@@ -90,7 +91,7 @@ func nodeEngine(ctx context.Context, host string) (*client.Client, error) {
 func ManagerAt(ctx context.Context, host string) (*client.Client, error) {
 	cli, err := nodeEngine(ctx, host)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %v", compose.ErrEngine, err)
+		return nil, fmt.Errorf("%w: %v", engine.ErrEngine, err)
 	}
 	if err := checkManager(ctx, cli); err != nil {
 		_ = cli.Close()

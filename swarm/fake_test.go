@@ -13,6 +13,8 @@ import (
 	"github.com/docker/docker/api/types/swarm"
 	"github.com/docker/docker/api/types/system"
 	"github.com/docker/docker/pkg/stdcopy"
+
+	"github.com/sweep-tool/sweep/sweep"
 )
 
 // fakeManager is a swarm manager that serves the tasks a test sets, by
@@ -81,7 +83,7 @@ func (f *fakeManager) NetworkRemove(context.Context, string) error { return errU
 func fakeStack(f *fakeManager) *Stack {
 	one := uint64(1)
 	rep := swarm.ServiceMode{Replicated: &swarm.ReplicatedService{Replicas: &one}}
-	return &Stack{opts: Options{Service: "app", SweptEnv: []string{"W"}}, mgr: f, project: "sweept",
+	return &Stack{opts: Options{StackOptions: sweep.StackOptions{Service: "app", SweptEnv: []string{"W"}}}, mgr: f, project: "sweept",
 		ids:   map[string]string{"app": "sapp", "db": "sdb"},
 		specs: map[string]swarm.ServiceSpec{"app": {Mode: rep}, "db": {Mode: rep}}, nodes: newNodes(f)}
 }

@@ -11,7 +11,7 @@ import (
 
 	"github.com/docker/docker/api/types/swarm"
 
-	"github.com/sweep-tool/sweep/compose"
+	"github.com/sweep-tool/sweep/sweep"
 )
 
 // NCPU is the CPU count of the largest node of the swarm, to check the
@@ -28,17 +28,17 @@ func (s *Stack) NCPU(ctx context.Context) (int, error) {
 	return n, nil
 }
 
-// Info gathers the facts sweep.json records, as compose.Facts: the
+// Info gathers the facts sweep.json records: the
 // target's node's CPUs, the manager's Docker version, "swarm" as the CLI
 // (no compose CLI runs), the image each service's running task uses and
 // a hash of the translated service specs. Call it after the first Apply.
-func (s *Stack) Info(ctx context.Context) (compose.Facts, error) {
+func (s *Stack) Info(ctx context.Context) (sweep.StackFacts, error) {
 	info, err := s.mgr.Info(ctx)
 	if err != nil {
-		return compose.Facts{}, fmt.Errorf("engine info: %w", err)
+		return sweep.StackFacts{}, fmt.Errorf("engine info: %w", err)
 	}
-	f := compose.Facts{EngineNCPU: info.NCPU, DockerVersion: info.ServerVersion,
-		ComposeCLI: "swarm (Engine API services)", Images: map[string]string{}}
+	f := sweep.StackFacts{NCPU: info.NCPU, RuntimeVersion: info.ServerVersion,
+		Tool: "swarm (Engine API services)", Images: map[string]string{}}
 	data, err := json.Marshal(s.specs)
 	if err != nil {
 		return f, err
@@ -54,7 +54,7 @@ func (s *Stack) Info(ctx context.Context) (compose.Facts, error) {
 		if svc == s.opts.Service {
 			if n, err := s.nodes.get(ctx, t.NodeID); err == nil && n.engine != nil {
 				if ni, err := n.engine.Info(ctx); err == nil {
-					f.EngineNCPU = ni.NCPU
+					f.NCPU = ni.NCPU
 				}
 			}
 		}

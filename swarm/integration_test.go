@@ -14,7 +14,6 @@ import (
 	dswarm "github.com/docker/docker/api/types/swarm"
 	"github.com/docker/docker/client"
 
-	"github.com/sweep-tool/sweep/compose"
 	"github.com/sweep-tool/sweep/internal/swarmfixture"
 	"github.com/sweep-tool/sweep/internal/testenv"
 	"github.com/sweep-tool/sweep/load/builtin"
@@ -38,10 +37,7 @@ func TestSweepOnSwarm(t *testing.T) {
 	runID := fmt.Sprintf("swarmtest%d", time.Now().UnixNano()%1e9)
 	dir := t.TempDir()
 	spec := demoSpec(fmt.Sprintf("http://%s:18080", app.Addr))
-	st, err := swarm.New(t.Context(), swarm.Options{Files: demoFiles, Service: "app", RunID: runID, RunDir: dir,
-		ReadyURL: spec.URL + spec.ReadyPath, SweptEnv: spec.SweptEnv(),
-		Place:   map[string][]string{"app": {"node.id==" + app.ID}, "db": {"node.id==" + db.ID}},
-		Manager: sw.Manager})
+	st, err := swarm.New(t.Context(), swarm.Options{StackOptions: sweep.StackOptions{Files: demoFiles, Service: "app", RunID: runID, RunDir: dir, ReadyURL: spec.URL + spec.ReadyPath, SweptEnv: spec.SweptEnv()}, Place: map[string][]string{"app": {"node.id==" + app.ID}, "db": {"node.id==" + db.ID}}, Manager: sw.Manager})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -134,7 +130,7 @@ func checkDown(t *testing.T, mgr *client.Client, runID string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	i := slices.IndexFunc(left, func(l compose.Leftover) bool { return l.ID == runID })
+	i := slices.IndexFunc(left, func(l sweep.Leftover) bool { return l.ID == runID })
 	if i < 0 || left[i].Containers != 2 || left[i].Dir == "" {
 		t.Fatalf("leftovers %+v: want run %s with its 2 services and its directory", left, runID)
 	}

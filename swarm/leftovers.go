@@ -9,25 +9,24 @@ import (
 	"github.com/docker/docker/api/types/filters"
 	"github.com/docker/docker/api/types/swarm"
 
-	"github.com/sweep-tool/sweep/compose"
 	"github.com/sweep-tool/sweep/sweep"
 )
 
 // Leftovers lists, by run id, the runs whose services on the swarm carry
 // the sweep.run label (Containers counts their services), for `sweep
 // clean` on a manager.
-func Leftovers(ctx context.Context, mgr Manager) ([]compose.Leftover, error) {
+func Leftovers(ctx context.Context, mgr Manager) ([]sweep.Leftover, error) {
 	list, err := mgr.ServiceList(ctx, swarm.ServiceListOptions{Filters: filters.NewArgs(filters.Arg("label", sweep.LabelRun))})
 	if err != nil {
 		return nil, fmt.Errorf("list services: %w", err)
 	}
-	byID := map[string]*compose.Leftover{}
+	byID := map[string]*sweep.Leftover{}
 	for _, svc := range list {
 		l := svc.Spec.Labels
-		got := compose.RunLabels{ID: l[sweep.LabelRun], Dir: l[sweep.LabelDir], Host: l[sweep.LabelHost]}
+		got := sweep.RunLabels{ID: l[sweep.LabelRun], Dir: l[sweep.LabelDir], Host: l[sweep.LabelHost]}
 		lo, seen := byID[got.ID]
 		if !seen {
-			lo = &compose.Leftover{RunLabels: got}
+			lo = &sweep.Leftover{RunLabels: got}
 			byID[got.ID] = lo
 		}
 		if lo.Dir != got.Dir || lo.Host != got.Host {
@@ -35,7 +34,7 @@ func Leftovers(ctx context.Context, mgr Manager) ([]compose.Leftover, error) {
 		}
 		lo.Containers++
 	}
-	out := make([]compose.Leftover, 0, len(byID))
+	out := make([]sweep.Leftover, 0, len(byID))
 	for _, l := range byID {
 		out = append(out, *l)
 	}
@@ -47,9 +46,9 @@ func Leftovers(ctx context.Context, mgr Manager) ([]compose.Leftover, error) {
 // Cleanup) when the run is provably dead, by the same rule as
 // compose.CleanDead (its directory is gone, or its lock can be taken);
 // force removes without the proof.
-func CleanDead(ctx context.Context, mgr Manager, l compose.Leftover, force bool) (Cleaned, error) {
+func CleanDead(ctx context.Context, mgr Manager, l sweep.Leftover, force bool) (Cleaned, error) {
 	if !force {
-		lock, err := compose.LockDead(l.RunLabels)
+		lock, err := sweep.LockDead(l.RunLabels)
 		if err != nil {
 			return Cleaned{}, fmt.Errorf("run %s: %w", l.ID, err)
 		}
@@ -62,8 +61,8 @@ func CleanDead(ctx context.Context, mgr Manager, l compose.Leftover, force bool)
 
 // CleanRuns removes, when mgr is a swarm manager, the services and
 // networks of run id (of every run when empty) that are provably dead, or
-// all of them with force, by sweep clean's rule (compose.CleanEach).
-func CleanRuns(ctx context.Context, mgr Manager, id string, force bool) ([]compose.CleanOutcome[Cleaned], error) {
+// all of them with force, by sweep clean's rule (sweep.CleanEach).
+func CleanRuns(ctx context.Context, mgr Manager, id string, force bool) ([]sweep.CleanOutcome[Cleaned], error) {
 	if !IsManager(ctx, mgr) {
 		return nil, nil
 	}
@@ -72,7 +71,7 @@ func CleanRuns(ctx context.Context, mgr Manager, id string, force bool) ([]compo
 		return nil, err
 	}
 	if id != "" {
-		runs = slices.DeleteFunc(runs, func(l compose.Leftover) bool { return l.ID != id })
+		runs = slices.DeleteFunc(runs, func(l sweep.Leftover) bool { return l.ID != id })
 	}
-	return compose.CleanEach(runs, id != "", func(l compose.Leftover) (Cleaned, error) { return CleanDead(ctx, mgr, l, force) })
+	return sweep.CleanEach(runs, id != "", func(l sweep.Leftover) (Cleaned, error) { return CleanDead(ctx, mgr, l, force) })
 }

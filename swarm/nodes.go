@@ -8,7 +8,7 @@ import (
 
 	"github.com/docker/docker/api/types/swarm"
 
-	"github.com/sweep-tool/sweep/compose"
+	"github.com/sweep-tool/sweep/engine"
 	"github.com/sweep-tool/sweep/results"
 )
 
@@ -16,8 +16,8 @@ import (
 // and its own engine when reachable.
 type node struct {
 	ref    results.NodeInfo
-	engine compose.Engine // nil when unreachable
-	why    string         // why engine is nil
+	engine engine.Engine // nil when unreachable
+	why    string        // why engine is nil
 }
 
 // nodes finds the swarm's nodes and connects to their engines once.
@@ -63,7 +63,7 @@ func (ns *nodes) connect(ctx context.Context, sn swarm.Node, self bool) *node {
 	n := &node{ref: results.NodeInfo{ID: sn.ID, Hostname: sn.Description.Hostname}}
 	host := sn.Spec.Labels[EngineLabel]
 	if host == "" {
-		if eng, ok := ns.mgr.(compose.Engine); ok && self {
+		if eng, ok := ns.mgr.(engine.Engine); ok && self {
 			n.engine = eng
 			return n
 		}

@@ -7,7 +7,7 @@ import (
 
 	"github.com/docker/docker/api/types/container"
 
-	"github.com/sweep-tool/sweep/compose"
+	"github.com/sweep-tool/sweep/engine"
 )
 
 // Containers maps each service to the container of its running task
@@ -44,19 +44,19 @@ func (s *Stack) Engine() *Router { return &s.route }
 // runs on. It satisfies metrics.Engine.
 type Router struct {
 	mu   sync.Mutex
-	byID map[string]compose.Engine
+	byID map[string]engine.Engine
 }
 
-func (r *Router) set(id string, eng compose.Engine) {
+func (r *Router) set(id string, eng engine.Engine) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.byID == nil {
-		r.byID = map[string]compose.Engine{}
+		r.byID = map[string]engine.Engine{}
 	}
 	r.byID[id] = eng
 }
 
-func (r *Router) get(id string) (compose.Engine, error) {
+func (r *Router) get(id string) (engine.Engine, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if eng, ok := r.byID[id]; ok {

@@ -23,8 +23,6 @@ import (
 	"context"
 	"fmt"
 	"maps"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -43,20 +41,7 @@ const NamespaceLabel = "com.docker.stack.namespace"
 
 // Options configure a Stack.
 type Options struct {
-	// Files are the base compose files, in order.
-	Files []string
-	// Service is the target service.
-	Service string
-	// RunID names the stack (sweep<letters and digits of RunID>) and is
-	// the value of the sweep.run label.
-	RunID string
-	// RunDir is the run directory; its absolute path and this host's
-	// name label everything created (sweep.dir, sweep.host). Empty: none.
-	RunDir string
-	// ReadyURL is polled for HTTP 200 when the target has no healthcheck.
-	ReadyURL string
-	// SweptEnv names the variables ReadBack reads back.
-	SweptEnv []string
+	sweep.StackOptions
 	// Place adds placement constraints per service (node.id==<id>,
 	// node.labels.role==db), to those the files' deploy.placement has.
 	Place map[string][]string
@@ -97,7 +82,7 @@ var _ sweep.Stack = (*Stack)(nil)
 // and the target before anything is created. Bad files, an unknown
 // service, a field without swarm equivalent or a bad constraint give
 // errors wrapping sweep.ErrBadInput; an engine that does not answer
-// compose.ErrEngine, one that is no swarm manager ErrNotSwarm.
+// engine.ErrEngine, one that is no swarm manager ErrNotSwarm.
 func New(ctx context.Context, opts Options) (*Stack, error) {
 	s := &Stack{opts: opts, mgr: opts.Manager, project: sweep.ProjectName(opts.RunID), ids: map[string]string{}}
 	if strings.ContainsAny(opts.RunID, "\n\r\x00") || s.project == "sweep" {
@@ -110,7 +95,7 @@ func New(ctx context.Context, opts Options) (*Stack, error) {
 		return nil, sweep.BadInput("compose", "no compose file; give the stack's docker-compose.yml")
 	}
 	var err error
-	if s.base, err = compose.ReadBase(opts.Files, s.project); err != nil {
+	if s.base, err = compose.ReadBase(opts.Files, s.project, opts.Env); err != nil {
 		return nil, err
 	}
 	if !slices.Contains(s.base.Services, opts.Service) {
@@ -124,7 +109,7 @@ func New(ctx context.Context, opts Options) (*Stack, error) {
 		return nil, err
 	}
 	if s.mgr == nil {
-		if s.mgr, err = Connect(ctx); err != nil {
+		if s.mgr, err = Connect(ctx, opts.Env); err != nil {
 			return nil, err
 		}
 	} else if err := checkManager(ctx, s.mgr); err != nil {
@@ -136,20 +121,13 @@ func New(ctx context.Context, opts Options) (*Stack, error) {
 
 // runLabels are the labels of everything the stack creates.
 func runLabels(opts Options, project string) (map[string]string, error) {
-	l := map[string]string{sweep.LabelRun: opts.RunID, NamespaceLabel: project}
-	if opts.RunDir == "" {
-		return l, nil
-	}
-	dir, err := filepath.Abs(opts.RunDir)
+	l, err := opts.RunLabels()
 	if err != nil {
-		return nil, fmt.Errorf("run directory: %w", err)
+		return nil, err
 	}
-	host, err := os.Hostname()
-	if err != nil {
-		return nil, fmt.Errorf("host name: %w", err)
-	}
-	l[sweep.LabelDir], l[sweep.LabelHost] = dir, host
-	return l, nil
+	m := l.Map()
+	m[NamespaceLabel] = project
+	return m, nil
 }
 
 // translate turns every service of the files into a service spec, with

@@ -21,7 +21,7 @@ func specOfYAML(t *testing.T, y, svc string) (swarm.ServiceSpec, []string, error
 	if err := os.WriteFile(path, []byte(y), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	b, err := compose.ReadBase([]string{path}, "sweept")
+	b, err := compose.ReadBase([]string{path}, "sweept", sweep.Env(os.Environ()))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -125,8 +125,9 @@ func stacks(ctx context.Context) ([]*backend, error) {
 		return nil, errors.New("the fixture has no app and db nodes (SWARM_NODES=3)")
 	}
 	id := strconv.FormatInt(time.Now().Unix(), 36)
-	cs, err := compose.New(ctx, compose.Options{Files: demo, Service: target, RunID: "benchc" + id,
-		ReadyURL: "http://127.0.0.1:18080/health", SweptEnv: []string{webEnv}})
+	env := sweep.Env(os.Environ())
+	cs, err := compose.New(ctx, compose.Options{StackOptions: sweep.StackOptions{Files: demo, Service: target,
+		RunID: "benchc" + id, ReadyURL: "http://127.0.0.1:18080/health", SweptEnv: []string{webEnv}, Env: env}})
 	if err != nil {
 		return nil, err
 	}
@@ -134,9 +135,10 @@ func stacks(ctx context.Context) ([]*backend, error) {
 	if err != nil {
 		return nil, err
 	}
-	ss, err := swarm.New(ctx, swarm.Options{Files: append(slices.Clip(demo), "compose/demo/docker-compose.swarm.yaml"),
-		Service: target, RunID: "benchs" + id, SweptEnv: []string{webEnv}, Manager: mgr,
-		Place: map[string][]string{"app": {"node.id==" + app.ID}, "db": {"node.id==" + db.ID}}})
+	ss, err := swarm.New(ctx, swarm.Options{StackOptions: sweep.StackOptions{
+		Files: append(slices.Clip(demo), "compose/demo/docker-compose.swarm.yaml"), Service: target,
+		RunID: "benchs" + id, SweptEnv: []string{webEnv}, Env: env},
+		Manager: mgr, Place: map[string][]string{"app": {"node.id==" + app.ID}, "db": {"node.id==" + db.ID}}})
 	if err != nil {
 		return nil, err
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/sweep-tool/sweep/report"
 	"github.com/sweep-tool/sweep/report/export"
 	"github.com/sweep-tool/sweep/results"
+	"github.com/sweep-tool/sweep/sweep"
 )
 
 // TestBaselineSweepAndExport runs a small demo sweep with a baseline: each
@@ -23,7 +24,7 @@ import (
 // starts the demo target with exactly the exported CPU limit and env.
 func TestBaselineSweepAndExport(t *testing.T) {
 	bin, _ := demo(t)
-	ccli, err := compose.DetectCLI(t.Context())
+	ccli, err := compose.DetectCLI(t.Context(), sweep.Env(os.Environ()))
 	if err != nil {
 		testenv.Absent(t, err.Error())
 	}

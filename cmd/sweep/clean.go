@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/sweep-tool/sweep/compose"
+	"github.com/sweep-tool/sweep/engine"
 	"github.com/sweep-tool/sweep/swarm"
 	"github.com/sweep-tool/sweep/sweep"
 )
@@ -29,7 +30,7 @@ func newCleanCmd(stdout io.Writer) *cobra.Command {
 			if cmd.Flags().Changed("run") && runID == "" {
 				return sweep.BadInput("run", "is empty; give the id of the run to remove, or leave --run out to remove every run that is not alive")
 			}
-			eng, err := compose.NewEngine(cmd.Context())
+			eng, err := engine.Connect(cmd.Context(), envOf(cmd.Context()))
 			if err != nil {
 				return sweep.BadInput("run", "%v", err)
 			}
@@ -51,7 +52,7 @@ func newCleanCmd(stdout io.Writer) *cobra.Command {
 // that are provably dead, or all of them with force. Without runID, runs
 // that are alive or cannot be told are listed as skipped; a named one is
 // refused as bad input.
-func clean(ctx context.Context, w io.Writer, eng compose.Engine, runID string, force bool) error {
+func clean(ctx context.Context, w io.Writer, eng engine.Engine, runID string, force bool) error {
 	outs, err := compose.CleanRuns(ctx, eng, runID, force)
 	if len(outs) == 0 && err == nil {
 		fmt.Fprintln(w, "nothing to clean: no container carries the sweep.run label")
@@ -85,7 +86,7 @@ func cleanSwarm(ctx context.Context, w io.Writer, mgr swarm.Manager, runID strin
 
 // refused is a named run that is alive or cannot be told, as bad input.
 func refused(err error) error {
-	if errors.Is(err, compose.ErrRunAlive) || errors.Is(err, compose.ErrRunUnknown) {
+	if errors.Is(err, sweep.ErrRunAlive) || errors.Is(err, sweep.ErrRunUnknown) {
 		return sweep.BadInput("run", "%v; pass --force to remove it anyway", err)
 	}
 	return err

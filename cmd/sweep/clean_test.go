@@ -11,7 +11,7 @@ import (
 	"github.com/docker/docker/api/types/container"
 	"github.com/docker/docker/client"
 
-	"github.com/sweep-tool/sweep/compose"
+	"github.com/sweep-tool/sweep/engine"
 	"github.com/sweep-tool/sweep/results"
 	"github.com/sweep-tool/sweep/sweep"
 )
@@ -86,7 +86,7 @@ func (e onlyRun) ContainerList(ctx context.Context, o container.ListOptions) ([]
 	return e.Client.ContainerList(ctx, o)
 }
 
-var _ compose.Engine = onlyRun{}
+var _ engine.Engine = onlyRun{}
 
 // containerIDs lists the ids of the containers with these labels, sorted.
 func containerIDs(t *testing.T, cli *client.Client, labels ...string) []string {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+
 	"github.com/sweep-tool/sweep/sweep"
 )
 
@@ -16,7 +17,7 @@ import (
 func runCLI(t *testing.T, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
 	var out, errb bytes.Buffer
-	err := run(t.Context(), args, &out, &errb)
+	err := run(t.Context(), args, sweep.Env(os.Environ()), &out, &errb)
 	if err != nil {
 		errb.WriteString("sweep: " + message(err) + "\n")
 	}
@@ -137,6 +138,7 @@ func writeConfig(t *testing.T, text string) string {
 func resolveSpec(t *testing.T, args ...string) (sweep.Spec, error) {
 	t.Helper()
 	cmd := &cobra.Command{Use: "x", RunE: func(*cobra.Command, []string) error { return nil }}
+	cmd.SetContext(withEnv(t.Context(), sweep.Env(os.Environ())))
 	f := newSpecFlags(cmd.Flags())
 	if err := cmd.ParseFlags(args); err != nil {
 		return sweep.Spec{}, err

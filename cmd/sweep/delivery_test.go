@@ -126,8 +126,7 @@ func otherDemoStack(t *testing.T) ports {
 	t.Setenv("SWEEP_DEMO_PORT", fmt.Sprint(p.app))
 	t.Setenv("SWEEP_DEMO_PG_PORT", fmt.Sprint(p.pg))
 	runID := results.NewRunID(time.Now()) + "other"
-	st, err := compose.New(t.Context(), compose.Options{Files: []string{filepath.Join(repoRoot(t), "compose", "demo", "docker-compose.yaml")},
-		Service: "app", RunID: runID})
+	st, err := compose.New(t.Context(), compose.Options{StackOptions: sweep.StackOptions{Files: []string{filepath.Join(repoRoot(t), "compose", "demo", "docker-compose.yaml")}, Service: "app", RunID: runID}})
 	if err != nil {
 		t.Fatal(err)
 	}

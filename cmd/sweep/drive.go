@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"io"
-	"os"
 
 	"github.com/spf13/cobra"
 
@@ -20,7 +19,7 @@ func newDriveCmd(stdout io.Writer) *cobra.Command {
 		Use: "drive", Hidden: true, Args: cobra.NoArgs,
 		Short: "Run one phase of the built-in load driver and print its record (inside a load service)",
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			req, err := remote.ReadRequest(request, os.Getenv, cmd.InOrStdin())
+			req, err := remote.ReadRequest(request, envOf(cmd.Context()).Get, cmd.InOrStdin())
 			if err == nil {
 				ctx := cmd.Context() // a signal ends the phase as a stop
 				err = remote.Serve(context.WithoutCancel(ctx), req, ctx.Done(), stdout)

@@ -25,8 +25,8 @@ func newExportCmd(stdout, stderr io.Writer) *cobra.Command {
 			"values and where they come from. A budget outside the measured CPU limits is said on stderr, with the USL\n" +
 			"fit's predicted RPS when the run has one. A profile with no qualifying pair exits 1.",
 		Args: cobra.ExactArgs(1),
-		RunE: func(_ *cobra.Command, args []string) error {
-			opts.Format = export.Format(format)
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.Format, opts.Env = export.Format(format), envOf(cmd.Context())
 			return exportRun(args[0], opts, out, stdout, stderr)
 		},
 	}

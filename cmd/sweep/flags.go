@@ -1,7 +1,6 @@
 package main
 
 import (
-	"os"
 	"strings"
 	"time"
 
@@ -111,7 +110,7 @@ func (f *specFlags) resolve(cmd *cobra.Command) (sweep.Spec, error) {
 			return sweep.Spec{}, err
 		}
 	}
-	dsnsFromEnv(cmd.Flags(), &f.spec.DBDSN, &f.spec.PoolerDSN)
+	dsnsFromEnv(cmd, &f.spec.DBDSN, &f.spec.PoolerDSN)
 	if cmd.Flags().Changed("out") && f.spec.Out == "" {
 		return sweep.Spec{}, sweep.BadInput("out", "is empty; give a directory, or leave --out out for runs/<run id>")
 	}
@@ -123,13 +122,14 @@ func (f *specFlags) resolve(cmd *cobra.Command) (sweep.Spec, error) {
 
 // dsnsFromEnv fills the DSNs not given as flags from SWEEP_DB_DSN and
 // SWEEP_POOLER_DSN, which keep the passwords out of argv.
-func dsnsFromEnv(fs *pflag.FlagSet, db, pooler *string) {
+func dsnsFromEnv(cmd *cobra.Command, db, pooler *string) {
+	env := envOf(cmd.Context())
 	for _, d := range []struct {
 		flag, env string
 		v         *string
 	}{{"db-dsn", "SWEEP_DB_DSN", db}, {"pooler-dsn", "SWEEP_POOLER_DSN", pooler}} {
-		if env := os.Getenv(d.env); !fs.Changed(d.flag) && env != "" {
-			*d.v = env
+		if v := env.Get(d.env); !cmd.Flags().Changed(d.flag) && v != "" {
+			*d.v = v
 		}
 	}
 }

@@ -56,7 +56,7 @@ func newLimitCmd(stdout, stderr io.Writer) *cobra.Command {
 		if err != nil {
 			return err
 		}
-		return findLimit(cmd.Context(), spec, cell, cfg, session.Options{K6: flags.k6}, o.search.DBService, stdout, stderr)
+		return findLimit(cmd.Context(), spec, cell, cfg, session.Options{K6: flags.k6, Env: envOf(cmd.Context())}, o.search.DBService, stdout, stderr)
 	}
 	return cmd
 }
@@ -101,7 +101,7 @@ func (o *limitOpts) fromRun(cmd *cobra.Command, flags *specFlags) (sweep.Spec, s
 		return sweep.Spec{}, sweep.Cell{}, sweep.BadInput("cell", "--from needs --cell CELL_ID")
 	}
 	dsns := dsnFlags{db: flags.spec.DBDSN, pooler: flags.spec.PoolerDSN}
-	dsnsFromEnv(cmd.Flags(), &dsns.db, &dsns.pooler)
+	dsnsFromEnv(cmd, &dsns.db, &dsns.pooler)
 	spec, cell, err := session.FromRun(o.from, o.cell, dsns.db, dsns.pooler, func(spec *sweep.Spec) {
 		for name, set := range measurementFlags {
 			if cmd.Flags().Changed(name) {

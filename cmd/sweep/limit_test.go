@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/sweep-tool/sweep/compose"
+	"github.com/sweep-tool/sweep/engine"
 	"github.com/sweep-tool/sweep/results"
 	"github.com/sweep-tool/sweep/strategy/limit"
 	"github.com/sweep-tool/sweep/sweep"
@@ -182,7 +183,7 @@ func removeLimit(t *testing.T, dir string) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	eng, err := compose.NewEngine(ctx)
+	eng, err := engine.Connect(ctx, sweep.Env(os.Environ()))
 	if err != nil {
 		return
 	}

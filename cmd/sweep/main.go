@@ -3,8 +3,9 @@
 // tail latency for a CPU budget, by running every cell of a grid against a
 // real Docker Compose stack under real HTTP load.
 //
-// main builds the real world (stdio, signals) and calls run; run returns an
-// error and exitCode is the one place that turns errors into exit codes.
+// main builds the real world (stdio, signals, the environment: read here
+// and nowhere else) and calls run; run returns an error and exitCode is the
+// one place that turns errors into exit codes.
 package main
 
 import (
@@ -33,7 +34,7 @@ const (
 func main() {
 	ctx, stop := signalContext()
 	defer stop()
-	err := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	err := run(ctx, os.Args[1:], sweep.Env(os.Environ()), os.Stdout, os.Stderr)
 	code := exitCode(err)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "sweep: "+message(err))
@@ -80,8 +81,9 @@ func exitCode(err error) int {
 	}
 }
 
-func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	root := newRootCmd(ctx, stdout, stderr)
+// run runs the command args name in the environment env.
+func run(ctx context.Context, args []string, env sweep.Env, stdout, stderr io.Writer) error {
+	root := newRootCmd(withEnv(ctx, env), stdout, stderr)
 	root.SetArgs(args)
 	return root.ExecuteContext(ctx)
 }

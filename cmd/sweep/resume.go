@@ -15,8 +15,8 @@ import (
 // savedSpec reads a run directory's spec, with the DSNs given to resume
 // or rerun (or SWEEP_DB_DSN and SWEEP_POOLER_DSN): the spec does not keep
 // them, and another host or password is no other spec.
-func savedSpec(fs *pflag.FlagSet, dir string, d dsnFlags) (sweep.Spec, error) {
-	dsnsFromEnv(fs, &d.db, &d.pooler)
+func savedSpec(cmd *cobra.Command, dir string, d dsnFlags) (sweep.Spec, error) {
+	dsnsFromEnv(cmd, &d.db, &d.pooler)
 	return session.SavedSpec(dir, d.db, d.pooler)
 }
 
@@ -37,7 +37,7 @@ func newResumeCmd(stdout, stderr io.Writer) *cobra.Command {
 		Short: "Resume a run with its saved spec: finished cells are kept, interrupted ones run again",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			spec, err := savedSpec(cmd.Flags(), args[0], dsns)
+			spec, err := savedSpec(cmd, args[0], dsns)
 			if err != nil {
 				return err
 			}
@@ -65,12 +65,12 @@ func newRerunCmd(stdout, stderr io.Writer) *cobra.Command {
 		Short: "Run one cell again as a new repetition and print it beside the earlier ones",
 		Args:  cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			dsnsFromEnv(cmd.Flags(), &dsns.db, &dsns.pooler)
+			dsnsFromEnv(cmd, &dsns.db, &dsns.pooler)
 			spec, job, err := session.Again(args[0], args[1], dsns.db, dsns.pooler)
 			if err != nil {
 				return err
 			}
-			opts := session.Options{K6: k6Path, Jobs: []sweep.Job{job}}
+			opts := session.Options{K6: k6Path, Jobs: []sweep.Job{job}, Env: envOf(cmd.Context())}
 			stop, err := lf.apply(cmd.Context(), &opts, stderr)
 			if err != nil {
 				return err

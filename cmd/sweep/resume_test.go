@@ -15,7 +15,6 @@ import (
 // TestRerunUnknownCellFirst: rerun of a cell the run does not have says
 // so before it asks for the run's database DSN (or an engine).
 func TestRerunUnknownCellFirst(t *testing.T) {
-	t.Setenv("SWEEP_DB_DSN", "")
 	spec, err := resolveSpec(t, "--cpus", "1", "--web-mult", "1", "--db-mult", "2")
 	if err != nil {
 		t.Fatal(err)
@@ -37,10 +36,10 @@ func TestRerunUnknownCellFirst(t *testing.T) {
 // refused.
 func TestSavedSpecTakesNewDSNs(t *testing.T) {
 	dir := writeSpecRun(t, "--cpus", "1", "--db-dsn", "postgres://u:old@db-a:5432/app")
-	t.Setenv("SWEEP_DB_DSN", "postgres://u:new@db-b:5433/app")
-	t.Setenv("SWEEP_POOLER_DSN", "postgres://u:new@pgbouncer:6432/app")
+	env := sweep.Env{"SWEEP_DB_DSN=postgres://u:new@db-b:5433/app", "SWEEP_POOLER_DSN=postgres://u:new@pgbouncer:6432/app"}
 	for _, cmd := range []*cobra.Command{newResumeCmd(io.Discard, io.Discard), newRerunCmd(io.Discard, io.Discard)} {
-		spec, err := savedSpec(cmd.Flags(), dir, dsnFlags{})
+		cmd.SetContext(withEnv(t.Context(), env))
+		spec, err := savedSpec(cmd, dir, dsnFlags{})
 		if err != nil || spec.DBDSN != "postgres://u:new@db-b:5433/app" || spec.PoolerDSN != "postgres://u:new@pgbouncer:6432/app" {
 			t.Fatalf("%s: spec DSNs %q, %q (%v); want the environment's", cmd.Name(), spec.DBDSN, spec.PoolerDSN, err)
 		}
@@ -49,8 +48,7 @@ func TestSavedSpecTakesNewDSNs(t *testing.T) {
 			t.Errorf("%s: a new DSN differs as %q (%v), want the same spec", cmd.Name(), diff, err)
 		}
 	}
-	t.Setenv("SWEEP_DB_DSN", "")
-	if _, err := savedSpec(newResumeCmd(io.Discard, io.Discard).Flags(), dir, dsnFlags{}); !errors.Is(err, sweep.ErrBadInput) ||
+	if _, err := savedSpec(newResumeCmd(io.Discard, io.Discard), dir, dsnFlags{}); !errors.Is(err, sweep.ErrBadInput) ||
 		!strings.Contains(message(err), "--db-dsn") {
 		t.Errorf("no DSN for a run that sampled a database: %v, want bad input naming --db-dsn", err)
 	}

@@ -84,7 +84,7 @@ func newCheckCmd(stdout, stderr io.Writer) *cobra.Command {
 // with the chosen driver and then the built-in one (the generator check),
 // and returns their comparison.
 func preflight(ctx context.Context, spec sweep.Spec, k6 string, stdout, stderr io.Writer) (*sweep.GeneratorCheck, error) {
-	c, err := session.Check(ctx, spec, session.Options{K6: k6}, func(ctx context.Context, s sweep.Spec, o session.Options) error {
+	c, err := session.Check(ctx, spec, session.Options{K6: k6, Env: envOf(ctx)}, func(ctx context.Context, s sweep.Spec, o session.Options) error {
 		return runGrid(ctx, s, o, io.Discard, stderr, false)
 	})
 	if err != nil {
@@ -108,6 +108,7 @@ func preflight(ctx context.Context, spec sweep.Spec, k6 string, stdout, stderr i
 // the user reads it.
 func runGrid(ctx context.Context, spec sweep.Spec, opts session.Options, stdout, stderr io.Writer, withReport bool) error {
 	opts.Version, opts.Notify, opts.Progress = version, tell(stderr), sweep.Progresses(progress.New(stderr), opts.Progress)
+	opts.Env = envOf(ctx)
 	s, err := session.Open(ctx, spec, opts)
 	if err != nil {
 		return err

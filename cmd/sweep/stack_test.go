@@ -23,6 +23,7 @@ import (
 	"github.com/docker/docker/client"
 
 	"github.com/sweep-tool/sweep/compose"
+	"github.com/sweep-tool/sweep/engine"
 	"github.com/sweep-tool/sweep/internal/testenv"
 	"github.com/sweep-tool/sweep/results"
 	"github.com/sweep-tool/sweep/sweep"
@@ -262,7 +263,7 @@ func removeRun(t *testing.T, dir string) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	eng, err := compose.NewEngine(ctx)
+	eng, err := engine.Connect(ctx, sweep.Env(os.Environ()))
 	if err != nil {
 		t.Logf("clean run %s: %v", meta.RunID, err)
 		return

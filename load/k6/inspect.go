@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"os/exec"
 	"strings"
 	"time"
@@ -57,7 +56,7 @@ func Inspect(ctx context.Context, bin, script string, env []string) (ScriptOptio
 	ctx, cancel := context.WithTimeout(ctx, inspectTimeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, bin, InspectArgs(script, env)...)
-	cmd.Env = append(os.Environ(), noUsageReport)
+	cmd.Env = append(cmd.Environ(), noUsageReport)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err := cmd.Run()

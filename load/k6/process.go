@@ -43,7 +43,7 @@ var exitMeanings = map[int]string{
 // SIGINT, it is killed.
 func command(ctx context.Context, bin string, args, env []string, grace time.Duration) *exec.Cmd {
 	cmd := exec.CommandContext(ctx, bin, args...)
-	cmd.Env = append(os.Environ(), env...)
+	cmd.Env = append(cmd.Environ(), env...)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.Cancel = func() error { return cmd.Process.Signal(os.Interrupt) }
 	cmd.WaitDelay = grace

@@ -45,6 +45,9 @@ type Options struct {
 	// Report is the analysis that picks the multipliers (error bound,
 	// noise band), as for sweep report.
 	Report report.Options
+	// Env is the environment the compose files interpolate, as the
+	// front end read it.
+	Env sweep.Env
 }
 
 // Settings are the exported values; the JSON format prints them as they
@@ -108,7 +111,7 @@ func Export(run *results.Run, opts Options) (*Settings, error) {
 		s.predict(rep)
 	}
 	if opts.Format == FormatCompose {
-		if err := s.readBase(run, opts.Compose); err != nil {
+		if err := s.readBase(run, opts.Compose, opts.Env); err != nil {
 			return nil, err
 		}
 	}
@@ -185,7 +188,7 @@ func limitsText(cpus []float64) string {
 }
 
 // readBase reads the stack's base compose files (files, or the run's).
-func (s *Settings) readBase(run *results.Run, files []string) error {
+func (s *Settings) readBase(run *results.Run, files []string, env sweep.Env) error {
 	if len(files) == 0 {
 		files = run.Compose
 	}
@@ -193,7 +196,7 @@ func (s *Settings) readBase(run *results.Run, files []string) error {
 		return sweep.BadInput("compose", "run %s saved no compose file in sweep.json; name the stack's compose files",
 			run.RunID)
 	}
-	base, err := compose.ReadBase(files, "")
+	base, err := compose.ReadBase(files, "", env)
 	if err != nil {
 		return err
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/sweep-tool/sweep/internal/demostack"
 	"github.com/sweep-tool/sweep/internal/testenv"
 	"github.com/sweep-tool/sweep/report"
+	"github.com/sweep-tool/sweep/sweep"
 )
 
 // demoDir is the bundled demo stack, relative to this package.
@@ -27,7 +28,7 @@ var demoDir = filepath.Join("..", "..", "compose", "demo")
 // the engine: exactly the exported ones.
 func TestExportedOverrideStartsTheDemo(t *testing.T) {
 	cli := testenv.Docker(t)
-	ccli, err := compose.DetectCLI(t.Context())
+	ccli, err := compose.DetectCLI(t.Context(), sweep.Env(os.Environ()))
 	if err != nil {
 		testenv.Absent(t, err.Error())
 	}
