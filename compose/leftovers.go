@@ -3,7 +3,6 @@ package compose
 import (
 	"context"
 	"fmt"
-	"sort"
 
 	"github.com/docker/docker/api/types/container"
 
@@ -18,25 +17,11 @@ func Leftovers(ctx context.Context, eng engine.Engine) ([]sweep.Leftover, error)
 	if err != nil {
 		return nil, fmt.Errorf("list containers: %w", err)
 	}
-	byID := map[string]*sweep.Leftover{}
-	for _, c := range list {
-		got := sweep.RunLabels{ID: c.Labels[sweep.LabelRun], Dir: c.Labels[sweep.LabelDir], Host: c.Labels[sweep.LabelHost]}
-		l, seen := byID[got.ID]
-		if !seen {
-			l = &sweep.Leftover{RunLabels: got}
-			byID[got.ID] = l
-		}
-		if l.Dir != got.Dir || l.Host != got.Host {
-			l.Dir, l.Host = "", ""
-		}
-		l.Containers++
+	labels := make([]map[string]string, len(list))
+	for i, c := range list {
+		labels[i] = c.Labels
 	}
-	out := make([]sweep.Leftover, 0, len(byID))
-	for _, l := range byID {
-		out = append(out, *l)
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
-	return out, nil
+	return sweep.LeftoversOf(labels), nil
 }
 
 // CleanDead removes what run l left on the engine (see Cleanup) when the

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"sort"
 
 	"github.com/docker/docker/api/types/filters"
 	"github.com/docker/docker/api/types/swarm"
@@ -20,26 +19,11 @@ func Leftovers(ctx context.Context, mgr Manager) ([]sweep.Leftover, error) {
 	if err != nil {
 		return nil, fmt.Errorf("list services: %w", err)
 	}
-	byID := map[string]*sweep.Leftover{}
-	for _, svc := range list {
-		l := svc.Spec.Labels
-		got := sweep.RunLabels{ID: l[sweep.LabelRun], Dir: l[sweep.LabelDir], Host: l[sweep.LabelHost]}
-		lo, seen := byID[got.ID]
-		if !seen {
-			lo = &sweep.Leftover{RunLabels: got}
-			byID[got.ID] = lo
-		}
-		if lo.Dir != got.Dir || lo.Host != got.Host {
-			lo.Dir, lo.Host = "", ""
-		}
-		lo.Containers++
+	labels := make([]map[string]string, len(list))
+	for i, svc := range list {
+		labels[i] = svc.Spec.Labels
 	}
-	out := make([]sweep.Leftover, 0, len(byID))
-	for _, l := range byID {
-		out = append(out, *l)
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
-	return out, nil
+	return sweep.LeftoversOf(labels), nil
 }
 
 // CleanDead removes run l's services and networks from the swarm (see

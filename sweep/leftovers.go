@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"slices"
+	"strings"
 
 	"github.com/sweep-tool/sweep/results"
 )
@@ -45,6 +47,32 @@ type Leftover struct {
 	RunLabels
 	// Containers counts the objects that prove the run held a stack.
 	Containers int
+}
+
+// LeftoversOf groups the objects whose labels are given by the run their
+// sweep.run label names: one Leftover a run, sorted by id, Containers
+// counting its objects; Dir and Host stay only where every object of the
+// run agrees on them.
+func LeftoversOf(labels []map[string]string) []Leftover {
+	byID := map[string]*Leftover{}
+	for _, l := range labels {
+		got := RunLabels{ID: l[LabelRun], Dir: l[LabelDir], Host: l[LabelHost]}
+		lo, seen := byID[got.ID]
+		if !seen {
+			lo = &Leftover{RunLabels: got}
+			byID[got.ID] = lo
+		}
+		if lo.Dir != got.Dir || lo.Host != got.Host {
+			lo.Dir, lo.Host = "", ""
+		}
+		lo.Containers++
+	}
+	out := make([]Leftover, 0, len(byID))
+	for _, l := range byID {
+		out = append(out, *l)
+	}
+	slices.SortFunc(out, func(a, b Leftover) int { return strings.Compare(a.ID, b.ID) })
+	return out
 }
 
 // LockDead takes the lock of a run's directory, the proof that the run is
