@@ -3,6 +3,7 @@ package replay
 import (
 	"errors"
 	"io/fs"
+	"maps"
 	"math"
 	"path/filepath"
 	"slices"
@@ -71,10 +72,12 @@ func cellsOf(run *results.Run) ([]*cell, []string, error) {
 }
 
 // phaseTimes returns a repetition's wall time, warm-up and measured phase
-// in seconds, from phases_s, else from its timestamps and duration.
+// in seconds, from phases_s, else from its timestamps and duration. The
+// phases are added in the order of their names: a map's order changes
+// from call to call, and so would the sum's last digits.
 func phaseTimes(r results.Record) (total, warmup, measure float64) {
-	for _, s := range r.PhasesS {
-		total += s
+	for _, k := range slices.Sorted(maps.Keys(r.PhasesS)) {
+		total += r.PhasesS[k]
 	}
 	warmup, measure = r.PhasesS["warmup"], r.PhasesS["measure"]
 	if len(r.PhasesS) == 0 {
