@@ -9,7 +9,7 @@ DEMO_ARGS ?=
 # room for a loaded host without letting a hung test run on for long.
 TEST_TIMEOUT ?= 20m
 
-.PHONY: help build test test-compose-v1 unit lint fmt demo demo-images bench-driver bench-strategy mutation mutation-survivors mutation-sample swarm-up swarm-down clean
+.PHONY: help build test test-compose-v1 unit lint fmt demo demo-images cli-compare bench-driver bench-strategy mutation mutation-survivors mutation-sample swarm-up swarm-down clean
 
 help: ## list the targets
 	@grep -hE '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-16s %s\n", $$1, $$2}'
@@ -54,6 +54,9 @@ bench-overhead: ## per-cell overhead of the swarm backend vs compose, cells alte
 
 bench-parallel: ## the demo's 4 cells on one swarm node, then on two side by side (needs make swarm-up); last line: parallel 2 / parallel 1 wall time
 	$(GO) run ./bench/parallel
+
+cli-compare: ## every command of .ci/cli-commands.txt with the sweep of BASE=<rev> and of the work tree: what differs in exit code, output or files written (for refactors that keep output byte for byte)
+	./.ci/cli-compare $(BASE)
 
 mutation: ## mutation-test the core packages with their unit tests (gremlins v0.6.0, niced, 1 worker: an hour or more per package on 2 shared cores) and print each efficacy; PKGS="sweep results" narrows
 	./.ci/mutation $(PKGS)
