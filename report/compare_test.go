@@ -18,7 +18,9 @@ func TestParseGates(t *testing.T) {
 		err  bool
 	}{
 		{"rps:-5%,p99:+10%", []Gate{{MetricRPS, -5}, {MetricP99, 10}}, false},
-		{" errors:+0.5 ", []Gate{{MetricErrors, 0.5}}, false},
+		{" errors:+0.5% ", []Gate{{MetricErrors, 0.5}}, false},
+		{"errors:+0.5", nil, true}, // no %: 0.5 points or 50 %?
+		{"rps:-5", nil, true},
 		{"rps:5%", nil, true},
 		{"cpu:+5%", nil, true},
 		{"rps", nil, true},

@@ -1,8 +1,8 @@
 package report
 
 import (
+	"errors"
 	"fmt"
-	"strconv"
 	"strings"
 
 	"github.com/sweep-tool/sweep/sweep"
@@ -28,7 +28,8 @@ func (g Gate) trips(delta float64) bool {
 }
 
 // ParseGates reads a --fail-on list such as "rps:-5%,p99:+10%". Metrics are
-// rps, p99 and errors; the sign is required, the % optional.
+// rps, p99 and errors; the limit is a percent with its sign
+// (sweep.ParseChange). Errors are bad input of {fail_on}.
 func ParseGates(s string) ([]Gate, error) {
 	var gates []Gate
 	for _, part := range strings.Split(s, ",") {
@@ -38,24 +39,27 @@ func ParseGates(s string) ([]Gate, error) {
 		}
 		name, limit, ok := strings.Cut(part, ":")
 		if !ok {
-			return nil, fmt.Errorf("%w: gate %q: want metric:±N%%", sweep.ErrBadInput, part)
+			return nil, sweep.BadInput("fail_on", "gate %q: want metric:±N%%", part)
 		}
 		m, err := ParseMetric(strings.TrimSpace(name))
 		if err != nil || !comparable(m) {
-			return nil, fmt.Errorf("%w: gate %q: metric must be rps, p99 or errors", sweep.ErrBadInput, part)
+			return nil, sweep.BadInput("fail_on", "gate %q: metric must be rps, p99 or errors", part)
 		}
-		limit = strings.TrimSuffix(strings.TrimSpace(limit), "%")
+		limit = strings.TrimSpace(limit)
 		if !strings.HasPrefix(limit, "+") && !strings.HasPrefix(limit, "-") {
-			return nil, fmt.Errorf("%w: gate %q: the limit needs a sign (+ for a rise, - for a drop)", sweep.ErrBadInput, part)
+			return nil, sweep.BadInput("fail_on", "gate %q: the limit needs a sign (+ for a rise, - for a drop)", part)
 		}
-		v, err := strconv.ParseFloat(limit, 64)
-		if err != nil || v == 0 {
-			return nil, fmt.Errorf("%w: gate %q: limit %q is not a non-zero number", sweep.ErrBadInput, part, limit)
+		v, err := sweep.ParseChange("fail_on", limit)
+		if b := (*sweep.BadInputError)(nil); errors.As(err, &b) {
+			return nil, sweep.BadInput("fail_on", "gate %q: %s", part, b.Msg)
+		}
+		if v == 0 {
+			return nil, sweep.BadInput("fail_on", "gate %q: limit %q is not a non-zero number", part, limit)
 		}
 		gates = append(gates, Gate{Metric: m, Limit: v})
 	}
 	if len(gates) == 0 {
-		return nil, fmt.Errorf("%w: empty {fail_on} list", sweep.ErrBadInput)
+		return nil, sweep.BadInput("fail_on", "is an empty list; give gates such as rps:-5%%,p99:+10%%")
 	}
 	return gates, nil
 }

@@ -51,7 +51,7 @@ func writeAdaptive(w io.Writer, s Spec) error {
 	var err error
 	if s.Precision > 0 {
 		_, err = fmt.Fprintf(w, "each warm-up ends once settled and each measured phase once steady within ±%s (never before %s): the figure above is the longest\n",
-			FormatPrecision(s.Precision), s.MinDuration.Std())
+			FormatShare(s.Precision), s.MinDuration.Std())
 	}
 	if err == nil && s.RepeatAuto {
 		_, err = fmt.Fprintf(w, "then the cells of every pick the report cannot separate from its runners-up are repeated until it can, up to %d repetitions each (not in the figure above)\n",

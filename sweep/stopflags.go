@@ -8,33 +8,6 @@ import (
 // DefaultMaxRepeat caps automatic repetitions when no cap is given.
 const DefaultMaxRepeat = 5
 
-// ParsePrecision parses a precision for the steady-state rule: a share
-// with a percent sign ("2%", "0.5 %") or a fraction below 1 ("0.02");
-// "0" turns the rule off.
-func ParsePrecision(text string) (float64, error) {
-	t := strings.TrimSpace(text)
-	num, pct := strings.CutSuffix(t, "%")
-	v, err := strconv.ParseFloat(strings.TrimSpace(num), 64)
-	if pct {
-		v /= 100
-	}
-	switch {
-	case err != nil || v != v:
-		return 0, BadInput("precision", "%q is not a share; give e.g. 2%% or 0.02 (0 keeps fixed durations)", text)
-	case v < 0 || v >= 1:
-		return 0, BadInput("precision", "%q must be from 0 up to below 100 %%, e.g. 2%% (a bare number is a fraction: 0.02)", text)
-	}
-	return v, nil
-}
-
-// FormatPrecision writes a precision back as ParsePrecision reads it.
-func FormatPrecision(v float64) string {
-	if v == 0 {
-		return "0"
-	}
-	return FormatNumber(v*100) + "%"
-}
-
 // SetRepeat applies the repeat setting text to s: a number of
 // repetitions, or "auto" (one first repetition, then automatic ones up
 // to MaxRepeat, DefaultMaxRepeat unless a cap is already set).

@@ -7,31 +7,6 @@ import (
 	"time"
 )
 
-func TestParsePrecision(t *testing.T) {
-	t.Parallel()
-	for _, c := range []struct {
-		in   string
-		want float64
-		bad  bool
-	}{
-		{"2%", 0.02, false}, {" 0.5 % ", 0.005, false}, {"0.02", 0.02, false}, {"0", 0, false}, {"0%", 0, false},
-		{"2", 0, true}, {"100%", 0, true}, {"-1%", 0, true}, {"two", 0, true}, {"", 0, true}, {"NaN", 0, true},
-	} {
-		got, err := ParsePrecision(c.in)
-		if c.bad != (err != nil) || !c.bad && got != c.want {
-			t.Errorf("%q: %v, %v", c.in, got, err)
-		}
-		if err != nil && !errors.Is(err, ErrBadInput) {
-			t.Errorf("%q: %v is not bad input", c.in, err)
-		}
-		if err == nil {
-			if back, _ := ParsePrecision(FormatPrecision(got)); back != got {
-				t.Errorf("%q: written back as %q", c.in, FormatPrecision(got))
-			}
-		}
-	}
-}
-
 func TestSetRepeat(t *testing.T) {
 	t.Parallel()
 	var s Spec

@@ -38,20 +38,28 @@ func (l Numbers) Set(text string) error {
 // Type is what the value is, for help texts.
 func (l Numbers) Type() string { return "numbers" }
 
-// Share is a share such as 2% or 0.02 (Spec.Precision).
-type Share struct{ V *float64 }
+// Share is a share such as 5% or 0.05 (Spec.Precision, the report's
+// noise band), set with ParseShare; Field names it in errors.
+type Share struct {
+	Field string
+	V     *float64
+}
 
 func (p Share) String() string {
 	if p.V == nil {
 		return ""
 	}
-	return FormatPrecision(*p.V)
+	return FormatShare(*p.V)
 }
 
-// Set parses text with ParsePrecision.
-func (p Share) Set(text string) (err error) {
-	*p.V, err = ParsePrecision(text)
-	return err
+// Set parses text with ParseShare.
+func (p Share) Set(text string) error {
+	v, err := ParseShare(p.Field, text)
+	if err != nil {
+		return err
+	}
+	*p.V = v
+	return nil
 }
 
 // Type is what the value is, for help texts.

@@ -20,6 +20,8 @@ var fieldFlags = map[string]string{
 	"variants":    "variant",
 	"allow_large": "yes",
 	"run_dir":     "run",
+	"noise_band":  "noise",
+	"noise_cv":    "noise",
 }
 
 // pseudoFlags are names errors carry that no command defines as a flag:

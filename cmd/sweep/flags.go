@@ -41,7 +41,7 @@ func newSpecFlags(fs *pflag.FlagSet) *specFlags {
 	fs.StringVar(&s.PoolerDSN, "pooler-dsn", "", "a PgBouncer in the stack, for its pool stats per cell (or env SWEEP_POOLER_DSN)")
 	durationVar(fs, &s.Warmup, "warmup", 30*time.Second, "warm-up load per cell, discarded (0 skips it)")
 	durationVar(fs, &s.Duration, "duration", 5*time.Minute, "measured load per cell (with --precision: the longest)")
-	fs.Var(sweep.Share{V: &s.Precision}, "precision", "stop a cell's warm-up once settled and its measured phase once the RPS 95 % CI is within this share and p99 settled, e.g. 2% (0: fixed durations)")
+	fs.Var(sweep.Share{Field: "precision", V: &s.Precision}, "precision", "stop a cell's warm-up once settled and its measured phase once the RPS 95 % CI is within this share and p99 settled, e.g. 2% (0: fixed durations)")
 	durationVar(fs, &s.MinDuration, "min-duration", 0, "with --precision: the shortest measured phase")
 	fs.StringVar(&f.text.Load, "load", "vus=50", "load model: vus=N, vus-per-web=K (K × web threads) or rate=R (iterations/s)")
 	fs.IntVar(&s.Load.MaxVUs, "max-vus", 0, "upper bound of VUs for the open model (rate=R); 0: max(100, R)")

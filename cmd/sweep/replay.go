@@ -3,8 +3,6 @@ package main
 import (
 	"errors"
 	"io"
-	"strconv"
-	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -14,7 +12,7 @@ import (
 )
 
 func newReplayCmd(stdout io.Writer) *cobra.Command {
-	var strategy, noise string
+	var strategy string
 	var asJSON bool
 	var opts replay.Options
 	cmd := &cobra.Command{
@@ -29,18 +27,14 @@ func newReplayCmd(stdout io.Writer) *cobra.Command {
 			if strategy != "halving" {
 				return sweep.BadInput("strategy", "%q: only halving can be replayed (the run itself is the grid)", strategy)
 			}
-			cv, err := parsePercent(noise)
-			if err != nil {
-				return err
-			}
-			opts.NoiseCV = cv
 			return replayRun(stdout, args[0], opts, asJSON)
 		},
 	}
 	cmd.Flags().StringVar(&strategy, "strategy", "halving", "the strategy to replay (halving)")
 	cmd.Flags().IntVar(&opts.Seeds, "seeds", 0, "noisy replays to run (0: one replay of the run's own figures)")
 	cmd.Flags().Uint64Var(&opts.Seed, "seed", 1, "first seed of the noisy replays")
-	cmd.Flags().StringVar(&noise, "noise", "", "noise of the short rounds as a CV, e.g. 5% (default: measured from the run's repetitions and samples)")
+	cmd.Flags().Var(sweep.Share{Field: "noise_cv", V: &opts.NoiseCV}, "noise",
+		"noise of the short rounds as a CV, e.g. 5% or 0.05 (default, or 0: measured from the run's repetitions and samples)")
 	cmd.Flags().DurationVar(&opts.AssumedSteady, "steady", 0, "finals' measured phase for cells without samples.csv (default: the run's duration)")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print one JSON document (fraction, agreement, rounds, picks)")
 	return cmd
@@ -62,16 +56,4 @@ func replayRun(w io.Writer, dir string, opts replay.Options, asJSON bool) error 
 		return replay.WriteJSON(w, res)
 	}
 	return replay.WriteText(w, res)
-}
-
-// parsePercent reads "5%" or "5" as 0.05; empty is 0.
-func parsePercent(s string) (float64, error) {
-	if s == "" {
-		return 0, nil
-	}
-	v, err := strconv.ParseFloat(strings.TrimSuffix(strings.TrimSpace(s), "%"), 64)
-	if err != nil || !(v > 0 && v < 100) {
-		return 0, sweep.BadInput("noise", "%q is not a CV in percent between 0 and 100, e.g. 5%%", s)
-	}
-	return v / 100, nil
 }

@@ -31,8 +31,10 @@ func (f *reportFlags) bind(cmd *cobra.Command) {
 // bindAnalysis binds the options that decide the winners (report, run,
 // export), starting from opts' values.
 func bindAnalysis(cmd *cobra.Command, opts *report.Options) {
-	cmd.Flags().Float64Var(&opts.ErrorBound, "error-bound", opts.ErrorBound, "cells with a higher error rate (0..1) never win")
-	cmd.Flags().Float64Var(&opts.NoiseBand, "noise", opts.NoiseBand, "assumed relative noise (0..1) of a cell measured once")
+	cmd.Flags().Var(sweep.Share{Field: "error_bound", V: &opts.ErrorBound}, "error-bound",
+		"cells with a higher error rate never win, e.g. 1% or 0.01")
+	cmd.Flags().Var(sweep.Share{Field: "noise_band", V: &opts.NoiseBand}, "noise",
+		"assumed relative noise of a cell measured once, e.g. 5% or 0.05")
 }
 
 func newReportCmd(stdout, stderr io.Writer) *cobra.Command {
@@ -99,14 +101,14 @@ func newCompareCmd(stdout io.Writer) *cobra.Command {
 			if failOn != "" {
 				g, err := report.ParseGates(failOn)
 				if err != nil {
-					return sweep.BadInput("fail-on", "%v", err)
+					return err
 				}
 				gates = g
 			}
 			return compareRuns(stdout, args[0], args[1], gates)
 		},
 	}
-	cmd.Flags().StringVar(&failOn, "fail-on", "", "regression gates, e.g. rps:-5%,p99:+10% (exit 1 when one trips)")
+	cmd.Flags().StringVar(&failOn, "fail-on", "", "regression gates, each limit a percent with its sign, e.g. rps:-5%,p99:+10% (exit 1 when one trips)")
 	return cmd
 }
 
