@@ -31,7 +31,7 @@ type Cleaned struct {
 func Cleanup(ctx context.Context, eng engine.Engine, runID string) (Cleaned, error) {
 	project := sweep.ProjectName(runID)
 	if project == "sweep" {
-		return Cleaned{}, fmt.Errorf("%w: clean: run id %q has no letter or digit", sweep.ErrBadInput, runID)
+		return Cleaned{}, sweep.BadInput("run_id", "%q has no letter or digit", runID)
 	}
 	selectors := []filters.Args{
 		engine.LabelFilter(sweep.LabelRun + "=" + runID),

@@ -61,7 +61,7 @@ func Compare(a, b *results.Run, opts CompareOptions) (*Comparison, error) {
 		opts.Alpha = 0.05
 	}
 	if opts.Alpha < 0 || opts.Alpha >= 1 {
-		return nil, fmt.Errorf("%w: alpha %v is outside 0..1", sweep.ErrBadInput, opts.Alpha)
+		return nil, sweep.BadInput("alpha", "%v is outside 0 up to below 1", opts.Alpha)
 	}
 	ca, cb := okCells(a), okCells(b)
 	cmp := &Comparison{RunA: a.RunID, RunB: b.RunID}
@@ -84,7 +84,7 @@ func Compare(a, b *results.Run, opts CompareOptions) (*Comparison, error) {
 		}
 	}
 	if len(cmp.Rows) == 0 {
-		return nil, fmt.Errorf("%w: runs %s and %s share no measured configuration", sweep.ErrBadInput, a.RunID, b.RunID)
+		return nil, sweep.BadInput("report", "runs %s and %s share no measured configuration", a.RunID, b.RunID)
 	}
 	return cmp, nil
 }

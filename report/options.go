@@ -1,7 +1,6 @@
 package report
 
 import (
-	"fmt"
 	"math"
 	"strings"
 
@@ -30,14 +29,14 @@ func DefaultOptions() Options { return Options{ErrorBound: 0.01, NoiseBand: 0.05
 
 func (o Options) validate() error {
 	if o.ErrorBound < 0 || o.ErrorBound > 1 {
-		return fmt.Errorf("%w: error bound %v is outside 0..1", sweep.ErrBadInput, o.ErrorBound)
+		return sweep.BadInput("error_bound", "%v is outside 0..1", o.ErrorBound)
 	}
 	if o.NoiseBand < 0 || o.NoiseBand >= 1 {
-		return fmt.Errorf("%w: noise band %v is outside 0..1", sweep.ErrBadInput, o.NoiseBand)
+		return sweep.BadInput("noise_band", "%v is outside 0 up to below 1", o.NoiseBand)
 	}
 	for _, n := range o.PredictCPUs {
 		if !(n > 0) || math.IsInf(n, 0) {
-			return fmt.Errorf("%w: CPU limit %v to predict at is not a number > 0", sweep.ErrBadInput, n)
+			return sweep.BadInput("predict_cpus", "CPU limit %v to predict at is not a number > 0", n)
 		}
 	}
 	return nil

@@ -13,7 +13,7 @@ import (
 
 // WriteTerminal prints the matrices of metric m for every CPU limit, the
 // per-limit winners and the recommendation, as text tables. A metric the
-// run did not record returns an error wrapping sweep.ErrBadInput.
+// run did not record is bad input of {metric}.
 func WriteTerminal(w io.Writer, rep *Report, m Metric) error {
 	if err := WriteTerminalMatrices(w, rep, m); err != nil {
 		return err
@@ -24,7 +24,7 @@ func WriteTerminal(w io.Writer, rep *Report, m Metric) error {
 // WriteTerminalMatrices prints the matrix of m for every CPU limit.
 func WriteTerminalMatrices(w io.Writer, rep *Report, m Metric) error {
 	if !rep.HasMetric(m) {
-		return fmt.Errorf("%w: metric %q was not recorded in run %s", sweep.ErrBadInput, m, rep.RunID)
+		return sweep.BadInput("metric", "%q was not recorded in run %s", m, rep.RunID)
 	}
 	for _, cr := range rep.PerCPU {
 		if err := terminalTable(w, matrixTable(rep, cr, m)); err != nil {

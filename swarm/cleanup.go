@@ -43,7 +43,7 @@ func (s *Stack) Down(ctx context.Context) error {
 func Cleanup(ctx context.Context, mgr Manager, runID string) (Cleaned, error) {
 	project := sweep.ProjectName(runID)
 	if project == "sweep" {
-		return Cleaned{}, fmt.Errorf("%w: clean: run id %q has no letter or digit", sweep.ErrBadInput, runID)
+		return Cleaned{}, sweep.BadInput("run_id", "%q has no letter or digit", runID)
 	}
 	out, err := removeBy(ctx, mgr, newNodes(mgr), []filters.Args{
 		filters.NewArgs(filters.Arg("label", sweep.LabelRun+"="+runID)),

@@ -9,7 +9,8 @@ import (
 // ErrBadInput marks errors caused by what the user asked for (a spec
 // field, an option, a file). The CLI maps it to exit code 2; nothing has
 // been started when it is returned. It is the one bad-input sentinel of
-// the tree: every package's bad input wraps it, through a BadInputError.
+// the tree: every package's bad input wraps it, through a BadInputError
+// (TestBadInputAlwaysNamesItsInput holds every package to that).
 var ErrBadInput = errors.New("bad input")
 
 // ErrInterrupted is returned by the runner when the run was cancelled

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -14,6 +15,7 @@ import (
 )
 
 // runCLI runs the CLI in-process and returns its exit code and output.
+// Bad input must name the input at fault (checkNamesInput).
 func runCLI(t *testing.T, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
 	var out, errb bytes.Buffer
@@ -21,7 +23,25 @@ func runCLI(t *testing.T, args ...string) (code int, stdout, stderr string) {
 	if err != nil {
 		errb.WriteString("sweep: " + message(err) + "\n")
 	}
+	if exitCode(err) == exitBadInput {
+		checkNamesInput(t, args, err)
+	}
 	return exitCode(err), out.String(), errb.String()
+}
+
+// checkNamesInput fails t unless the bad input err names the input at
+// fault, as a user reads it: a BadInputError with its Field (or the CLI's
+// own parse error, whose message begins with the flag), or an
+// OverLimitError (which names {over_limit}); never the bare sentinel
+// wrapped in text ("bad input: …").
+func checkNamesInput(t *testing.T, args []string, err error) {
+	t.Helper()
+	var b *sweep.BadInputError
+	var over *sweep.OverLimitError
+	named := errors.As(err, &over) || errors.As(err, &b) && (b.Field != "" || strings.HasPrefix(b.Msg, "--"))
+	if !named || strings.Contains(message(err), sweep.ErrBadInput.Error()) {
+		t.Errorf("sweep %s: bad input that names no input: %q", strings.Join(args, " "), message(err))
+	}
 }
 
 func TestPlanStudyGrid(t *testing.T) {

@@ -25,8 +25,16 @@ var fieldFlags = map[string]string{
 }
 
 // pseudoFlags are names errors carry that no command defines as a flag:
-// a report that cannot be read, a run id sweep made.
+// a run that a report, comparison, export or replay cannot read, a run id
+// sweep made.
 var pseudoFlags = map[string]bool{"report": true, "run-id": true, "help": true}
+
+// libraryInputs are inputs no flag sets: the CLI passes report.Compare's
+// alpha at its default and halving's plan as halving.DefaultPlan of
+// --warmup and --duration, and a selection's keep fraction and
+// measurements are halving's own. An error about one names it as it is
+// ("plan: round 1 measures 1s, less than 2s").
+var libraryInputs = map[string]bool{"alpha": true, "plan": true, "keep_fraction": true, "measurements": true}
 
 // flagNames is every flag name of every command, once asked.
 var flagNames struct {
@@ -64,8 +72,17 @@ func flagOf(field string) (string, bool) {
 	return "--" + name, true
 }
 
+// nameOf is how the CLI names the library's input field: as its flag, or
+// as itself when it is one of the libraryInputs; false when neither.
+func nameOf(field string) (string, bool) {
+	if flag, ok := flagOf(field); ok {
+		return flag, true
+	}
+	return field, libraryInputs[field]
+}
+
 // message is err as a user of the CLI reads it: the inputs it names as
 // {field} are named as the flags that set them.
 func message(err error) string {
-	return sweep.NameFields(err.Error(), flagOf)
+	return sweep.NameFields(err.Error(), nameOf)
 }

@@ -70,7 +70,7 @@ func TestEveryLibraryFieldHasAFlag(t *testing.T) {
 		}
 		for _, n := range names {
 			seen++
-			if _, ok := flagOf(n); !ok {
+			if _, ok := nameOf(n); !ok {
 				t.Errorf("%s: the field %q has no flag to be named by", path, n)
 			}
 		}
@@ -78,5 +78,31 @@ func TestEveryLibraryFieldHasAFlag(t *testing.T) {
 	})
 	if err != nil || seen < 50 {
 		t.Fatalf("read %d fields (%v); the walk missed the library", seen, err)
+	}
+}
+
+// TestLibraryBadInputNamesTheFlag: bad input the libraries once built by
+// wrapping sweep.ErrBadInput, with no field, now names the flag (or the
+// run) at fault, in the CLI's words.
+func TestLibraryBadInputNamesTheFlag(t *testing.T) {
+	t.Parallel()
+	axes := writeSpecRun(t, "--cpus", "1", "--web-mult", "1", "--db-mult", "2", "--axis", "memory=256m,1g")
+	other := writeSpecRun(t, "--cpus", "3", "--web-mult", "1", "--db-mult", "2")
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"replay", sharedHostRun, "--seeds", "-1"}, "sweep: --seeds: -1 replays asked for\n"},
+		{[]string{"replay", filepath.Join("..", "..", "report", "testdata", "gop")},
+			"sweep: --report: run game-of-pools: its cells' warm-up 0s and duration 0s give no halving plan: round 1 measures 0s, less than 2s\n"},
+		{[]string{"compare", sharedHostRun, other}, "sweep: --report: runs 20261201-112156-97f17b and 20260101-000000 share no measured configuration\n"},
+		{[]string{"compare", sharedHostRun, other, "--fail-on", "rps"}, "sweep: --fail-on: gate \"rps\": want metric:±N%\n"},
+		{[]string{"compare", sharedHostRun, other, "--fail-on", ","}, "sweep: --fail-on: is an empty list; give gates such as rps:-5%,p99:+10%\n"},
+		{[]string{"export", axes, "--cpus", "1"}, "sweep: --report: run 20260101-000000 has extra axes (2 slices: memory=256m; memory=1g); export reads a run of one grid\n"},
+	} {
+		code, _, stderr := runCLI(t, tc.args...)
+		if code != exitBadInput || stderr != tc.want {
+			t.Errorf("sweep %s: exit %d, %q; want 2, %q", strings.Join(tc.args, " "), code, stderr, tc.want)
+		}
 	}
 }

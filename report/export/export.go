@@ -84,17 +84,17 @@ type Settings struct {
 	files []string // the base compose files base was read from
 }
 
-// Export builds the settings opts asks for from run. Bad options give
-// errors wrapping sweep.ErrBadInput that name the option; a run the
-// report cannot read wraps sweep.ErrBadInput or the results errors; a
-// profile without a qualifying pair wraps ErrNoPick.
+// Export builds the settings opts asks for from run. Bad options are
+// bad input naming the option; a run export cannot read (extra axes) is
+// bad input of {report}, one the report cannot read its error or the
+// results errors; a profile without a qualifying pair wraps ErrNoPick.
 func Export(run *results.Run, opts Options) (*Settings, error) {
 	if err := opts.validate(); err != nil {
 		return nil, err
 	}
 	if sl := run.Slices(); len(sl) > 1 {
-		return nil, fmt.Errorf("%w: run %s has extra axes (%d slices: %s); export reads a run of one grid",
-			sweep.ErrBadInput, run.RunID, len(sl), strings.Join(sl, "; "))
+		return nil, sweep.BadInput("report", "run %s has extra axes (%d slices: %s); export reads a run of one grid",
+			run.RunID, len(sl), strings.Join(sl, "; "))
 	}
 	ropts := opts.Report
 	ropts.PredictCPUs = []float64{opts.CPUs} // used only outside the measured limits

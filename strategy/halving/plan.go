@@ -1,7 +1,6 @@
 package halving
 
 import (
-	"fmt"
 	"time"
 
 	"github.com/sweep-tool/sweep/sweep"
@@ -84,20 +83,21 @@ func DefaultPlan(w, d time.Duration) Plan {
 }
 
 // Validate checks the plan's shape: at least two rounds, each with a
-// positive duration and a minimum no longer than it, fractions in (0, 1].
+// positive duration and a minimum no longer than it, fractions in (0, 1];
+// a plan that is not is bad input of {plan}.
 func (p Plan) Validate() error {
 	if len(p.Rounds) < 2 {
-		return fmt.Errorf("%w: a halving plan needs at least two rounds, has %d", sweep.ErrBadInput, len(p.Rounds))
+		return sweep.BadInput("plan", "a halving plan needs at least two rounds, has %d", len(p.Rounds))
 	}
 	for i, r := range p.Rounds {
 		last := i == len(p.Rounds)-1
 		switch {
 		case r.Duration < shortestScreenS:
-			return fmt.Errorf("%w: round %d measures %s, less than %s", sweep.ErrBadInput, i+1, r.Duration, shortestScreenS)
+			return sweep.BadInput("plan", "round %d measures %s, less than %s", i+1, r.Duration, shortestScreenS)
 		case r.MinDuration > r.Duration || r.Warmup < 0:
-			return fmt.Errorf("%w: round %d: minimum %s above duration %s or negative warm-up", sweep.ErrBadInput, i+1, r.MinDuration, r.Duration)
+			return sweep.BadInput("plan", "round %d: minimum %s above duration %s or negative warm-up", i+1, r.MinDuration, r.Duration)
 		case !last && !(r.Keep > 0 && r.Keep <= 1):
-			return fmt.Errorf("%w: round %d keeps %v, outside (0, 1]", sweep.ErrBadInput, i+1, r.Keep)
+			return sweep.BadInput("plan", "round %d keeps %v, outside (0, 1]", i+1, r.Keep)
 		}
 	}
 	return nil

@@ -2,7 +2,6 @@ package halving
 
 import (
 	"errors"
-	"fmt"
 	"math"
 	"slices"
 
@@ -98,11 +97,11 @@ func Select(ms []Measurement, opts SelectOptions) (Selection, error) {
 
 func validate(ms []Measurement, opts SelectOptions) error {
 	if !(opts.Keep > 0 && opts.Keep <= 1) {
-		return fmt.Errorf("%w: keep fraction %v is outside (0, 1]", sweep.ErrBadInput, opts.Keep)
+		return sweep.BadInput("keep_fraction", "%v is outside (0, 1]", opts.Keep)
 	}
 	for _, m := range ms[min(1, len(ms)):] {
 		if m.Round != ms[0].Round {
-			return fmt.Errorf("%w: cells of rounds %d and %d compared in one selection", sweep.ErrBadInput, ms[0].Round, m.Round)
+			return sweep.BadInput("measurements", "cells of rounds %d and %d compared in one selection", ms[0].Round, m.Round)
 		}
 	}
 	return nil

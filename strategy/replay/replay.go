@@ -131,13 +131,11 @@ func Replay(run *results.Run, opts Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	w, d := gridShape(cells)
-	if len(opts.Plan.Rounds) == 0 {
-		opts.Plan = halving.DefaultPlan(w, d)
+	plan, err := planFor(run.RunID, cells, opts.Plan)
+	if err != nil {
+		return nil, err
 	}
-	if err := opts.Plan.Validate(); err != nil {
-		return nil, fmt.Errorf("%w: %w", sweep.ErrBadInput, err)
-	}
+	opts.Plan = plan
 	grid, err := gridPicks(run, *opts.Report)
 	if err != nil {
 		return nil, err
@@ -149,7 +147,7 @@ func Replay(run *results.Run, opts Options) (*Result, error) {
 	rp := &replayer{cells: cells, grid: grid, opts: opts, noise: noise, finalS: map[string]float64{}}
 	res := rp.result(run.RunID, notes)
 	if res.GridS <= 0 {
-		return nil, fmt.Errorf("%w: run %s: its records carry no phase times to price a strategy by", sweep.ErrBadInput, run.RunID)
+		return nil, sweep.BadInput("report", "run %s: its records carry no phase times to price a strategy by", run.RunID)
 	}
 	for i := range max(1, opts.Seeds) {
 		rng := rand.New(rand.NewPCG(opts.Seed+uint64(i), 0x5eed))
@@ -163,6 +161,25 @@ func Replay(run *results.Run, opts Options) (*Result, error) {
 	return res, nil
 }
 
+// planFor is the plan to replay: the given one, else halving.DefaultPlan
+// of the cells' warm-up and duration. A default plan that does not hold
+// is the run's fault (its phases are too short, or were not recorded),
+// bad input of {report}; a given one that does not is bad input of
+// {plan}.
+func planFor(runID string, cells []*cell, given halving.Plan) (halving.Plan, error) {
+	if len(given.Rounds) > 0 {
+		return given, given.Validate()
+	}
+	w, d := gridShape(cells)
+	plan := halving.DefaultPlan(w, d)
+	var b *sweep.BadInputError
+	if err := plan.Validate(); errors.As(err, &b) {
+		return plan, &sweep.BadInputError{Field: "report", Err: err,
+			Msg: fmt.Sprintf("run %s: its cells' warm-up %s and duration %s give no halving plan: %s", runID, w, d, b.Msg)}
+	}
+	return plan, nil
+}
+
 func (o Options) resolve() (Options, error) {
 	if o.Report == nil {
 		def := report.DefaultOptions()
@@ -173,11 +190,11 @@ func (o Options) resolve() (Options, error) {
 	}
 	switch {
 	case o.Seeds < 0:
-		return o, fmt.Errorf("%w: %d replays asked for", sweep.ErrBadInput, o.Seeds)
+		return o, sweep.BadInput("seeds", "%d replays asked for", o.Seeds)
 	case o.NoiseCV < 0 || o.NoiseCV >= 1:
-		return o, fmt.Errorf("%w: noise CV %v is outside 0..1", sweep.ErrBadInput, o.NoiseCV)
+		return o, sweep.BadInput("noise_cv", "%v is outside 0 up to below 1", o.NoiseCV)
 	case o.Precision < 0 || o.Precision >= 1:
-		return o, fmt.Errorf("%w: precision %v is outside 0..1", sweep.ErrBadInput, o.Precision)
+		return o, sweep.BadInput("precision", "%v is outside 0 up to below 1", o.Precision)
 	}
 	return o, nil
 }
