@@ -24,8 +24,10 @@ type Options struct {
 }
 
 // DefaultOptions returns the documented defaults: error bound 1 %, noise
-// band 5 %, database service db.
-func DefaultOptions() Options { return Options{ErrorBound: 0.01, NoiseBand: 0.05, DBService: "db"} }
+// band 5 %, database service sweep.DefaultDBService (db).
+func DefaultOptions() Options {
+	return Options{ErrorBound: 0.01, NoiseBand: 0.05, DBService: sweep.DefaultDBService}
+}
 
 func (o Options) validate() error {
 	if o.ErrorBound < 0 || o.ErrorBound > 1 {

@@ -38,6 +38,11 @@ func (r *Runner) MeasureAt(ctx context.Context, cell Cell, applied results.Appli
 	return r.finish(ctx, &rec, dir, err)
 }
 
+// DefaultDBService is the database's compose service when none is named
+// (--db-service): the service whose CPU the report's pool-sizing rule and
+// the safe-limit search's DB CPU row read.
+const DefaultDBService = "db"
+
 // FindLimit is a safe-limit search as asked (the search flags of sweep
 // limit and run --find-limit). Package strategy/limit gives it meaning
 // (limit.ConfigOf); it sits in the spec so a run records it, a resume with

@@ -17,11 +17,11 @@ func newSearchFlags(fs *pflag.FlagSet) *sweep.FindLimit {
 	f := &sweep.FindLimit{}
 	fs.StringVar(&f.SLO, "slo", limit.DefaultSLO, "objective: success>=X%, error<=X%, avg|p50|p90|p95|p99<=N ms|s, comma-separated")
 	fs.StringVar(&f.Model, "model", "", "what a level counts: vus (closed model) or rate (open, iterations/s); default: --load's kind")
-	fs.IntVar(&f.Start, "start-level", 10, "first level of the ramp")
-	fs.IntVar(&f.Max, "max-level", 10000, "highest level the ramp may reach")
+	fs.IntVar(&f.Start, "start-level", limit.DefaultStartLevel, "first level of the ramp")
+	fs.IntVar(&f.Max, "max-level", limit.DefaultMaxLevel, "highest level the ramp may reach")
 	fs.Float64Var(&f.Factor, "factor", limit.DefaultFactor, "the ramp multiplies the level by this while the SLO holds")
 	fs.IntVar(&f.MaxSteps, "max-steps", limit.DefaultMaxSteps, "measured levels at most, ramp and bisection together")
-	fs.StringVar(&f.DBService, "db-service", "db", "the database's compose service, for the DB CPU row")
+	fs.StringVar(&f.DBService, "db-service", sweep.DefaultDBService, "the database's compose service, for the DB CPU row")
 	return f
 }
 

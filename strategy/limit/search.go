@@ -11,8 +11,13 @@ import (
 	"github.com/sweep-tool/sweep/sweep"
 )
 
-// Defaults of the search flags.
+// Defaults of the search flags (sweep limit, run --find-limit).
 const (
+	// DefaultStartLevel is the ramp's first level: 10 VUs or
+	// iterations/s.
+	DefaultStartLevel = 10
+	// DefaultMaxLevel is the highest level the ramp may reach.
+	DefaultMaxLevel = 10000
 	DefaultFactor   = 2
 	DefaultMaxSteps = 8
 	// closeEnough stops the bisection when the failing level is within
