@@ -4,11 +4,14 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/sweep-tool/sweep/sweep"
 )
 
 // envReaders are the calls that read the process environment: the
@@ -97,4 +100,19 @@ func envCalls(t *testing.T, path string) []string {
 		return true
 	})
 	return out
+}
+
+// TestRunHandsTheEnvironmentToTheCommands: the environment run is given
+// reaches a command (here clean's engine, at a DOCKER_HOST where nothing
+// listens), not only the root: cobra's ExecuteContext replaces the root's
+// context with its own, which once dropped it and had every command talk
+// to the default engine.
+func TestRunHandsTheEnvironmentToTheCommands(t *testing.T) {
+	t.Parallel()
+	host := "unix://" + filepath.Join(t.TempDir(), "no-docker.sock")
+	// a run id nobody has, so that even the default engine would lose nothing
+	err := run(t.Context(), []string{"clean", "--run", "00000000-000000-e2v0e2"}, sweep.Env{"DOCKER_HOST=" + host}, io.Discard, io.Discard)
+	if err == nil || !strings.Contains(err.Error(), "no-docker.sock") {
+		t.Fatalf("clean with DOCKER_HOST=%s: %v, want the engine there not answering", host, err)
+	}
 }

@@ -83,7 +83,8 @@ func exitCode(err error) int {
 
 // run runs the command args name in the environment env.
 func run(ctx context.Context, args []string, env sweep.Env, stdout, stderr io.Writer) error {
-	root := newRootCmd(withEnv(ctx, env), stdout, stderr)
+	ctx = withEnv(ctx, env) // ExecuteContext's context is the one the commands get
+	root := newRootCmd(ctx, stdout, stderr)
 	root.SetArgs(args)
 	return root.ExecuteContext(ctx)
 }
