@@ -9,9 +9,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/sweep-tool/sweep/compose"
 	"github.com/sweep-tool/sweep/engine"
-	"github.com/sweep-tool/sweep/swarm"
+	"github.com/sweep-tool/sweep/session"
 	"github.com/sweep-tool/sweep/sweep"
 )
 
@@ -35,11 +34,6 @@ func newCleanCmd(stdout io.Writer) *cobra.Command {
 				return sweep.BadInput("run", "%v", err)
 			}
 			defer eng.Close()
-			// On a swarm manager the services go first: the swarm would
-			// replace their containers removed alone.
-			if err := cleanSwarm(cmd.Context(), stdout, eng, runID, force); err != nil {
-				return err
-			}
 			return clean(cmd.Context(), stdout, eng, runID, force)
 		},
 	}
@@ -48,32 +42,11 @@ func newCleanCmd(stdout io.Writer) *cobra.Command {
 	return cmd
 }
 
-// clean removes the leftovers of the run runID (every run when empty)
-// that are provably dead, or all of them with force. Without runID, runs
-// that are alive or cannot be told are listed as skipped; a named one is
-// refused as bad input.
-func clean(ctx context.Context, w io.Writer, eng engine.Engine, runID string, force bool) error {
-	outs, err := compose.CleanRuns(ctx, eng, runID, force)
-	if len(outs) == 0 && err == nil {
-		fmt.Fprintln(w, "nothing to clean: no container carries the sweep.run label")
-	}
-	for _, o := range outs {
-		if o.Skipped != nil {
-			fmt.Fprintf(w, "run %s: skipped: %v\n", o.ID, errors.Unwrap(o.Skipped))
-			continue
-		}
-		fmt.Fprintf(w, "run %s: removed %d containers (%s), %d networks, %d volumes\n", o.ID,
-			len(o.Removed.Containers), strings.Join(o.Removed.Containers, ", "), len(o.Removed.Networks), len(o.Removed.Volumes))
-	}
-	return refused(err)
-}
-
-// cleanSwarm removes, when mgr is a swarm manager, the services and
-// networks of the runs (run runID only, when set) that are provably dead,
-// by the rule clean applies to containers.
-func cleanSwarm(ctx context.Context, w io.Writer, mgr swarm.Manager, runID string, force bool) error {
-	outs, err := swarm.CleanRuns(ctx, mgr, runID, force)
-	for _, o := range outs {
+// clean runs session.Clean and says what it did, run by run: the swarm's
+// part first, then the engine's, or that nothing carries the label.
+func clean(ctx context.Context, w io.Writer, eng session.CleanEngine, runID string, force bool) error {
+	done, err := session.Clean(ctx, eng, runID, force)
+	for _, o := range done.Swarm {
 		if o.Skipped != nil {
 			fmt.Fprintf(w, "run %s: skipped on the swarm: %v\n", o.ID, errors.Unwrap(o.Skipped))
 			continue
@@ -81,13 +54,16 @@ func cleanSwarm(ctx context.Context, w io.Writer, mgr swarm.Manager, runID strin
 		fmt.Fprintf(w, "run %s: removed %d swarm services (%s), %d networks\n", o.ID,
 			len(o.Removed.Services), strings.Join(o.Removed.Services, ", "), len(o.Removed.Networks))
 	}
-	return refused(err)
-}
-
-// refused is a named run that is alive or cannot be told, as bad input.
-func refused(err error) error {
-	if errors.Is(err, sweep.ErrRunAlive) || errors.Is(err, sweep.ErrRunUnknown) {
-		return sweep.BadInput("run", "%v; pass --force to remove it anyway", err)
+	if len(done.Engine) == 0 && err == nil {
+		fmt.Fprintln(w, "nothing to clean: no container carries the sweep.run label")
+	}
+	for _, o := range done.Engine {
+		if o.Skipped != nil {
+			fmt.Fprintf(w, "run %s: skipped: %v\n", o.ID, errors.Unwrap(o.Skipped))
+			continue
+		}
+		fmt.Fprintf(w, "run %s: removed %d containers (%s), %d networks, %d volumes\n", o.ID,
+			len(o.Removed.Containers), strings.Join(o.Removed.Containers, ", "), len(o.Removed.Networks), len(o.Removed.Volumes))
 	}
 	return err
 }

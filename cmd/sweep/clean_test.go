@@ -9,10 +9,11 @@ import (
 	"testing"
 
 	"github.com/docker/docker/api/types/container"
+	"github.com/docker/docker/api/types/swarm"
 	"github.com/docker/docker/client"
 
-	"github.com/sweep-tool/sweep/engine"
 	"github.com/sweep-tool/sweep/results"
+	"github.com/sweep-tool/sweep/session"
 	"github.com/sweep-tool/sweep/sweep"
 )
 
@@ -74,7 +75,8 @@ func TestCleanSparesALiveRun(t *testing.T) {
 }
 
 // onlyRun is the engine as `sweep clean` sees it, restricted to the
-// containers of one run.
+// containers (and, were the engine a swarm manager, the services) of one
+// run.
 type onlyRun struct {
 	*client.Client
 	runID string
@@ -86,7 +88,13 @@ func (e onlyRun) ContainerList(ctx context.Context, o container.ListOptions) ([]
 	return e.Client.ContainerList(ctx, o)
 }
 
-var _ engine.Engine = onlyRun{}
+func (e onlyRun) ServiceList(ctx context.Context, o swarm.ServiceListOptions) ([]swarm.Service, error) {
+	o.Filters = o.Filters.Clone()
+	o.Filters.Add("label", sweep.LabelRun+"="+e.runID)
+	return e.Client.ServiceList(ctx, o)
+}
+
+var _ session.CleanEngine = onlyRun{}
 
 // containerIDs lists the ids of the containers with these labels, sorted.
 func containerIDs(t *testing.T, cli *client.Client, labels ...string) []string {

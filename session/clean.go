@@ -1,0 +1,54 @@
+package session
+
+import (
+	"context"
+	"errors"
+
+	"github.com/sweep-tool/sweep/compose"
+	"github.com/sweep-tool/sweep/engine"
+	"github.com/sweep-tool/sweep/swarm"
+	"github.com/sweep-tool/sweep/sweep"
+)
+
+// CleanEngine is the Engine API Clean works through: the engine's
+// containers, networks and volumes, and on a swarm manager its services
+// and their tasks. *client.Client satisfies it.
+type CleanEngine interface {
+	engine.Engine
+	swarm.Manager
+}
+
+// Cleaned is what Clean did, run by run: on a swarm manager, the runs'
+// services and networks (Swarm), then the runs' containers, networks and
+// volumes on the engine (Engine). A run left alone is listed with why
+// (sweep.CleanOutcome.Skipped).
+type Cleaned struct {
+	Swarm  []sweep.CleanOutcome[swarm.Cleaned]
+	Engine []sweep.CleanOutcome[compose.Cleaned]
+}
+
+// Clean removes what sweep runs left on the engine (found by the
+// sweep.run label): run runID's, or when runID is empty every run's that
+// is provably dead (sweep.LockDead's proof), or all of them with force.
+// On a swarm manager the runs' services go first, since the swarm would
+// replace their containers removed alone; an error there stops the clean
+// before the containers. A named run that is alive or cannot be told is
+// bad input of {run}; without a name such runs are skipped and listed.
+// It returns what it did up to an error.
+func Clean(ctx context.Context, eng CleanEngine, runID string, force bool) (Cleaned, error) {
+	var out Cleaned
+	var err error
+	if out.Swarm, err = swarm.CleanRuns(ctx, eng, runID, force); err != nil {
+		return out, refused(err)
+	}
+	out.Engine, err = compose.CleanRuns(ctx, eng, runID, force)
+	return out, refused(err)
+}
+
+// refused is a named run that is alive or cannot be told, as bad input.
+func refused(err error) error {
+	if errors.Is(err, sweep.ErrRunAlive) || errors.Is(err, sweep.ErrRunUnknown) {
+		return sweep.BadInput("run", "%v; pass {force} to remove it anyway", err)
+	}
+	return err
+}
