@@ -2,6 +2,7 @@ package session
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"time"
@@ -146,15 +147,22 @@ func running(stacks []Stack) func(context.Context) (map[string]string, error) {
 	}
 }
 
-func (x *samplers) close() {
+// close closes the samplers' connections, each within 5 s.
+func (x *samplers) close() error {
+	var errs []error
 	if x.pooler != nil {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
-		_ = x.pooler.Close(ctx)
+		if err := x.pooler.Close(ctx); err != nil {
+			errs = append(errs, fmt.Errorf("close the pooler's sampler: %w", err))
+		}
 	}
 	if x.db != nil {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
-		_ = x.db.Close(ctx)
+		if err := x.db.Close(ctx); err != nil {
+			errs = append(errs, fmt.Errorf("close the database's sampler: %w", err))
+		}
 	}
+	return errors.Join(errs...)
 }

@@ -133,7 +133,7 @@ func Open(ctx context.Context, spec sweep.Spec, opts Options) (_ *Session, err e
 	}
 	defer func() {
 		if err != nil {
-			s.Close()
+			err = errors.Join(err, s.Close())
 		}
 	}()
 	s.meta.Host.Driver, s.meta.Host.K6Version = s.driver.Name(), driverVersion
@@ -178,7 +178,7 @@ func (s *Session) open(ctx context.Context) (err error) {
 	s.log = results.NewLazyFile(filepath.Join(s.dir, results.LogFile))
 	defer func() {
 		if err != nil {
-			s.Close()
+			err = errors.Join(err, s.Close())
 		}
 	}()
 	if s.spec.Parallel > 0 {
@@ -208,20 +208,28 @@ func (s *Session) open(ctx context.Context) (err error) {
 }
 
 // Close releases the lock, the database connections and the log file.
-func (s *Session) Close() {
+// Its error joins what could not be released; the run's records are
+// written by then, so it is the caller's to report, not to fail the run
+// on.
+func (s *Session) Close() error {
+	var errs []error
 	if s.lock != nil {
-		_ = s.lock.Release()
+		errs = append(errs, s.lock.Release())
 		s.lock = nil
 	}
 	for _, l := range s.lanes {
-		l.db.close()
+		errs = append(errs, l.db.close())
 	}
 	if s.db != nil && len(s.lanes) == 0 {
-		s.db.close()
+		errs = append(errs, s.db.close())
 	}
 	if s.log != nil {
-		_ = s.log.Close()
+		errs = append(errs, s.log.Close())
 	}
+	if err := errors.Join(errs...); err != nil {
+		return fmt.Errorf("close run %s: %w", s.runID, err)
+	}
+	return nil
 }
 
 // Result is what Run did.

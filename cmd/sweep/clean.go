@@ -25,7 +25,7 @@ func newCleanCmd(stdout io.Writer) *cobra.Command {
 			"is provably dead: its run directory (label sweep.dir, on this host) is gone, or its sweep.lock is not\n" +
 			"held by a live sweep process. Live runs, and runs whose state cannot be told, are skipped and listed.",
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
+		RunE: func(cmd *cobra.Command, _ []string) (err error) {
 			if cmd.Flags().Changed("run") && runID == "" {
 				return sweep.BadInput("run", "is empty; give the id of the run to remove, or leave --run out to remove every run that is not alive")
 			}
@@ -33,7 +33,7 @@ func newCleanCmd(stdout io.Writer) *cobra.Command {
 			if err != nil {
 				return sweep.BadInput("run", "%v", err)
 			}
-			defer eng.Close()
+			defer func() { err = errors.Join(err, eng.Close()) }()
 			return clean(cmd.Context(), stdout, eng, runID, force)
 		},
 	}

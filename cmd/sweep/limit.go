@@ -134,7 +134,7 @@ func findLimit(ctx context.Context, spec sweep.Spec, cell sweep.Cell, cfg limit.
 	if err != nil {
 		return err
 	}
-	defer s.Close()
+	defer closeSession(s, stderr)
 	defer guard(s)()
 	res, err := s.Limit(ctx, cell, cfg, dbService)
 	if len(res.Levels) > 0 {

@@ -113,7 +113,7 @@ func runGrid(ctx context.Context, spec sweep.Spec, opts session.Options, stdout,
 	if err != nil {
 		return err
 	}
-	defer s.Close()
+	defer closeSession(s, stderr)
 	defer guard(s)()
 	res, runErr := s.Run(ctx)
 	if errors.Is(runErr, sweep.ErrBadInput) && len(res.Records) == 0 {
@@ -159,6 +159,14 @@ func outcome(sum sweep.Summary, runErr error) error {
 		return fmt.Errorf("%w: %d of %d cells failed (see their target.log)", errFailedCells, sum.Failed(), len(sum.Records))
 	}
 	return nil
+}
+
+// closeSession closes s and says, as a warning, what it could not
+// release: the run's records are safe by then, so the exit code stays.
+func closeSession(s *session.Session, stderr io.Writer) {
+	if err := s.Close(); err != nil {
+		fmt.Fprintf(stderr, "sweep: warning: %s\n", message(err))
+	}
 }
 
 // guard makes a second Ctrl-C remove the session's containers by label;
