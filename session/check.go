@@ -1,7 +1,7 @@
 package session
 
 import (
-	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -35,29 +35,50 @@ type Checked struct {
 	Generator *sweep.GeneratorCheck
 }
 
-// Check runs spec's first cell briefly in a throwaway directory (see
-// CheckSpec) with the generator check: run opens and runs the session
-// as the caller runs any (its progress, its words, its signals), with
-// opts and the check's job. It reads the cell's record back.
-func Check(ctx context.Context, spec sweep.Spec, opts Options,
-	run func(context.Context, sweep.Spec, Options) error) (Checked, error) {
+// A Check is spec's first cell run briefly (see CheckSpec) in a
+// throwaway directory, with the generator check. It is a session like
+// any other: the caller opens and runs Spec with Options(opts) as it
+// runs every session (its progress, its words, its signals), then reads
+// Result and removes the directory with Remove.
+type Check struct {
+	spec sweep.Spec
+	job  sweep.Job
+	gen  *sweep.GeneratorCheck
+}
+
+// NewCheck makes the check of spec in a new temporary directory.
+func NewCheck(spec sweep.Spec) (*Check, error) {
 	dir, err := os.MkdirTemp("", "sweep-check-")
 	if err != nil {
-		return Checked{}, err
+		return nil, err
 	}
-	defer os.RemoveAll(dir)
 	check, job, err := CheckSpec(spec, dir)
 	if err != nil {
-		return Checked{}, err
+		return nil, errors.Join(err, os.RemoveAll(dir))
 	}
-	c := Checked{Duration: check.Duration.Std()}
-	opts.Jobs = []sweep.Job{job}
-	opts.CheckGenerator = func(g sweep.GeneratorCheck) error { c.Generator = &g; return nil }
-	if err := run(ctx, check, opts); err != nil {
-		return c, fmt.Errorf("check: %w", err)
-	}
-	if c.Record, err = results.ReadRecord(filepath.Join(results.CellDir(dir, job.Cell.ID, 1), results.ResultFile)); err != nil {
-		return c, fmt.Errorf("check: %w", err)
-	}
-	return c, nil
+	return &Check{spec: check, job: job}, nil
 }
+
+// Spec is the spec of the check's session.
+func (c *Check) Spec() sweep.Spec { return c.spec }
+
+// Options is opts for the check's session: its one job, and the
+// generator check's comparison kept for Result.
+func (c *Check) Options(opts Options) Options {
+	opts.Jobs = []sweep.Job{c.job}
+	opts.CheckGenerator = func(g sweep.GeneratorCheck) error { c.gen = &g; return nil }
+	return opts
+}
+
+// Result reads back what the check's session measured.
+func (c *Check) Result() (Checked, error) {
+	got := Checked{Duration: c.spec.Duration.Std(), Generator: c.gen}
+	var err error
+	if got.Record, err = results.ReadRecord(filepath.Join(results.CellDir(c.spec.Out, c.job.Cell.ID, 1), results.ResultFile)); err != nil {
+		return got, fmt.Errorf("check: %w", err)
+	}
+	return got, nil
+}
+
+// Remove removes the check's directory.
+func (c *Check) Remove() error { return os.RemoveAll(c.spec.Out) }

@@ -1,7 +1,6 @@
 package session
 
 import (
-	"context"
 	"errors"
 	"os"
 	"path/filepath"
@@ -137,37 +136,43 @@ func TestOpenRefusesBeforeStartingAnything(t *testing.T) {
 	}
 }
 
-// TestCheckRunsTheFirstCellAndReadsItBack: Check hands run the cut-down
-// spec with the one job and the generator check, reads the record run
-// wrote, and says "check:" before run's error.
+// TestCheckRunsTheFirstCellAndReadsItBack: a Check's session is the
+// cut-down spec with the one job and the generator check beside the
+// caller's options; Result reads back the record that session wrote and
+// the comparison it was given, and Remove takes the directory away.
 func TestCheckRunsTheFirstCellAndReadsItBack(t *testing.T) {
 	t.Parallel()
-	spec := testSpec()
-	var dir string
-	got, err := Check(t.Context(), spec, Options{K6: "k6path"}, func(_ context.Context, s sweep.Spec, o Options) error {
-		dir = s.Out
-		if o.K6 != "k6path" || len(o.Jobs) != 1 || o.CheckGenerator == nil || s.Duration.Std() != 5*time.Second {
-			t.Errorf("run got k6 %q, jobs %v, duration %s; want the caller's options, one job, 5s", o.K6, o.Jobs, s.Duration.Std())
-		}
-		job := o.Jobs[0]
-		cd := results.CellDir(s.Out, job.Cell.ID, job.Rep)
-		if err := os.MkdirAll(cd, 0o755); err != nil {
-			return err
-		}
-		rec := results.Record{Cell: job.Cell.Info(), Repetition: 1, Status: results.StatusOK, Measurement: results.Measurement{RPS: 42}}
-		if err := o.CheckGenerator(sweep.GeneratorCheck{Limited: true}); err != nil {
-			return err
-		}
-		return results.WriteJSONAtomic(filepath.Join(cd, results.ResultFile), rec)
-	})
+	chk, err := NewCheck(testSpec())
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, o := chk.Spec(), chk.Options(Options{K6: "k6path"})
+	if o.K6 != "k6path" || len(o.Jobs) != 1 || o.CheckGenerator == nil || s.Duration.Std() != 5*time.Second {
+		t.Fatalf("the check's session gets k6 %q, jobs %v, duration %s; want the caller's options, one job, 5s", o.K6, o.Jobs, s.Duration.Std())
+	}
+	job := o.Jobs[0]
+	cd := results.CellDir(s.Out, job.Cell.ID, job.Rep)
+	if err := os.MkdirAll(cd, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	rec := results.Record{Cell: job.Cell.Info(), Repetition: 1, Status: results.StatusOK, Measurement: results.Measurement{RPS: 42}}
+	if err := o.CheckGenerator(sweep.GeneratorCheck{Limited: true}); err != nil {
+		t.Fatal(err)
+	}
+	if err := results.WriteJSONAtomic(filepath.Join(cd, results.ResultFile), rec); err != nil {
+		t.Fatal(err)
+	}
+	got, err := chk.Result()
 	if err != nil || got.Record.RPS != 42 || got.Duration != 5*time.Second || got.Generator == nil || !got.Generator.Limited {
-		t.Fatalf("Check = %+v, %v; want the record of 42 rps, 5s and the generator check", got, err)
+		t.Fatalf("Result = %+v, %v; want the record of 42 rps, 5s and the generator check", got, err)
 	}
-	if _, err := os.Stat(dir); !os.IsNotExist(err) {
-		t.Errorf("the check's directory %s is left (%v)", dir, err)
+	if err := chk.Remove(); err != nil {
+		t.Fatal(err)
 	}
-	_, err = Check(t.Context(), spec, Options{}, func(context.Context, sweep.Spec, Options) error { return sweep.ErrInterrupted })
-	if !errors.Is(err, sweep.ErrInterrupted) || !strings.HasPrefix(err.Error(), "check: ") {
-		t.Errorf("run's error came back as %v, want it after check:", err)
+	if _, err := os.Stat(s.Out); !os.IsNotExist(err) {
+		t.Errorf("the check's directory %s is left (%v)", s.Out, err)
+	}
+	if _, err := chk.Result(); err == nil || !strings.HasPrefix(err.Error(), "check: ") {
+		t.Errorf("Result with no record = %v, want an error after check:", err)
 	}
 }

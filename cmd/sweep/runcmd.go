@@ -84,9 +84,19 @@ func newCheckCmd(stdout, stderr io.Writer) *cobra.Command {
 // with the chosen driver and then the built-in one (the generator check),
 // and returns their comparison.
 func preflight(ctx context.Context, spec sweep.Spec, k6 string, stdout, stderr io.Writer) (*sweep.GeneratorCheck, error) {
-	c, err := session.Check(ctx, spec, session.Options{K6: k6, Env: envOf(ctx)}, func(ctx context.Context, s sweep.Spec, o session.Options) error {
-		return runGrid(ctx, s, o, io.Discard, stderr, false)
-	})
+	chk, err := session.NewCheck(spec)
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		if err := chk.Remove(); err != nil {
+			fmt.Fprintf(stderr, "sweep: warning: check: %s\n", message(err))
+		}
+	}()
+	if err := runGrid(ctx, chk.Spec(), chk.Options(session.Options{K6: k6, Env: envOf(ctx)}), io.Discard, stderr, false); err != nil {
+		return nil, fmt.Errorf("check: %w", err)
+	}
+	c, err := chk.Result()
 	if err != nil {
 		return nil, err
 	}
