@@ -50,24 +50,24 @@ func TestSavedSpecAndAgain(t *testing.T) {
 	spec := testSpec()
 	spec.DBDSN = "postgres://u:old@db/app"
 	dir := savedRun(t, spec)
-	got, err := SavedSpec(dir, "postgres://u:new@db2/app", "postgres://u:p@bouncer/app")
+	got, err := SavedSpec(SavedRun{Dir: dir, DBDSN: "postgres://u:new@db2/app", PoolerDSN: "postgres://u:p@bouncer/app"})
 	if err != nil || got.Out != dir || got.DBDSN != "postgres://u:new@db2/app" || got.PoolerDSN != "postgres://u:p@bouncer/app" ||
 		len(got.Cells()) != len(spec.Cells()) {
 		t.Fatalf("SavedSpec = out %q, DSNs %q %q, %d cells, %v; want the run's spec with the new DSNs", got.Out, got.DBDSN, got.PoolerDSN, len(got.Cells()), err)
 	}
-	if _, err := SavedSpec(filepath.Join(dir, "nope"), "", ""); badField(err) != "run_dir" {
+	if _, err := SavedSpec(SavedRun{Dir: filepath.Join(dir, "nope")}); badField(err) != "run_dir" {
 		t.Errorf("no run: %v, want bad input of run_dir", err)
 	}
 	first := spec.Cells()[0].ID
-	_, job, err := Again(dir, first, "postgres://u:new@db2/app", "")
+	_, job, err := Again(SavedRun{Dir: dir, DBDSN: "postgres://u:new@db2/app"}, first)
 	if err != nil || job.Cell.ID != first || job.Rep != 2 {
 		t.Errorf("Again = %s r%d, %v; want %s r2 (r1 is there)", job.Cell.ID, job.Rep, err, first)
 	}
 	// an unknown cell is said before the missing DSN
-	if _, _, err := Again(dir, "cpu_9__web_9__db_9", "", ""); badField(err) != "cell" {
+	if _, _, err := Again(SavedRun{Dir: dir}, "cpu_9__web_9__db_9"); badField(err) != "cell" {
 		t.Errorf("unknown cell: %v, want bad input of cell", err)
 	}
-	if _, _, err := Again(dir, first, "", ""); badField(err) != "db_dsn" {
+	if _, _, err := Again(SavedRun{Dir: dir}, first); badField(err) != "db_dsn" {
 		t.Errorf("no DSN for a run that sampled one: %v, want bad input of db_dsn", err)
 	}
 }
@@ -78,14 +78,14 @@ func TestFromRunNarrowsToTheCell(t *testing.T) {
 	spec.FindLimit = &sweep.FindLimit{SLO: "p99<=20ms", Start: 1, Max: 10, Factor: 2, MaxSteps: 3}
 	dir := savedRun(t, spec)
 	want := spec.Cells()[3]
-	got, cell, err := FromRun(dir, want.ID, "", "", func(s *sweep.Spec) { s.Duration = sweep.Duration(time.Second) })
+	got, cell, err := FromRun(SavedRun{Dir: dir}, want.ID, func(s *sweep.Spec) { s.Duration = sweep.Duration(time.Second) })
 	if err != nil || cell.ID != want.ID || got.FindLimit != nil || got.Duration.Std() != time.Second {
 		t.Fatalf("FromRun = %s, search %v, duration %s, %v; want %s, no search, 1s", cell.ID, got.FindLimit, got.Duration.Std(), err, want.ID)
 	}
 	if cells := got.Cells(); len(cells) != 1 || cells[0].ID != want.ID {
 		t.Errorf("the narrowed spec has cells %v, want only %s", cells, want.ID)
 	}
-	if _, _, err := FromRun(filepath.Join(dir, "nope"), want.ID, "", "", nil); badField(err) != "from" {
+	if _, _, err := FromRun(SavedRun{Dir: filepath.Join(dir, "nope")}, want.ID, nil); badField(err) != "from" {
 		t.Errorf("no run: %v, want bad input of from", err)
 	}
 }

@@ -102,7 +102,7 @@ func (o *limitOpts) fromRun(cmd *cobra.Command, flags *specFlags) (sweep.Spec, s
 	}
 	dsns := dsnFlags{db: flags.spec.DBDSN, pooler: flags.spec.PoolerDSN}
 	dsnsFromEnv(cmd, &dsns.db, &dsns.pooler)
-	spec, cell, err := session.FromRun(o.from, o.cell, dsns.db, dsns.pooler, func(spec *sweep.Spec) {
+	spec, cell, err := session.FromRun(dsns.of(o.from), o.cell, func(spec *sweep.Spec) {
 		for name, set := range measurementFlags {
 			if cmd.Flags().Changed(name) {
 				set(spec, flags.spec)

@@ -17,11 +17,16 @@ import (
 // them, and another host or password is no other spec.
 func savedSpec(cmd *cobra.Command, dir string, d dsnFlags) (sweep.Spec, error) {
 	dsnsFromEnv(cmd, &d.db, &d.pooler)
-	return session.SavedSpec(dir, d.db, d.pooler)
+	return session.SavedSpec(d.of(dir))
 }
 
 // dsnFlags are the DSNs resume and rerun take.
 type dsnFlags struct{ db, pooler string }
+
+// of is the run in dir taken up again with these DSNs.
+func (d dsnFlags) of(dir string) session.SavedRun {
+	return session.SavedRun{Dir: dir, DBDSN: d.db, PoolerDSN: d.pooler}
+}
 
 func (d *dsnFlags) add(fs *pflag.FlagSet) {
 	fs.StringVar(&d.db, "db-dsn", "", "the run's database DSN; its host or password may differ from the run's (or env SWEEP_DB_DSN)")
@@ -66,7 +71,7 @@ func newRerunCmd(stdout, stderr io.Writer) *cobra.Command {
 		Args:  cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			dsnsFromEnv(cmd, &dsns.db, &dsns.pooler)
-			spec, job, err := session.Again(args[0], args[1], dsns.db, dsns.pooler)
+			spec, job, err := session.Again(dsns.of(args[0]), args[1])
 			if err != nil {
 				return err
 			}
