@@ -172,7 +172,8 @@ func (s *Session) validate() error {
 }
 
 // open builds the stacks, checks the CPU limits against the engine,
-// checks the database settings, then creates the directory and takes its
+// checks the database settings (a DSN of this host must be served by the
+// stack or by what runs now), then creates the directory and takes its
 // lock; nothing is started yet. On an error it releases what it took.
 func (s *Session) open(ctx context.Context) (err error) {
 	s.log = results.NewLazyFile(filepath.Join(s.dir, results.LogFile))
@@ -200,6 +201,9 @@ func (s *Session) open(ctx context.Context) (err error) {
 		if s.db, err = s.samplers(); err != nil {
 			return err
 		}
+	}
+	if err := s.checkLocalDSNs(ctx); err != nil {
+		return err
 	}
 	if err := os.MkdirAll(s.dir, 0o755); err != nil {
 		return sweep.BadInput("out", "cannot create %s: %v", s.dir, err)

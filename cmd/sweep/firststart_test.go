@@ -6,15 +6,23 @@ package main
 // nothing recorded and nothing left running.
 
 import (
+	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/docker/docker/api/types/events"
+	"github.com/docker/docker/api/types/filters"
 	"github.com/docker/docker/client"
 
+	"github.com/sweep-tool/sweep/internal/testenv"
 	"github.com/sweep-tool/sweep/results"
+	"github.com/sweep-tool/sweep/sweep"
 )
 
 // demoFileWith writes a copy of the demo compose file changed by the
@@ -162,4 +170,69 @@ func TestNewDSNResumes(t *testing.T) {
 		t.Errorf("rerun's r2: %v, %+v; want ok with the database sampled", err, rec.Status)
 	}
 	assertNoContainers(t, cli, meta.RunID)
+}
+
+// TestClosedLocalDSNIsBadInputAtOnce: --db-dsn (then --pooler-dsn) at a
+// loopback port that no service of the demo publishes and nothing
+// listens on. Before, the stack started and sweep waited out the ready
+// timeout for the database (131 s with the default 2 minutes). Now it is
+// known from the compose files and one refused connection: exit 2 within
+// seconds naming the flag, the address and the fix, never the password;
+// no run directory, and no container of the run ever created.
+func TestClosedLocalDSNIsBadInputAtOnce(t *testing.T) {
+	bin, cli := demo(t)
+	const secret = "n0t-5h0wn"
+	for _, tc := range []struct{ flag, dsn string }{
+		{"--db-dsn", "postgres://u:" + secret + "@127.0.0.1:1/db"},
+		{"--pooler-dsn", fmt.Sprintf("postgres://u:%s@localhost:%d/pgbouncer", secret, testenv.FreePort(t))},
+	} {
+		t.Run(tc.flag, func(t *testing.T) {
+			p, out := freePorts(t), filepath.Join(t.TempDir(), "run")
+			c := demoRun(t, p, out, "0.5")
+			c.args = append(c.args, "--ready-timeout", "2m", tc.flag, tc.dsn)
+			began := time.Now()
+			code, pr := runSweep(t, bin, c)
+			took := time.Since(began)
+			stderr := pr.stderr.String()
+			t.Logf("exit %d after %s: %s", code, took.Round(time.Millisecond), stderr)
+			if code != exitBadInput || took > 10*time.Second {
+				t.Fatalf("exit %d after %s, want 2 within seconds\nstderr:\n%s", code, took, stderr)
+			}
+			for _, want := range []string{tc.flag + ": ", "nothing listens on", fmt.Sprint(p.pg), "ports:"} {
+				if !strings.Contains(stderr, want) {
+					t.Errorf("stderr lacks %q:\n%s", want, stderr)
+				}
+			}
+			if strings.Contains(stderr+pr.stdout.String(), secret) {
+				t.Errorf("the output shows the password:\n%s", stderr)
+			}
+			if _, err := os.Stat(out); !os.IsNotExist(err) {
+				t.Errorf("bad input created %s (%v)", out, err)
+			}
+			assertNoneCreated(t, cli, sweep.LabelDir+"="+out, began)
+		})
+	}
+}
+
+// assertNoneCreated fails when a container with the label was created
+// since began (the engine's event log), or is there now.
+func assertNoneCreated(t *testing.T, cli *client.Client, label string, began time.Time) {
+	t.Helper()
+	f := filters.NewArgs(filters.Arg("type", string(events.ContainerEventType)), filters.Arg("label", label))
+	msgs, errs := cli.Events(t.Context(), events.ListOptions{Filters: f,
+		Since: strconv.FormatInt(began.Add(-time.Second).Unix(), 10), Until: strconv.FormatInt(time.Now().Add(time.Second).Unix(), 10)})
+	for {
+		select {
+		case m := <-msgs:
+			t.Errorf("container %s: %s, yet nothing should have started", m.Actor.Attributes["name"], m.Action)
+		case err := <-errs:
+			if err != nil && !errors.Is(err, io.EOF) {
+				t.Errorf("engine events: %v", err)
+			}
+			for _, c := range containers(t, cli, label) {
+				t.Errorf("container %s (%s) is there", c.Names, c.State)
+			}
+			return
+		}
+	}
 }
