@@ -16,6 +16,10 @@ type HostPorts struct {
 	// (network_mode: host): it may listen on any port of the host without
 	// publishing it. Empty when none does.
 	HostNetwork string
+	// Ingress maps each port published in mode ingress (compose's default:
+	// on a swarm, through its routing mesh, which answers on every node)
+	// to the service that publishes it.
+	Ingress map[uint16]string
 }
 
 // Publishes reports whether port may be served on the host by a service
@@ -28,7 +32,7 @@ func (h HostPorts) Publishes(port uint16) bool {
 // port left to the engine to choose (no published port) is none the
 // files can name.
 func (b Base) HostPorts() HostPorts {
-	var h HostPorts
+	h := HostPorts{Ingress: map[uint16]string{}}
 	if b.Model == nil {
 		return h
 	}
@@ -41,7 +45,13 @@ func (b Base) HostPorts() HostPorts {
 			if p.Protocol != "" && p.Protocol != "tcp" {
 				continue
 			}
-			h.Published = append(h.Published, portRange(p.Published)...)
+			ports := portRange(p.Published)
+			h.Published = append(h.Published, ports...)
+			if p.Mode == "" || p.Mode == "ingress" {
+				for _, port := range ports {
+					h.Ingress[port] = name
+				}
+			}
 		}
 	}
 	slices.Sort(h.Published)

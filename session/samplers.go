@@ -24,6 +24,7 @@ type samplers struct {
 	wait      time.Duration // how long prepare waits for a server that does not answer yet
 	resetSQL  string
 	notify    func(Event)
+	mesh      map[uint16]meshPort // on a swarm: the ports of its routing mesh, by port
 }
 
 // samplers checks the DSNs' form and reads the reset file, before
@@ -66,28 +67,20 @@ func newSamplers(spec sweep.Spec, notify func(Event)) (*samplers, error) {
 // DSN's field, with the host and the error but never the password.
 func (x *samplers) prepare(ctx context.Context) error {
 	if x.dsn != "" && x.db == nil {
-		db, err := metrics.Open(ctx, x.dsn, x.waitFor("the database"))
+		db, err := metrics.Open(ctx, x.dsn, x.waitFor("the database", x.dsn))
 		if err != nil {
-			return &sweep.BadInputError{Field: "db_dsn", Msg: err.Error() + "; check the DSN (or SWEEP_DB_DSN)", Err: err}
+			return x.connectError("db_dsn", "SWEEP_DB_DSN", x.dsn, err)
 		}
 		x.db = db
 	}
 	if x.poolerDSN != "" && x.pooler == nil {
-		b, err := metrics.OpenPgBouncer(ctx, x.poolerDSN, x.waitFor("PgBouncer"))
+		b, err := metrics.OpenPgBouncer(ctx, x.poolerDSN, x.waitFor("PgBouncer", x.poolerDSN))
 		if err != nil {
-			return &sweep.BadInputError{Field: "pooler_dsn", Msg: err.Error() + "; check the DSN (or SWEEP_POOLER_DSN)", Err: err}
+			return x.connectError("pooler_dsn", "SWEEP_POOLER_DSN", x.poolerDSN, err)
 		}
 		x.pooler = b
 	}
 	return nil
-}
-
-// waitFor is how prepare waits for what: up to the ready timeout, saying
-// so once the wait has lasted a few seconds.
-func (x *samplers) waitFor(what string) metrics.Wait {
-	return metrics.Wait{For: x.wait, Notify: func(err error) {
-		x.notify(Waiting{What: what, For: x.wait, Err: err})
-	}}
 }
 
 // limitsFunc is the runner's Limits (the connection-limit guard): the

@@ -202,7 +202,7 @@ func (s *Session) open(ctx context.Context) (err error) {
 			return err
 		}
 	}
-	if err := s.checkLocalDSNs(ctx); err != nil {
+	if err := s.checkDSNPorts(ctx); err != nil {
 		return err
 	}
 	if err := os.MkdirAll(s.dir, 0o755); err != nil {

@@ -204,3 +204,46 @@ func TestSwarmFaultAndCtrlC(t *testing.T) {
 		}
 	}
 }
+
+// TestSwarmMeshDSNIsNamed runs the demo on the fixture without its swarm
+// override: the database publishes 15432 through the routing mesh
+// (ingress), which the fixture's nodes cannot serve (no IPVS). Before,
+// sweep waited out the ready timeout (2 minutes) and said only that the
+// database did not answer. Now, the database's task healthy, it waits at
+// most 10 s and says the routing mesh does not answer and how to publish
+// instead (mode: host, the override file): exit 2 naming --db-dsn, and no
+// service of the run left.
+func TestSwarmMeshDSNIsNamed(t *testing.T) {
+	sw := testenv.Swarm(t)
+	app, db := sw.AppAndDB(t)
+	t.Setenv("DOCKER_HOST", sw.ManagerHost)
+	out := filepath.Join(t.TempDir(), "run")
+	demo := "../../compose/demo/"
+	began := time.Now()
+	code, _, stderr := runCLI(t, "run", "--config", demo+"sweep.yaml", "--swarm", "--compose", demo+"docker-compose.yaml",
+		"--place", "app=node.id=="+app.ID, "--place", "db=node.id=="+db.ID,
+		"--url", fmt.Sprintf("http://%s:18080", app.Addr),
+		"--db-dsn", fmt.Sprintf("postgres://sweep:sweep@%s:15432/sweep?sslmode=disable", db.Addr),
+		"--cpus", "0.5", "--web-mult", "2", "--db-mult", "2", "--warmup", "1s", "--duration", "3s",
+		"--ready-timeout", "2m", "--out", out)
+	took := time.Since(began)
+	t.Logf("exit %d after %s\n%s", code, took.Round(100*time.Millisecond), stderr)
+	if code != exitBadInput || took > 60*time.Second {
+		t.Fatalf("exit %d after %s, want 2 well within the 2 minutes of --ready-timeout\nstderr:\n%s", code, took, stderr)
+	}
+	for _, want := range []string{"--db-dsn: ", "within 10s", "service db is healthy", "routing mesh", "mode: host",
+		"docker-compose.swarm.yaml"} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, stderr)
+		}
+	}
+	meta := readMeta(t, out)
+	if _, err := os.Stat(filepath.Join(out, results.CellsDir)); !os.IsNotExist(err) {
+		t.Errorf("%s exists: a cell was recorded (%v)", filepath.Join(out, results.CellsDir), err)
+	}
+	left, err := sw.Manager.ServiceList(t.Context(), dswarm.ServiceListOptions{
+		Filters: filters.NewArgs(filters.Arg("label", sweep.LabelRun+"="+meta.RunID))})
+	if err != nil || len(left) > 0 {
+		t.Errorf("after the run: %d services of it on the swarm (%v)", len(left), err)
+	}
+}

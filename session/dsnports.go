@@ -1,12 +1,14 @@
 package session
 
-// A DSN naming this host. The DSNs are checked once the services the
+// The ports a DSN names. The DSNs are checked once the services the
 // target needs are up (samplers.prepare), and a server that does not
 // answer is waited for up to the ready timeout: the right wait for a
 // database that is still starting, but a vain one for a port of this host
 // that no service of the stack publishes and nothing listens on. That
 // much is known before anything starts, from the compose files and one
-// connection attempt, so it is bad input at once.
+// connection attempt, so it is bad input at once. On a swarm, a port
+// published through the routing mesh by a service that is healthy when
+// the DSNs are checked answers at once or never (see mesh.go).
 
 import (
 	"cmp"
@@ -31,17 +33,19 @@ import (
 // something listens on a port of this host.
 const dialTimeout = time.Second
 
-// checkLocalDSNs refuses a DSN (db_dsn, pooler_dsn) whose host is this
-// one (loopback, localhost) at a port that no stack of the run publishes
-// and nothing listens on now.
-func (s *Session) checkLocalDSNs(ctx context.Context) error {
+// checkDSNPorts looks at the ports the DSNs name before anything starts:
+// a DSN of this host that nobody serves is bad input (localDSN.check);
+// on a swarm, the samplers learn which ports go through the routing mesh
+// (meshPorts).
+func (s *Session) checkDSNPorts(ctx context.Context) error {
 	if s.spec.DBDSN == "" && s.spec.PoolerDSN == "" {
 		return nil
 	}
-	ports, err := s.hostPorts()
+	bases, err := s.bases()
 	if err != nil {
 		return err
 	}
+	ports := hostPorts(bases)
 	for _, d := range []localDSN{
 		{field: "db_dsn", what: "the database", env: "SWEEP_DB_DSN", dsn: s.spec.DBDSN},
 		{field: "pooler_dsn", what: "PgBouncer", env: "SWEEP_POOLER_DSN", dsn: s.spec.PoolerDSN},
@@ -50,12 +54,19 @@ func (s *Session) checkLocalDSNs(ctx context.Context) error {
 			return err
 		}
 	}
+	if s.spec.Swarm {
+		mesh := meshPorts(bases, s.spec.Service)
+		s.db.mesh = mesh
+		for _, l := range s.lanes {
+			l.db.mesh = mesh
+		}
+	}
 	return nil
 }
 
-// hostPorts is what the compose files of every stack of the run (each
-// variant's) publish on the host, together.
-func (s *Session) hostPorts() (compose.HostPorts, error) {
+// bases reads the compose files of every stack of the run (each
+// variant's), as the stacks did.
+func (s *Session) bases() ([]compose.Base, error) {
 	sets := [][]string{s.spec.Compose}
 	if len(s.spec.Variants) > 0 {
 		sets = sets[:0]
@@ -63,19 +74,28 @@ func (s *Session) hostPorts() (compose.HostPorts, error) {
 			sets = append(sets, v.Files)
 		}
 	}
-	var all compose.HostPorts
+	var bases []compose.Base
 	for _, files := range sets {
 		base, err := compose.ReadBase(files, sweep.ProjectName(s.runID), s.opts.Env)
 		if err != nil {
-			return all, err
+			return nil, err
 		}
-		h := base.HostPorts()
+		bases = append(bases, base)
+	}
+	return bases, nil
+}
+
+// hostPorts is what the bases publish on the host, together.
+func hostPorts(bases []compose.Base) compose.HostPorts {
+	var all compose.HostPorts
+	for _, b := range bases {
+		h := b.HostPorts()
 		all.Published = append(all.Published, h.Published...)
 		all.HostNetwork = cmp.Or(all.HostNetwork, h.HostNetwork)
 	}
 	slices.Sort(all.Published)
 	all.Published = slices.Compact(all.Published)
-	return all, nil
+	return all
 }
 
 // localDSN is a DSN of the spec, by its field, what it names and the
