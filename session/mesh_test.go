@@ -2,7 +2,6 @@ package session
 
 import (
 	"errors"
-	"os"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -18,17 +17,7 @@ import (
 // healthcheck; a host-mode port is none.
 func TestMeshPorts(t *testing.T) {
 	t.Parallel()
-	path := filepath.Join(t.TempDir(), "compose.yaml")
-	yaml := `services:
-  db: {image: pg, ports: ["15432:5432"], healthcheck: {test: ["CMD", "pg_isready"]}}
-  bouncer: {image: pgb, ports: ["16432:6432"]}
-  app: {image: app, ports: ["18080:8080"], depends_on: [db], healthcheck: {test: ["CMD", "true"]}}
-  side: {image: s, ports: [{target: 9000, published: "19000", mode: host}]}
-`
-	if err := os.WriteFile(path, []byte(yaml), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	base, err := compose.ReadBase([]string{path}, "sweepr1", nil)
+	base, err := compose.ReadBase([]string{filepath.Join("testdata", "mesh-compose.yaml")}, "sweepr1", nil)
 	if err != nil {
 		t.Fatal(err)
 	}

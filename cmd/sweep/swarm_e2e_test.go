@@ -26,15 +26,8 @@ import (
 func TestSwarmRunEndToEnd(t *testing.T) {
 	sw := testenv.Swarm(t)
 	app, db := sw.AppAndDB(t)
-	t.Setenv("DOCKER_HOST", sw.ManagerHost)
 	out := filepath.Join(t.TempDir(), "run")
-	demo := "../../compose/demo/"
-	code, _, stderr := runCLI(t, "run", "--config", demo+"sweep.yaml", "--swarm",
-		"--compose", demo+"docker-compose.yaml", "--compose", demo+"docker-compose.swarm.yaml",
-		"--place", "app=node.id=="+app.ID, "--place", "db=node.id=="+db.ID,
-		"--url", fmt.Sprintf("http://%s:18080", app.Addr),
-		"--db-dsn", fmt.Sprintf("postgres://sweep:sweep@%s:15432/sweep?sslmode=disable", db.Addr),
-		"--cpus", "0.5,1", "--web-mult", "2", "--db-mult", "2", "--warmup", "1s", "--duration", "3s", "--out", out)
+	code, _, stderr := runCLI(t, swarmDemo(t, sw, out, []string{"docker-compose.yaml", "docker-compose.swarm.yaml"}, "--cpus", "0.5,1")...)
 	if code != exitOK {
 		t.Fatalf("exit %d, want 0\nstderr:\n%s", code, stderr)
 	}
@@ -57,6 +50,26 @@ func TestSwarmRunEndToEnd(t *testing.T) {
 	if err != nil || len(left) > 0 {
 		t.Errorf("after the run: %d services of it on the swarm (%v)", len(left), err)
 	}
+}
+
+// swarmDemo is the argv of `sweep run --swarm` of the demo's compose
+// files (in compose/demo) on the fixture, DOCKER_HOST its manager: the app
+// and the database placed on the app and db nodes, the URL and DSN at
+// those nodes' addresses, 2 × 2 multipliers, 1 s + 3 s; extra follows.
+func swarmDemo(t *testing.T, sw *testenv.SwarmFixture, out string, files []string, extra ...string) []string {
+	t.Helper()
+	app, db := sw.AppAndDB(t)
+	t.Setenv("DOCKER_HOST", sw.ManagerHost)
+	demo := "../../compose/demo/"
+	args := []string{"run", "--config", demo + "sweep.yaml", "--swarm"}
+	for _, f := range files {
+		args = append(args, "--compose", demo+f)
+	}
+	args = append(args, "--place", "app=node.id=="+app.ID, "--place", "db=node.id=="+db.ID,
+		"--url", fmt.Sprintf("http://%s:18080", app.Addr),
+		"--db-dsn", fmt.Sprintf("postgres://sweep:sweep@%s:15432/sweep?sslmode=disable", db.Addr),
+		"--web-mult", "2", "--db-mult", "2", "--warmup", "1s", "--duration", "3s", "--out", out)
+	return append(args, extra...)
 }
 
 // TestSwarmParallelEndToEnd runs two cells with --parallel 2 on the
@@ -215,17 +228,9 @@ func TestSwarmFaultAndCtrlC(t *testing.T) {
 // service of the run left.
 func TestSwarmMeshDSNIsNamed(t *testing.T) {
 	sw := testenv.Swarm(t)
-	app, db := sw.AppAndDB(t)
-	t.Setenv("DOCKER_HOST", sw.ManagerHost)
 	out := filepath.Join(t.TempDir(), "run")
-	demo := "../../compose/demo/"
 	began := time.Now()
-	code, _, stderr := runCLI(t, "run", "--config", demo+"sweep.yaml", "--swarm", "--compose", demo+"docker-compose.yaml",
-		"--place", "app=node.id=="+app.ID, "--place", "db=node.id=="+db.ID,
-		"--url", fmt.Sprintf("http://%s:18080", app.Addr),
-		"--db-dsn", fmt.Sprintf("postgres://sweep:sweep@%s:15432/sweep?sslmode=disable", db.Addr),
-		"--cpus", "0.5", "--web-mult", "2", "--db-mult", "2", "--warmup", "1s", "--duration", "3s",
-		"--ready-timeout", "2m", "--out", out)
+	code, _, stderr := runCLI(t, swarmDemo(t, sw, out, []string{"docker-compose.yaml"}, "--cpus", "0.5", "--ready-timeout", "2m")...)
 	took := time.Since(began)
 	t.Logf("exit %d after %s\n%s", code, took.Round(100*time.Millisecond), stderr)
 	if code != exitBadInput || took > 60*time.Second {
