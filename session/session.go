@@ -92,7 +92,7 @@ type Session struct {
 	variants map[string]sweep.Stack    // with variants: each stack by name
 	stacks   []Stack                   // with variants: every stack, for teardown
 	engine   metrics.Engine            // the main stack's engine, for the samplers
-	cleanup  func(ctx context.Context) // removes what carries the run's label
+	cleanup  func(ctx context.Context) error // removes what carries the run's label
 	db       *samplers
 	lock     *results.Lock
 	log      *results.LazyFile
@@ -320,11 +320,12 @@ func replicas(st any) int {
 }
 
 // Cleanup removes, best effort and at once, every container labelled
-// with the run's id: what a second Ctrl-C asks for.
-func (s *Session) Cleanup(ctx context.Context) {
+// with the run's id: what a second Ctrl-C asks for. The error is what
+// could not be removed (sweep clean can try again later).
+func (s *Session) Cleanup(ctx context.Context) error {
 	cctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
-	s.cleanup(cctx)
+	return s.cleanup(cctx)
 }
 
 func (s *Session) notify(e Event) {

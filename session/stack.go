@@ -119,7 +119,10 @@ func (s *Session) newComposeStack(ctx context.Context, field string, files []str
 	}
 	if s.engine == nil {
 		s.engine = st.Engine()
-		s.cleanup = func(ctx context.Context) { _, _ = compose.Cleanup(ctx, st.Engine(), s.runID) }
+		s.cleanup = func(ctx context.Context) error {
+			_, err := compose.Cleanup(ctx, st.Engine(), s.runID)
+			return err
+		}
 	}
 	return st, nil
 }
@@ -151,7 +154,10 @@ func (s *Session) swarmStack(ctx context.Context, opts swarm.Options) (*swarm.St
 	if s.engine == nil {
 		s.engine = st.Engine()
 		mgr := st.Manager()
-		s.cleanup = func(ctx context.Context) { _, _ = swarm.Cleanup(ctx, mgr, s.runID) }
+		s.cleanup = func(ctx context.Context) error {
+			_, err := swarm.Cleanup(ctx, mgr, s.runID)
+			return err
+		}
 	}
 	return st, nil
 }

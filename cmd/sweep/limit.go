@@ -135,7 +135,7 @@ func findLimit(ctx context.Context, spec sweep.Spec, cell sweep.Cell, cfg limit.
 		return err
 	}
 	defer closeSession(s, stderr)
-	defer guard(s)()
+	defer guard(s, stderr)()
 	res, err := s.Limit(ctx, cell, cfg, dbService)
 	if len(res.Levels) > 0 {
 		err = errors.Join(err, limit.WriteTable(stdout, res))

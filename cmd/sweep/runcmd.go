@@ -124,7 +124,7 @@ func runGrid(ctx context.Context, spec sweep.Spec, opts session.Options, stdout,
 		return err
 	}
 	defer closeSession(s, stderr)
-	defer guard(s)()
+	defer guard(s, stderr)()
 	res, runErr := s.Run(ctx)
 	if errors.Is(runErr, sweep.ErrBadInput) && len(res.Records) == 0 {
 		return runErr // nothing was recorded, so there is nothing to report
@@ -179,10 +179,15 @@ func closeSession(s *session.Session, stderr io.Writer) {
 	}
 }
 
-// guard makes a second Ctrl-C remove the session's containers by label;
-// the returned function withdraws that.
-func guard(s *session.Session) func() {
-	cleanup := func() { s.Cleanup(context.Background()) }
+// guard makes a second Ctrl-C remove the session's containers by label,
+// saying on stderr what could not be removed; the returned function
+// withdraws that.
+func guard(s *session.Session, stderr io.Writer) func() {
+	cleanup := func() {
+		if err := s.Cleanup(context.Background()); err != nil {
+			fmt.Fprintf(stderr, "sweep: warning: %v; sweep clean removes the rest\n", err)
+		}
+	}
 	onHardExit.Store(&cleanup)
 	return func() { onHardExit.Store(nil) }
 }
