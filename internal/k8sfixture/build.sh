@@ -33,6 +33,7 @@ for b in containerd containerd-shim-runc-v2 ctr; do have "$b" "$CONTAINERD_VERSI
 for b in bridge host-local loopback portmap; do have "cni-$b" "$CNI_VERSION" || missing+=("cni-$b"); done
 have coredns "$COREDNS_VERSION" || missing+=(coredns)
 have pause "$PAUSE_VERSION" || missing+=(pause)
+have probe "$PROBE_VERSION" || missing+=(probe)
 
 if [ ${#missing[@]} -eq 0 ]; then exit 0; fi
 if [ -n "$check" ]; then echo "missing: ${missing[*]}"; exit 1; fi
@@ -101,12 +102,16 @@ if want cni-bridge || want cni-host-local || want cni-loopback || want cni-portm
   took cni "$s"
 fi
 
-# --- pause: the sandbox's process, from this repo (stdlib only) ---
-if want pause; then
-  s=$(date +%s)
-  (cd "$here/pause" && "${NICE[@]}" go build -trimpath -ldflags "-s -w" -o "$K8S_BIN/pause" .)
-  stamp pause "$PAUSE_VERSION"; took pause "$s"
-fi
+# --- pause (the sandbox's process) and probe (the checks' in-cluster
+# client), from this repo (stdlib only) ---
+for p in pause probe; do
+  if want "$p"; then
+    s=$(date +%s)
+    (cd "$here/$p" && "${NICE[@]}" go build -trimpath -ldflags "-s -w" -o "$K8S_BIN/$p" .)
+    v=PAUSE_VERSION; [ "$p" = probe ] && v=PROBE_VERSION
+    stamp "$p" "${!v}"; took "$p" "$s"
+  fi
+done
 
 # --- Kubernetes: k8s.io/kubernetes with its staging modules replaced by
 # their published k8s.io/<name> v0.x versions (the "=> ./staging" lines of
