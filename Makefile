@@ -9,7 +9,7 @@ DEMO_ARGS ?=
 # room for a loaded host without letting a hung test run on for long.
 TEST_TIMEOUT ?= 20m
 
-.PHONY: help build test test-compose-v1 unit lint fmt demo demo-images cli-compare bench-driver bench-strategy mutation mutation-survivors mutation-sample swarm-up swarm-down clean
+.PHONY: help build test test-compose-v1 unit lint fmt demo demo-images cli-compare bench-driver bench-strategy mutation mutation-survivors mutation-sample swarm-up swarm-down k8s-build k8s-up k8s-down k8s-load k8s-smoke clean
 
 help: ## list the targets
 	@grep -hE '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-16s %s\n", $$1, $$2}'
@@ -74,6 +74,21 @@ swarm-up: demo-images ## start the multi-node Swarm test fixture (root; SWARM_NO
 
 swarm-down: ## stop the Swarm test fixture by its pidfiles and remove all it made (safe when nothing is up)
 	@bash internal/swarmfixture/fixture.sh down
+
+k8s-build: ## build the Kubernetes fixture's binaries from the Go module proxy into /var/cache/sweep-ci/k8s-<version> when missing (niced; ~25 min the first time)
+	@bash internal/k8sfixture/build.sh
+
+k8s-up: demo-images ## start the Kubernetes test fixture (root; K8S_NODES=2; builds what the cache lacks first); ends with export KUBECONFIG=...
+	@bash internal/k8sfixture/fixture.sh up
+
+k8s-down: ## stop the Kubernetes test fixture, remove all it made and check that nothing is left (safe when nothing is up)
+	@bash internal/k8sfixture/fixture.sh down
+
+k8s-load: ## load local Docker images into every node of the Kubernetes fixture: make k8s-load IMAGES="a:1 b:2"
+	@bash internal/k8sfixture/fixture.sh load $(IMAGES)
+
+k8s-smoke: ## check a running Kubernetes fixture end to end: nodes, the demo stack by Service name across nodes, CPU limit, pod replacement
+	@bash internal/k8sfixture/smoke.sh
 
 clean: ## remove build output and leftovers of crashed runs
 	rm -rf bin
