@@ -238,6 +238,7 @@ print_summary() {
 			"$(node_ns "$i")" "$([ "$i" -eq 1 ] && echo " control-plane" || true)"
 	done
 	echo "state: $DIR/k8s.json $DIR/k8s.env (Kubernetes $K8S_VERSION, API https://$(node_addr 1):6443)"
+	echo "kubectl: $K8S_BIN/kubectl (logs: $DIR/logs)"
 	echo "export KUBECONFIG=$DIR/admin.kubeconfig"
 }
 
