@@ -35,7 +35,10 @@ PREFIX=sweepk8s
 DIR="${SWEEP_K8S_DIR:-/var/lib/sweep-k8s}"
 LOCK=/run/lock/$PREFIX.lock
 START="$(date +%s%N)"
-say() { printf 'k8s-fixture: [%5.1fs] %s\n' "$(($(date +%s%N) - START))e-9" "$*" >&2; }
+# a reader of the output that goes away (| head) must not stop a tear-down
+# halfway: SIGPIPE is ignored and a failed progress line is no error
+trap '' PIPE
+say() { printf 'k8s-fixture: [%5.1fs] %s\n' "$(($(date +%s%N) - START))e-9" "$*" >&2 || true; }
 die() {
 	say "$*"
 	exit 1
@@ -264,25 +267,19 @@ stop() {
 	kill -KILL "${left[@]}" 2>/dev/null || true
 }
 
-# end_cgroup_pids: end whatever is left in the fixture's cgroups (shims,
-# containers): SIGTERM, 2 s, SIGKILL.
+# end_cgroup_pids: SIGKILL whatever is left in the fixture's cgroups
+# (shims, containers: the pods are thrown away), and wait up to 5 s.
 end_cgroup_pids() {
 	local pids t
 	mapfile -t pids < <(cgroup_pids)
 	[ ${#pids[@]} -eq 0 ] && return 0
-	say "ending ${#pids[@]} processes left in the fixture's cgroups"
-	kill -TERM "${pids[@]}" 2>/dev/null || true
-	for ((t = 0; t < 20; t++)); do
-		[ -z "$(cgroup_pids)" ] && return 0
-		sleep 0.1
-	done
-	mapfile -t pids < <(cgroup_pids)
-	[ ${#pids[@]} -eq 0 ] || kill -KILL "${pids[@]}" 2>/dev/null || true
+	kill -KILL "${pids[@]}" 2>/dev/null || true
 	for ((t = 0; t < 50; t++)); do
-		[ -z "$(cgroup_pids)" ] && return 0
+		[ -z "$(cgroup_pids)" ] && break
 		sleep 0.1
 	done
-	die "processes $(cgroup_pids | paste -sd' ') outlived SIGKILL"
+	[ -z "$(cgroup_pids)" ] || die "processes $(cgroup_pids | paste -sd' ') outlived SIGKILL"
+	say "killed ${#pids[@]} processes left in the fixture's cgroups"
 }
 
 unmount_leftovers() {

@@ -17,6 +17,8 @@ START="$(date +%s%N)"
 say() { printf 'k8s-smoke: [%5.1fs] %s\n' "$(($(date +%s%N) - START))e-9" "$*"; }
 fail() {
 	say "FAIL: $*"
+	"$K8S_BIN/kubectl" -n "$NS" get pods,endpointslices -o wide 2>&1 | sed 's/^/  /'
+	"$K8S_BIN/kubectl" -n "$NS" get events --sort-by=.lastTimestamp 2>&1 | tail -15 | sed 's/^/  /'
 	exit 1
 }
 [ -f "$DIR/k8s.json" ] || fail "the fixture is not up ($DIR/k8s.json missing): make k8s-up"
@@ -39,10 +41,11 @@ k create namespace "$NS" >/dev/null
 trap 'k delete namespace "$NS" --wait=false >/dev/null 2>&1 || true' EXIT
 for ((t = 0; t < 50; t++)); do kn get serviceaccount default >/dev/null 2>&1 && break; sleep 0.2; done
 sed -e "s|@PG_IMAGE@|$PG_IMAGE|g" -e "s|@APP_IMAGE@|$APP_IMAGE|g" -e "s|@PROBE_IMAGE@|$PROBE_IMAGE|g" "$HERE/manifests/demo.yaml" | kn apply -f - >/dev/null
-kn rollout status deployment/db --timeout=90s >/dev/null || fail "db not ready"
+# PostgreSQL's initdb took 50-90 s here when the machine was busy
+kn rollout status deployment/db --timeout=180s >/dev/null || fail "db not ready"
 kn rollout status deployment/app --timeout=90s >/dev/null || fail "app not ready"
 kn wait --for=condition=Ready pod/client pod/burn --timeout=60s >/dev/null || fail "client/burn not ready"
-say "demo stack ready: $(kn get pods -o wide --no-headers | awk '{printf "%s@%s ", $1, $7}')"
+say "demo stack ready: $(kn get pods -o jsonpath='{range .items[*]}{.metadata.name}@{.spec.nodeName}(restarts {.status.containerStatuses[0].restartCount}) {end}')"
 
 # CRUD through the Service name from node 2 (the probe: Go's resolver and
 # HTTP client in a static binary)
