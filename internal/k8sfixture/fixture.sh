@@ -390,7 +390,13 @@ main() {
 	local cmd="${1:-}"
 	shift || true
 	case "$cmd" in
-	up) preflight && cmd_up ;;
+	up)
+		preflight
+		# a failed set-up leaves what it made, for a look at the logs;
+		# down removes it
+		trap 'rc=$?; [ "$rc" -eq 0 ] || [ ! -f "$DIR/.sweep-k8s" ] || [ -f "$DIR/k8s.json" ] || say "set-up failed; logs in $DIR/logs; make k8s-down removes what it made"' EXIT
+		cmd_up
+		;;
 	down) preflight && cmd_down ;;
 	load) preflight && cmd_load "$@" ;;
 	check) cmd_check && echo "nothing of the k8s fixture is left" ;;
