@@ -42,9 +42,14 @@ echo "k8s fixture: building ${missing[*]} into $K8S_BIN (niced; the Kubernetes b
 want() { local m; for m in "${missing[@]}"; do [ "$m" = "$1" ] && return 0; done; return 1; }
 
 # throwaway: a temp module; runs the given commands in it, then removes it
+# (removed by the EXIT trap when a build fails: the subshell runs under set
+# -e, which an `|| cleanup` after it would switch off inside it)
+TMPMODS=()
+trap 'rm -rf "${TMPMODS[@]}"' EXIT
 tmpmod() {
   local d
   d=$(mktemp -d /tmp/k8sfixture-build.XXXXXX)
+  TMPMODS+=("$d")
   (cd "$d" && go mod init throwaway >/dev/null 2>&1 && "$@")
   rm -rf "$d"
 }
