@@ -88,10 +88,10 @@ type Session struct {
 	dir      string
 	meta     results.Meta
 	driver   sweep.Driver
-	stack    Stack                     // the main stack (the first variant's)
-	variants map[string]sweep.Stack    // with variants: each stack by name
-	stacks   []Stack                   // with variants: every stack, for teardown
-	engine   metrics.Engine            // the main stack's engine, for the samplers
+	stack    Stack                           // the main stack (the first variant's)
+	variants map[string]sweep.Stack          // with variants: each stack by name
+	stacks   []Stack                         // with variants: every stack, for teardown
+	engine   metrics.Engine                  // the main stack's engine, for the samplers
 	cleanup  func(ctx context.Context) error // removes what carries the run's label
 	db       *samplers
 	lock     *results.Lock
