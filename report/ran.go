@@ -17,7 +17,7 @@ func WriteRan(w io.Writer, runID, service string, sum sweep.Summary) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "cell\trep\tstatus\trps\tp99 ms\terrors %\ttarget cpu % of limit\tpeak db sessions\tlittle's\tnote")
 	for _, r := range sum.Records {
-		fmt.Fprintf(tw, "%s\tr%d\t%s\t%.1f\t%.2f\t%.2f\t%s\t%s\t%s\t%s\n", r.Cell.ID, r.Repetition, r.Status,
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%.1f\t%.2f\t%.2f\t%s\t%s\t%s\t%s\n", r.Cell.ID, ranLabel(r), r.Status,
 			r.RPS, r.LatencyMS.P99, r.ErrorRate*100, targetCPU(r, service), peakSessions(r), ranLittles(r), ranNote(r))
 	}
 	if err := tw.Flush(); err != nil {
@@ -26,6 +26,17 @@ func WriteRan(w io.Writer, runID, service string, sum sweep.Summary) error {
 	fmt.Fprintf(w, "run %s: %d cells run, %d skipped (already done), %d failed; orchestration overhead %.2f s per cell (median of apply+ready+read-back+write)\n\n",
 		runID, len(sum.Records), sum.Skipped, sum.Failed(), sum.OverheadS)
 	return nil
+}
+
+// ranLabel names the record's job: r<N>, or control<lane>[.<seq>].
+func ranLabel(r results.Record) string {
+	switch {
+	case r.Control > 0 && r.ControlSeq > 0:
+		return fmt.Sprintf("control%d.%d", r.Control, r.ControlSeq)
+	case r.Control > 0:
+		return fmt.Sprintf("control%d", r.Control)
+	}
+	return fmt.Sprintf("r%d", r.Repetition)
 }
 
 func targetCPU(r results.Record, service string) string {

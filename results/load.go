@@ -69,15 +69,20 @@ type RunCell struct {
 	// Screens are the cell's finished screening-round records in a
 	// halving run (cells/<id>/round<k>), by round; none in a grid run.
 	Screens []Screen
-	// Controls are the cell's control measurements in a run --parallel
-	// (cells/<id>/control<lane>), by lane: the same short load on every
-	// lane's node at once, to compare the nodes; not repetitions.
+	// Controls are the cell's control measurements, by lane and sequence:
+	// in a run --parallel (cells/<id>/control<lane>) the same short load on
+	// every lane's node at once, to compare the nodes; on one stack
+	// (cells/<id>/control<lane>.<seq>) the run's reference cell measured at
+	// its start, every few cells and at its end. Never repetitions.
 	Controls []Control
 }
 
-// Control is the control cell as one lane of run --parallel measured it.
+// Control is the control cell as one lane of run --parallel measured it
+// (Seq 0), or one of the run's repeated control measurements (Seq from 1,
+// see ControlSeqDir).
 type Control struct {
 	Lane int
+	Seq  int
 	Record
 }
 
@@ -189,7 +194,7 @@ func readCell(cellDir string, info CellInfo) (RunCell, error) {
 	for _, e := range entries {
 		_, isRep := numbered(e.Name(), "r")
 		round, isScreen := numbered(e.Name(), screenPrefix)
-		lane, isControl := numbered(e.Name(), controlPrefix)
+		lane, seq, isControl := controlNumbers(e.Name())
 		if !e.IsDir() || !isRep && !isScreen && !isControl {
 			continue
 		}
@@ -201,14 +206,17 @@ func readCell(cellDir string, info CellInfo) (RunCell, error) {
 		case isRep:
 			rc.Reps = append(rc.Reps, Rep{Record: rec})
 		case isControl:
-			rc.Controls = append(rc.Controls, Control{Lane: lane, Record: rec})
+			rc.Controls = append(rc.Controls, Control{Lane: lane, Seq: seq, Record: rec})
 		default:
 			rc.Screens = append(rc.Screens, Screen{Round: round, Record: rec})
 		}
 	}
 	sort.Slice(rc.Reps, func(i, j int) bool { return rc.Reps[i].Repetition < rc.Reps[j].Repetition })
 	sort.Slice(rc.Screens, func(i, j int) bool { return rc.Screens[i].Round < rc.Screens[j].Round })
-	sort.Slice(rc.Controls, func(i, j int) bool { return rc.Controls[i].Lane < rc.Controls[j].Lane })
+	sort.Slice(rc.Controls, func(i, j int) bool {
+		a, b := rc.Controls[i], rc.Controls[j]
+		return a.Lane < b.Lane || a.Lane == b.Lane && a.Seq < b.Seq
+	})
 	return rc, nil
 }
 

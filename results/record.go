@@ -86,6 +86,12 @@ type Record struct {
 	// measurement that compares the lanes' nodes, never one of the
 	// cell's repetitions; 0 otherwise.
 	Control int `json:"control,omitempty"`
+	// ControlSeq numbers, from 1, the measurements of the run's control
+	// cell on one stack (cells/<id>/control<lane>.<seq>): the same cell
+	// measured at the start, every few cells and at the end, whose spread
+	// is the run's noise and whose trend its drift; 0 for a lane's one
+	// start-of-run control and for every other record.
+	ControlSeq int `json:"control_seq,omitempty"`
 	// Stopping is set when the steady-state rule ended the phases.
 	*Stopping
 }

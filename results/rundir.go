@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -88,6 +89,38 @@ func ControlDir(run, cellID string, lane int) string {
 }
 
 const controlPrefix = "control"
+
+// ControlSeqDir is the folder of the seq-th measurement (from 1) of the
+// run's control cell on lane (1 on one stack): control<lane>.<seq>, so a
+// run that measures its control again and again keeps each measurement,
+// apart from the cell's repetitions and from the lanes' start-of-run
+// controls (control<lane>).
+func ControlSeqDir(run, cellID string, lane, seq int) string {
+	return filepath.Join(run, CellsDir, cellID, controlName(lane, seq))
+}
+
+func controlName(lane, seq int) string {
+	return controlPrefix + strconv.Itoa(lane) + "." + strconv.Itoa(seq)
+}
+
+// controlNumbers returns the lane and the sequence number of a control
+// folder: control<lane> (seq 0) or control<lane>.<seq>.
+func controlNumbers(name string) (lane, seq int, ok bool) {
+	rest, found := strings.CutPrefix(name, controlPrefix)
+	if !found {
+		return 0, 0, false
+	}
+	l, s, dotted := strings.Cut(rest, ".")
+	lane, err := strconv.Atoi(l)
+	if err != nil || lane < 1 {
+		return 0, 0, false
+	}
+	if !dotted {
+		return lane, 0, true
+	}
+	seq, err = strconv.Atoi(s)
+	return lane, seq, err == nil && seq >= 1
+}
 
 // WriteError is a run file that could not be written: its path and the
 // OS error (read-only file system, no space left on device, ...). A run

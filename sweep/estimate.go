@@ -25,9 +25,14 @@ type Estimate struct {
 	// PerJob is one cell run: warm-up and measured load at each level
 	// and CellOverhead.
 	PerJob time.Duration
-	// Total is Jobs × PerJob plus StackOverhead; with lanes (Parallel
-	// N ≥ 2) the busiest lane's: the control (the warm-up,
-	// ControlDuration and CellOverhead) and ⌈Jobs / N⌉ jobs.
+	// Controls is the number of the run's control measurements on one
+	// stack (Spec.ControlCount), PerControl one of them: the warm-up,
+	// RunControlDuration and CellOverhead.
+	Controls   int
+	PerControl time.Duration
+	// Total is Jobs × PerJob plus the controls and StackOverhead; with
+	// lanes (Parallel N ≥ 2) the busiest lane's: the control (the
+	// warm-up, ControlDuration and CellOverhead) and ⌈Jobs / N⌉ jobs.
 	Total time.Duration
 }
 
@@ -42,7 +47,11 @@ func (s Spec) Estimate() Estimate {
 		}
 	}
 	e.PerJob = time.Duration(e.Levels)*(s.Warmup.Std()+s.Duration.Std()) + CellOverhead
-	e.Total = time.Duration(e.Jobs)*e.PerJob + StackOverhead
+	e.Controls = s.ControlCount(e.Jobs)
+	if e.Controls > 0 {
+		e.PerControl = s.Warmup.Std() + RunControlDuration(s.Duration.Std()) + CellOverhead
+	}
+	e.Total = time.Duration(e.Jobs)*e.PerJob + time.Duration(e.Controls)*e.PerControl + StackOverhead
 	if n := s.Parallel; n >= 2 {
 		control := s.Warmup.Std() + ControlDuration(s.Duration.Std()) + CellOverhead
 		e.Total = control + time.Duration((e.Jobs+n-1)/n)*e.PerJob + StackOverhead

@@ -37,8 +37,13 @@ func WritePlan(w io.Writer, s Spec) error {
 	if est.Levels > 1 {
 		load = fmt.Sprintf("up to %d search levels × (%s)", est.Levels, load)
 	}
-	_, err := fmt.Fprintf(w, "%d cells × %d repetitions × (%s + ~%s per cell) + ~%s to start and stop the stack ≈ %s\n",
-		len(cells), max(s.Repeat, 1), load, CellOverhead, StackOverhead, Round(est.Total))
+	controls := ""
+	if est.Controls > 0 {
+		controls = fmt.Sprintf(" + %d controls × (warm-up %s + measure %s + ~%s)", est.Controls,
+			s.Warmup.Std(), RunControlDuration(s.Duration.Std()), CellOverhead)
+	}
+	_, err := fmt.Fprintf(w, "%d cells × %d repetitions × (%s + ~%s per cell)%s + ~%s to start and stop the stack ≈ %s\n",
+		len(cells), max(s.Repeat, 1), load, CellOverhead, controls, StackOverhead, Round(est.Total))
 	if err != nil {
 		return err
 	}

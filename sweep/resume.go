@@ -12,7 +12,7 @@ import (
 var operational = map[string]bool{
 	"keep": true, "out": true, "retries": true, "max_failures": true, "cooldown": true,
 	"repeat": true, "order": true, "seed": true, "repeat_auto": true, "max_repeat": true, "over_limit": true,
-	"parallel": true, "lane_nodes": true,
+	"parallel": true, "lane_nodes": true, "control_every": true, "control": true,
 }
 
 // DiffSpecs lists the keys (spec JSON names) in which spec differs from the

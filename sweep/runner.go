@@ -129,11 +129,15 @@ func (r *Runner) Run(ctx context.Context) (Summary, error) {
 		}
 		todo = append(todo, j)
 	}
+	planned := len(todo)
+	todo, controls := r.addControls(jobs, todo)
+	total := len(jobs) + controls + len(todo) - planned
+	sum.Skipped += controls
 	if r.Progress != nil {
-		r.Progress.Begin(len(jobs), sum.Skipped)
+		r.Progress.Begin(total, sum.Skipped)
 	}
 	r.pending = todo
-	r.logf("%d jobs, %d already done", len(jobs), sum.Skipped)
+	r.logf("%d jobs, %d already done", total, sum.Skipped)
 	err := r.runJobs(ctx, todo, &sum)
 	sum.OverheadS = overhead(sum.Records)
 	return sum, err
@@ -224,7 +228,7 @@ func (r *Runner) stackFor(ctx context.Context, cell Cell) Stack {
 
 func (r *Runner) runCell(ctx context.Context, job Job, dir string) results.Record {
 	rec := r.newRecord(job.Cell, job.Rep)
-	rec.Control = job.Control
+	rec.Control, rec.ControlSeq = job.Control, job.Seq
 	if err := results.MakeDir(dir); err != nil {
 		return r.finish(ctx, &rec, dir, err)
 	}

@@ -35,6 +35,11 @@ type Job struct {
 	// measures the job as the control cell (see Lanes): its record is
 	// filed under cells/<id>/control<lane>, apart from the repetitions.
 	Control int
+	// Seq, with Control, numbers the run's repeated measurements of its
+	// control cell on one stack (see WithControls), from 1: the record is
+	// filed under cells/<id>/control<lane>.<seq>. 0 for a lane's one
+	// start-of-run control.
+	Seq int
 }
 
 // Schedule lists every job of the plan in the run's order.

@@ -132,6 +132,17 @@ type Spec struct {
 	// in full, "halving" by successive halving (strategy/halving). Another
 	// strategy is another spec: a resume cannot switch.
 	Strategy string `json:"strategy,omitempty"`
+	// ControlEvery, from 1, measures the run's control cell (Control) at
+	// the start of a grid run on one stack, after every ControlEvery
+	// jobs and at the end (see WithControls): its spread is the run's
+	// measured noise and its trend the host's drift. 0 measures none
+	// (the report then assumes its noise); the CLI's default is
+	// DefaultControlEvery. It steers the run, so a resume may change it.
+	ControlEvery int `json:"control_every,omitempty"`
+	// Control is the control cell's id; "" takes the schedule's first
+	// cell (or the cell an earlier invocation of the run measured as its
+	// control).
+	Control string `json:"control,omitempty"`
 }
 
 // Duration is a time.Duration written as text ("30s") in JSON.
@@ -241,6 +252,7 @@ func (s Spec) ValidatePlan() error {
 		{s.MinDuration < 0 || s.MinDuration > s.Duration, "min_duration", "must be from 0 up to the measured phase's duration"},
 		{s.MinDuration > 0 && s.Precision == 0, "min_duration", "bounds the steady-state rule; give a precision too"},
 		{!validStrategy(s.Strategy), "strategy", "must be grid or halving"},
+		{s.ControlEvery < 0, "control_every", "must be >= 0 (0: no control cell)"},
 		{len(s.Place) > 0 && !s.Swarm, "place", "places services on a swarm; give {swarm} too"},
 		{s.Swarm && s.CPUSet != "", "cpuset", "a swarm service cannot pin its containers to CPUs; drop it with {swarm}"},
 		{s.LoadImage != "" && len(s.LoadPlace()) == 0, "load_image", "is the image of a load placed on a node; give {place} load=CONSTRAINT too"},
@@ -276,6 +288,11 @@ func (s Spec) ValidatePlan() error {
 	}
 	if s.FindLimit != nil && s.Strategy == StrategyHalving {
 		return BadInput("strategy", "halving measures one load per cell; drop {find_limit}")
+	}
+	if s.Control != "" {
+		if _, err := s.FindCell(s.Control); err != nil {
+			return BadInput("control", "%q is not a cell of this run", s.Control)
+		}
 	}
 	if s.FindLimit != nil && len(s.LoadLevels) > 0 {
 		return BadInput("find_limit", "searches the load of every cell; drop {load_levels}")

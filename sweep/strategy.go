@@ -33,8 +33,12 @@ func ParseStrategy(flag, name string) (string, error) {
 
 // Dir is the job's folder in the run directory run: cells/<id>/r<rep>,
 // cells/<id>/round<k> for a screening round's job, cells/<id>/control<k>
-// for lane k's control.
+// for lane k's control, cells/<id>/control<k>.<seq> for the run's seq-th
+// control measurement.
 func (j Job) Dir(run string) string {
+	if j.Control > 0 && j.Seq > 0 {
+		return results.ControlSeqDir(run, j.Cell.ID, j.Control, j.Seq)
+	}
 	if j.Control > 0 {
 		return results.ControlDir(run, j.Cell.ID, j.Control)
 	}
@@ -44,9 +48,12 @@ func (j Job) Dir(run string) string {
 	return results.CellDir(run, j.Cell.ID, j.Rep)
 }
 
-// Label names the job in progress and log lines: r<rep>, or control<k>
-// for lane k's control.
+// Label names the job in progress and log lines: r<rep>, control<k> for
+// lane k's control, or control<k>.<seq>.
 func (j Job) Label() string {
+	if j.Control > 0 && j.Seq > 0 {
+		return fmt.Sprintf("control%d.%d", j.Control, j.Seq)
+	}
 	if j.Control > 0 {
 		return fmt.Sprint("control", j.Control)
 	}

@@ -58,13 +58,27 @@ func TestPlanStudyGrid(t *testing.T) {
 }
 
 // TestPlanOneShortCell: the estimate of one short cell is its real
-// duration (load, per-cell overhead, starting and stopping the stack), not
-// rounded to zero minutes.
+// duration (load, per-cell overhead, starting and stopping the stack, and
+// the control before and after it), not rounded to zero minutes.
 func TestPlanOneShortCell(t *testing.T) {
 	t.Parallel()
-	code, out, _ := runCLI(t, "plan", "--cpus", "1", "--web-mult", "1", "--db-mult", "2", "--warmup", "1s", "--duration", "3s")
-	if code != 0 || !strings.Contains(out, "≈ 42s") {
-		t.Errorf("exit %d, want an estimate of 42s:\n%s", code, out)
+	for _, tc := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"without a control", []string{"--control-every", "0"}, "≈ 42s"},
+		{"with a control before and after", nil, "2 controls × (warm-up 1s + measure 3s + ~8s)"},
+		{"the controls in the total", nil, "≈ 1m6s"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			args := append([]string{"plan", "--cpus", "1", "--web-mult", "1", "--db-mult", "2", "--warmup", "1s", "--duration", "3s"}, tc.args...)
+			code, out, _ := runCLI(t, args...)
+			if code != 0 || !strings.Contains(out, tc.want) {
+				t.Errorf("exit %d, want %q:\n%s", code, tc.want, out)
+			}
+		})
 	}
 }
 

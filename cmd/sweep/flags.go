@@ -77,6 +77,11 @@ func newSpecFlags(fs *pflag.FlagSet) *specFlags {
 	fs.StringArrayVar(&f.text.Variants, "variant", nil, "stack variant NAME=FILE[+FILE] compared in one run; replaces --compose for its cells (repeatable)")
 	fs.StringVar(&f.k6, "k6", "", "path of the k6 binary (default: k6 on PATH)")
 	fs.StringVar(&f.text.Script, "script", "", "your own k6 script instead of the bundled crud.js")
+	fs.IntVar(&s.ControlEvery, "control-every", sweep.DefaultControlEvery, "a grid on one stack measures its control cell (--control) at the start, "+
+		"after every N cells and at the end, after the warm-up for a tenth of --duration (at least 5s), filed as cells/<id>/control1.<k>: "+
+		"its spread is the report's noise band, its trend the host's drift. The default keeps the controls within 5 % of a grid of 20 or more cells "+
+		"when --duration is at least 5 × (warm-up + ~8s): ≤ 2 + cells/10 controls of a quarter cell or less; 0: no control (the report assumes its noise)")
+	fs.StringVar(&s.Control, "control", "", "the control cell's id (default: the schedule's first cell)")
 	fs.StringVar(&f.text.Strategy, "strategy", sweep.StrategyGrid, "grid (every cell in full) or halving (every cell briefly, the ones that could still win longer; see sweep plan)")
 	fs.StringVar(&f.text.Baseline, "baseline", "", "your current settings web=W,pool=P (absolute): one more cell per CPU limit, the picks' gain measured against it")
 	fs.StringVar(&s.OverLimit, "over-limit", "", "cells whose pool exceeds the database's connection limit: skip (record them skipped) or run (measure them, flagged); unset: refuse the run")

@@ -3,6 +3,7 @@ package halving
 import (
 	"cmp"
 	"fmt"
+	"time"
 
 	"github.com/sweep-tool/sweep/sweep"
 )
@@ -33,9 +34,12 @@ func finalFidelity(spec sweep.Spec, final Round, n int) *sweep.Fidelity {
 func Describe(spec sweep.Spec, p Plan) []string {
 	cells := len(spec.Cells())
 	t := WorstTimes(cells, spec.Repeat, sweep.CellOverhead, spec.Warmup.Std(), spec.Duration.Std(), p)
+	grid := spec
+	grid.Strategy = ""
+	est := grid.Estimate() // the grid's controls, when it measures them
 	lines := []string{
 		fmt.Sprintf("worst case, grid: %s, every cell in full",
-			sweep.Round(t.Grid+sweep.StackOverhead)),
+			sweep.Round(t.Grid+time.Duration(est.Controls)*est.PerControl+sweep.StackOverhead)),
 		fmt.Sprintf("worst case, halving: %s, if every cell survived every round; "+
 			"it ends sooner by what each round screens out", sweep.Round(t.Halving+sweep.StackOverhead)),
 	}

@@ -1,0 +1,132 @@
+package sweep
+
+import (
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/sweep-tool/sweep/results"
+)
+
+// DefaultControlEvery is how many jobs a grid run on one stack measures
+// between two measurements of its control cell, unless told otherwise.
+//
+// The arithmetic: a run of M jobs measures 1 + ⌈M/N⌉ controls (one at
+// the start, one after every N jobs, one at the end), at most 2 + M/N.
+// A control costs the cell overhead o, the warm-up w and
+// RunControlDuration(d) = d/10 of a cell's o + w + d. For M ≥ 20 and
+// N = 10 the controls take at most (2/20 + 1/10) × (o + w + d/10) /
+// (o + w + d) of the grid's time: 5 % exactly when o + w + d/10 is a
+// quarter of a cell, i.e. when d ≥ 5 (o + w). With the CLI's defaults
+// (o = 8 s, w = 30 s, d = 5 min) a control costs 68 s beside a 338 s
+// cell: a 20-job grid measures 3 controls (204 s of 6 760 s, 3.0 %), a
+// 100-job grid 11 (748 s of 33 800 s, 2.2 %). Shorter cells, whose
+// overhead and warm-up dominate, pay more: say --control-every 20 there.
+const DefaultControlEvery = 10
+
+// RunControlDuration is how long one of the run's control measurements
+// lasts for cells measured for d: a tenth of d, at least MinControl (a
+// cell shorter than that: its whole length). It is shorter than a cell,
+// so its spread errs on the wide side of a cell's noise.
+func RunControlDuration(d time.Duration) time.Duration {
+	return min(d, max(d/10, MinControl))
+}
+
+// RunControlJob is the seq-th (from 1) measurement of the run's control
+// cell on one stack: the spec's warm-up, then RunControlDuration to its
+// full length (no steady-state stop, so every measurement is alike).
+func RunControlJob(spec Spec, cell Cell, seq int) Job {
+	f := spec.Fidelity()
+	f.Duration, f.Precision, f.MinDuration = RunControlDuration(f.Duration), 0, 0
+	return Job{Cell: cell, Fidelity: &f, Control: 1, Seq: seq}
+}
+
+// measuresControls reports whether a run of s measures its control cell
+// over and over: a grid (not halving, not --find-limit) on one stack
+// (the lanes of --parallel measure one control each) with ControlEvery
+// above 0.
+func (s Spec) measuresControls() bool {
+	return s.ControlEvery > 0 && (s.Strategy == "" || s.Strategy == StrategyGrid) &&
+		s.FindLimit == nil && s.Parallel < 2
+}
+
+// ControlCount is how many control measurements a run of s with jobs
+// jobs left to do takes: 1 + ⌈jobs/ControlEvery⌉, none when it measures
+// none or has nothing to do.
+func (s Spec) ControlCount(jobs int) int {
+	if !s.measuresControls() || jobs == 0 {
+		return 0
+	}
+	return 1 + (jobs+s.ControlEvery-1)/s.ControlEvery
+}
+
+// WithControls returns todo with a control job before its first job,
+// after every every-th job, and after its last: control(seq) gives the
+// job of the seq-th measurement, numbered on from first. Nothing to do
+// takes no control.
+func WithControls(todo []Job, every int, first int, control func(seq int) Job) []Job {
+	if len(todo) == 0 || every < 1 {
+		return todo
+	}
+	seq := first
+	add := func(out []Job) []Job {
+		out = append(out, control(seq))
+		seq++
+		return out
+	}
+	out := add(make([]Job, 0, len(todo)+len(todo)/every+2))
+	for i, j := range todo {
+		out = append(out, j)
+		if (i+1)%every == 0 || i == len(todo)-1 {
+			out = add(out)
+		}
+	}
+	return out
+}
+
+// controlsSoFar reads, in the run directory, which cell earlier
+// invocations measured as the control (on lane 1 of one stack) and how
+// many finished measurements it has: a resumed run keeps that cell and
+// numbers its next measurement after the last finished one. "" and 0
+// when there are none.
+func controlsSoFar(run string, cells []Cell) (ref string, done, last int) {
+	for _, c := range cells {
+		for seq := 1; ; seq++ {
+			dir := results.ControlSeqDir(run, c.ID, 1, seq)
+			if _, err := os.Stat(dir); err != nil {
+				break
+			}
+			rec, err := results.ReadRecord(filepath.Join(dir, results.ResultFile))
+			if err == nil && rec.Status.Done() {
+				ref, done, last = c.ID, done+1, seq
+			}
+		}
+		if ref != "" {
+			return ref, done, last
+		}
+	}
+	return "", 0, 0
+}
+
+// addControls puts the run's control measurements among todo (see
+// WithControls) when the spec measures them and the runner runs its
+// own schedule (jobs: the whole of it): the control cell is the one an
+// earlier invocation measured, else Spec.Control, else the schedule's
+// first. It returns the jobs to run and how many controls earlier
+// invocations finished.
+func (r *Runner) addControls(jobs, todo []Job) ([]Job, int) {
+	if r.Jobs != nil || !r.Spec.measuresControls() || len(jobs) == 0 {
+		return todo, 0
+	}
+	ref, done, last := controlsSoFar(r.Dir, r.Spec.Cells())
+	if ref == "" {
+		ref = r.Spec.Control
+	}
+	cell := jobs[0].Cell
+	if c, err := r.Spec.FindCell(ref); ref != "" && err == nil {
+		cell = c
+	}
+	return WithControls(todo, r.Spec.ControlEvery, last+1, func(seq int) Job {
+		return RunControlJob(r.Spec, cell, seq)
+	}), done
+}
