@@ -102,3 +102,28 @@ func TestPooledNoise(t *testing.T) {
 		}
 	}
 }
+
+func TestShift(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name string
+		ys   []float64
+		at   int
+		step bool
+	}{
+		{"a step after three", []float64{1000, 1010, 990, 650, 640}, 3, true},
+		{"a step after two, noisy", []float64{1000, 970, 700, 720, 690, 710}, 2, true},
+		{"flat noise", []float64{1000, 1013, 992, 1019, 984, 1004, 989, 1012}, 0, false},
+		{"one outlier at the end is no step", []float64{1000, 1010, 990, 1005, 600}, 0, false},
+		{"three points are too few", []float64{1000, 1000, 500}, 0, false},
+		{"flat without scatter", []float64{5, 5, 5, 5}, 0, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			at, diff, _, step := Shift(tc.ys)
+			if step != tc.step || step && at != tc.at {
+				t.Errorf("step %v at %d (diff %.1f), want %v at %d", step, at, diff, tc.step, tc.at)
+			}
+		})
+	}
+}

@@ -49,6 +49,12 @@ type Report struct {
 	// Repeated is true when at least one cell has two or more ok
 	// repetitions (so some intervals are confidence intervals).
 	Repeated bool
+	// Noise is the run's noise band per metric, measured from its
+	// control cell or assumed (Options.NoiseBand), and where it came from.
+	Noise Noise
+	// Drift is the control cell's trend beyond its noise, with the cells
+	// it marks; nil when it did not drift (or too few controls finished).
+	Drift *Drift
 	// Nodes says which swarm node measured which cell, when the target
 	// ran on two or more (run --parallel); nil otherwise.
 	Nodes []NodeCells
@@ -56,6 +62,11 @@ type Report struct {
 	K6Dashboards []K6Dashboard
 
 	run *results.Run
+	// norm is the normalisation Build scored the balanced profile by
+	// (a halving run's round 1), for Calibrate's re-runs; calibration
+	// what Calibrate found, once asked.
+	norm        map[float64]Ranges
+	calibration []Calibration
 	// screenNoise is a halving run's first-round noise as its finals show
 	// it (screenNoise); zero when not estimated.
 	screenNoise relNoise
@@ -75,11 +86,16 @@ func Build(run *results.Run, opts Options) (*Report, error) {
 		Strategy: run.Strategy, Screened: run.Screened, MaxRepeat: run.MaxRepeat,
 	}
 	rep.Warnings = append(slices.Clip(rep.Warnings), placementWarnings(run)...)
-	rep.Warnings = append(rep.Warnings, nodeWarnings(run, opts.NoiseBand)...)
+	rep.Noise, rep.Drift = runNoise(run, opts), runDrift(run)
+	if rep.Drift != nil {
+		rep.Warnings = append(rep.Warnings, rep.Drift.Sentence())
+	}
+	rep.Warnings = append(rep.Warnings, nodeWarnings(run, rep.Noise.RPS)...)
 	rep.Nodes = nodeCells(run)
 	byCPU := map[float64][]*Cell{}
 	for _, rc := range run.Cells {
-		c := summarise(rc, run.Service, opts)
+		c := summariseAt(rc, run.Service, opts, rep.Noise)
+		c.Drifted = rep.Drift != nil && slices.Contains(rep.Drift.Cells, c.ID)
 		rep.Cells = append(rep.Cells, c)
 		byCPU[c.CPUs] = append(byCPU[c.CPUs], c)
 		rep.Repeated = rep.Repeated || c.RPS.N >= 2
@@ -90,6 +106,7 @@ func Build(run *results.Run, opts Options) (*Report, error) {
 	}
 	slices.Sort(cpus)
 	norm, noise := normalisation(run, rep.Cells, opts)
+	rep.norm = norm
 	rep.screenNoise = noise
 	for _, cpu := range cpus {
 		var stored *Ranges
@@ -106,7 +123,7 @@ func Build(run *results.Run, opts Options) (*Report, error) {
 	rep.Profiles = recommend(rep.PerCPU)
 	rep.Scaling = scaling(rep.PerCPU)
 	rep.USL, rep.LimitUSL, rep.USLNote = fitScaling(rep.PerCPU, rep.Profiles, opts.PredictCPUs)
-	rep.PoolEffect = poolEffect(rep.PerCPU, opts.NoiseBand)
+	rep.PoolEffect = poolEffect(rep.PerCPU, rep.Noise.RPS)
 	rep.PoolRules = poolRules(rep.PerCPU, opts.DBService, run.HostCPUs)
 	rep.Gains = gains(rep.PerCPU, rep.Profiles)
 	return rep, nil
@@ -132,7 +149,14 @@ func (r *Report) HasMetric(m Metric) bool {
 // NoiseNote is the sentence the report prints about how ties are judged.
 func (r *Report) NoiseNote() string {
 	single := fmt.Sprintf("figures measured once carry an assumed noise band of %g %%: "+
-		"cells closer than that are reported as equivalent", 100*r.Options.NoiseBand)
+		"cells closer than that are reported as equivalent", 100*r.Noise.RPS)
+	switch {
+	case r.Noise.Measured:
+		single = "figures measured once carry the noise " + r.Noise.Sentence() +
+			"; cells closer than that are reported as equivalent"
+	case r.Noise.Why != "":
+		single += "; " + r.Noise.Why
+	}
 	if r.Repeated {
 		return "figures with repetitions carry a 95 % confidence interval (Student's t); " +
 			"cells whose interval overlaps the winner's are reported as equivalent; " + single

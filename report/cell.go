@@ -48,6 +48,9 @@ type Cell struct {
 	// repetition's Little's ratio is off. Empty when neither holds.
 	Generator  string `json:"generator_bound,omitempty"`
 	LittlesOff string `json:"littles_off,omitempty"`
+	// Drifted is set when a repetition of the cell was measured in a
+	// stretch where the run's control cell drifted (Report.Drift).
+	Drifted bool `json:"drifted,omitempty"`
 	// Ineligible says why the cell cannot win; empty when it can.
 	Ineligible string `json:"ineligible,omitempty"`
 	// Score is the balanced score (see the package doc); NaN when the
@@ -57,8 +60,14 @@ type Cell struct {
 	reps []results.Rep
 }
 
-// summarise builds a Cell from a run cell.
+// summarise builds a Cell from a run cell at opts' assumed noise.
 func summarise(rc results.RunCell, service string, opts Options) *Cell {
+	return summariseAt(rc, service, opts, assumedNoise(opts, ""))
+}
+
+// summariseAt builds a Cell from a run cell, judging a single RPS and p99
+// by the run's noise bands.
+func summariseAt(rc results.RunCell, service string, opts Options, noise Noise) *Cell {
 	c := &Cell{CellInfo: rc.CellInfo, Status: statusMissing, Score: math.NaN()}
 	var rps, p99, errs, cpu, sess []float64
 	skipped := 0
@@ -93,8 +102,10 @@ func summarise(rc results.RunCell, service string, opts Options) *Cell {
 	case skipped > 0:
 		c.Status = results.StatusSkipped
 	}
-	c.RPS = estimate(rps, opts.NoiseBand)
-	c.P99 = estimate(p99, opts.NoiseBand)
+	c.RPS = estimate(rps, noise.RPS)
+	c.P99 = estimate(p99, noise.P99)
+	c.RPS.Assumed = c.RPS.Assumed && !noise.Measured
+	c.P99.Assumed = c.P99.Assumed && !noise.Measured
 	c.ErrorRate = estimate(errs, opts.NoiseBand)
 	c.CPUPct = optional(cpu, len(rps), opts.NoiseBand)
 	c.Sessions = optional(sess, len(rps), opts.NoiseBand)

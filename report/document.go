@@ -100,6 +100,9 @@ func recommendationParas(rep *Report) []string {
 		if len(p.Equivalent) > 0 {
 			s += fmt.Sprintf(" The data cannot separate it from: %s%s.", pairList(p.Equivalent), tieNote(rep))
 		}
+		if c, ok := rep.calibrationOf(p.Key); ok {
+			s += " " + upperFirst(c.Sentence()) + "."
+		}
 		if p.Note != "" {
 			s += " Note: " + p.Note + "."
 		}

@@ -169,13 +169,20 @@ func WriteJSON(w io.Writer, rep *Report) error {
 // summary and the scaling and pool analyses.
 type resultsDoc struct {
 	Recommendation
-	Noise      string     `json:"noise"`
-	Cells      []*Cell    `json:"cells"`
-	Scaling    Scaling    `json:"scaling"`
-	PoolEffect PoolEffect `json:"pool_effect"`
-	Missing    []string   `json:"missing"`
-	Screened   []string   `json:"screened,omitempty"`
-	Warnings   []string   `json:"warnings"`
+	Noise string `json:"noise"`
+	// NoiseBands is the noise the ties were judged at, measured or
+	// assumed; Drift the control's drift and the cells it marks.
+	NoiseBands Noise  `json:"noise_bands"`
+	Drift      *Drift `json:"drift,omitempty"`
+	// Calibration says per profile how often a re-run would pick in
+	// its equivalence set (Report.Calibrate).
+	Calibration []Calibration `json:"calibration"`
+	Cells       []*Cell       `json:"cells"`
+	Scaling     Scaling       `json:"scaling"`
+	PoolEffect  PoolEffect    `json:"pool_effect"`
+	Missing     []string      `json:"missing"`
+	Screened    []string      `json:"screened,omitempty"`
+	Warnings    []string      `json:"warnings"`
 	// Nodes: which swarm node measured which cell (run --parallel).
 	Nodes []NodeCells `json:"nodes,omitempty"`
 }
@@ -183,7 +190,8 @@ type resultsDoc struct {
 // WriteResultsJSON writes results.json.
 func WriteResultsJSON(w io.Writer, rep *Report) error {
 	return encodeJSON(w, resultsDoc{
-		Recommendation: rep.Recommendation(), Noise: rep.NoiseNote(), Cells: rep.Cells,
+		Recommendation: rep.Recommendation(), Noise: rep.NoiseNote(), NoiseBands: rep.Noise, Drift: rep.Drift,
+		Calibration: rep.Calibrate(), Cells: rep.Cells,
 		Scaling: rep.Scaling, PoolEffect: rep.PoolEffect,
 		Missing: nonNil(rep.Missing), Screened: rep.Screened, Warnings: nonNil(rep.Warnings),
 		Nodes: rep.Nodes,

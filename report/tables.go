@@ -88,7 +88,15 @@ func cellText(cr *CPUReport, c *Cell, m Metric) string {
 		return s
 	}
 	s := formatEstimate(*e, m) + fmt.Sprintf(" [%d]", c.DBPool)
-	return s + marks(cr, c, m) + insightMarks(c)
+	return s + marks(cr, c, m) + insightMarks(c) + driftMark(c)
+}
+
+// driftMark marks a cell measured while the run's control drifted.
+func driftMark(c *Cell) string {
+	if c.Drifted {
+		return " (drifted)"
+	}
+	return ""
 }
 
 func marks(cr *CPUReport, c *Cell, m Metric) string {

@@ -60,7 +60,7 @@ func WriteTerminalSummary(w io.Writer, rep *Report) error {
 			return err
 		}
 	}
-	_, err := fmt.Fprintf(w, "Noise: %s.\n%s", rep.NoiseNote(), missingNote(rep))
+	_, err := fmt.Fprintf(w, "Noise: %s.\n%s%s", rep.NoiseNote(), calibrationLines(rep), missingNote(rep))
 	return err
 }
 

@@ -13,7 +13,7 @@ func uslTables(rep *Report) []table {
 		if u == nil {
 			continue
 		}
-		out = append(out, uslFitTable(u, rep.Options.NoiseBand))
+		out = append(out, uslFitTable(u, rep.Noise.RPS))
 		if len(u.Predictions) > 0 {
 			out = append(out, predictionTable(rep, u))
 		}

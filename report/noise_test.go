@@ -1,0 +1,263 @@
+package report
+
+import (
+	"bytes"
+	"math"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"gonum.org/v1/gonum/stat/distuv"
+
+	"github.com/sweep-tool/sweep/internal/testenv"
+	"github.com/sweep-tool/sweep/results"
+)
+
+// t0 is the clock of the generated runs' first job.
+var t0 = time.Date(2026, 12, 3, 1, 0, 0, 0, time.UTC)
+
+// ctl is one control measurement: its figures.
+type ctl struct{ rps, p99 float64 }
+
+// controlRun writes a run of cells (one repetition each, figures from
+// figs in plan order) with a control measured before the first cell and
+// after every cell, 2 minutes a job, and loads it back.
+func controlRun(t *testing.T, figs [][2]float64, controls []ctl) *results.Run {
+	t.Helper()
+	dir := t.TempDir()
+	infos := fxGrid([]float64{1}, []float64{1, 2, 3, 4}, []float64{2})
+	var cells []fxCell
+	at := func(job int) (time.Time, time.Time) {
+		start := t0.Add(time.Duration(job) * 2 * time.Minute)
+		return start, start.Add(90 * time.Second)
+	}
+	for i, info := range infos[:len(figs)] {
+		start, end := at(2*i + 1)
+		cells = append(cells, fxCell{info: info, reps: []results.Rep{{Record: results.Record{
+			Status: results.StatusOK, StartedAt: start, FinishedAt: end,
+			Measurement: results.Measurement{RPS: figs[i][0], Requests: 1000, LatencyMS: results.Latency{P99: figs[i][1]}},
+		}}}})
+	}
+	writeRun(t, dir, "ctl", map[string]any{"cpus": []float64{1}, "service": "app"}, cells)
+	for k, c := range controls {
+		start, end := at(2 * k)
+		status := results.StatusOK
+		if c.rps == 0 {
+			status = results.StatusFailed
+		}
+		writeJSONFile(t, filepath.Join(results.ControlSeqDir(dir, infos[0].ID, 1, k+1), results.ResultFile), results.Record{
+			SchemaVersion: results.SchemaVersion, Cell: infos[0], Status: status, Control: 1, ControlSeq: k + 1,
+			StartedAt: start, FinishedAt: end,
+			Measurement: results.Measurement{RPS: c.rps, Requests: 500, LatencyMS: results.Latency{P99: c.p99}},
+		})
+	}
+	run, err := results.LoadRun(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return run
+}
+
+var fourCells = [][2]float64{{1000, 20}, {1100, 18}, {1050, 19}, {900, 25}}
+
+func TestRunNoise(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name     string
+		controls []ctl
+		measured bool
+		why      string
+		rps, p99 float64 // the coefficients of variation, when measured
+	}{
+		{"no control: assumed, nothing to say", nil, false, "", 0, 0},
+		{"two controls are too few", []ctl{{1000, 20}, {1020, 21}}, false, "only 2 control runs of cpu_1__web_1__db_2 finished ok, 3 are needed", 0, 0},
+		{"a failed control does not count", []ctl{{1000, 20}, {0, 0}, {1020, 21}}, false, "only 2 control runs", 0, 0},
+		{"RPS and p99 apart: steady RPS, a wild p99", []ctl{{1000, 20}, {1010, 30}, {990, 10}, {1000, 20}, {1000, 20}},
+			true, "", 0.0070711, 0.3535534},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			run := controlRun(t, fourCells, tc.controls)
+			n := runNoise(run, DefaultOptions())
+			if n.Measured != tc.measured || !strings.Contains(n.Why, tc.why) {
+				t.Fatalf("got %+v, want measured %v, why %q", n, tc.measured, tc.why)
+			}
+			if !tc.measured {
+				if n.RPS != 0.05 || n.P99 != 0.05 || !strings.HasPrefix(n.Sentence(), "assumed 5 %") {
+					t.Errorf("assumed noise %+v says %q", n, n.Sentence())
+				}
+				return
+			}
+			if math.Abs(n.RPSCV-tc.rps) > 1e-6 || math.Abs(n.P99CV-tc.p99) > 1e-6 {
+				t.Errorf("cv RPS %.7f p99 %.7f, want %.7f and %.7f", n.RPSCV, n.P99CV, tc.rps, tc.p99)
+			}
+			if n.RPS != bandOf(n.RPSCV) || n.P99 != bandOf(n.P99CV) || n.P99 <= n.RPS {
+				t.Errorf("bands %+v", n)
+			}
+			if !strings.HasPrefix(n.Sentence(), "measured from 5 control runs of cpu_1__web_1__db_2: RPS ±0.7 %, p99 ±35.4 %") {
+				t.Errorf("sentence %q", n.Sentence())
+			}
+		})
+	}
+}
+
+// TestMeasuredNoiseJudgesTies: two cells 8 % apart are equivalent at the
+// assumed 5 %? No; with a control measuring 10 % noise they are, and with
+// one measuring 1 % they are not: the measured band replaces the assumed.
+func TestMeasuredNoiseJudgesTies(t *testing.T) {
+	t.Parallel()
+	figs := [][2]float64{{1000, 20}, {1080, 20}}
+	wide := []ctl{{1000, 20}, {1100, 20}, {900, 20}, {1000, 20}}
+	narrow := []ctl{{1000, 20}, {1010, 20}, {990, 20}, {1000, 20}}
+	for _, tc := range []struct {
+		name     string
+		controls []ctl
+		tie      bool
+	}{{"assumed 5 %", nil, false}, {"measured wide", wide, true}, {"measured narrow", narrow, false}} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			rep, err := Build(controlRun(t, figs, tc.controls), DefaultOptions())
+			if err != nil {
+				t.Fatal(err)
+			}
+			a, b := rep.Cells[0], rep.Cells[1]
+			if got := a.RPS.Overlaps(b.RPS); got != tc.tie {
+				t.Errorf("%s: tie %v, want %v (noise %s)", tc.name, got, tc.tie, rep.Noise.Sentence())
+			}
+		})
+	}
+}
+
+// noisy is a fixed pseudo-random ±2 % scatter (no trend), so the tests
+// need no seed.
+var noisy = []float64{1.3, -0.8, 1.9, -1.6, 0.4, -1.1, 1.2, 0.2, -1.9, 0.7, -0.3, 1.0}
+
+func series(n int, level func(i int) float64) []float64 {
+	out := make([]float64, n)
+	for i := range out {
+		out[i] = level(i) * (1 + noisy[i%len(noisy)]/100)
+	}
+	return out
+}
+
+func TestDriftRule(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name  string
+		ys    []float64
+		drift bool
+	}{
+		{"flat noise", series(12, func(int) float64 { return 1000 }), false},
+		{"flat noise, few points", series(5, func(int) float64 { return 1000 }), false},
+		{"a step down halfway", series(8, func(i int) float64 { return map[bool]float64{true: 1000, false: 700}[i < 4] }), true},
+		{"a slope of 3 % a control", series(10, func(i int) float64 { return 1000 * (1 - 0.03*float64(i)) }), true},
+		{"a slope within the noise", series(6, func(i int) float64 { return 1000 * (1 + 0.002*float64(i)) }), false},
+		{"two points", []float64{1000, 500}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			dm, got := drifted(tc.ys)
+			if got != tc.drift {
+				t.Errorf("drift %v (%+v), want %v", got, dm, tc.drift)
+			}
+		})
+	}
+}
+
+// TestRunDriftMarksTheStretch: a control that steps down after the
+// second cell marks the cells measured from the last control still at
+// its level on, with the clock times; flat controls mark none.
+func TestRunDriftMarksTheStretch(t *testing.T) {
+	t.Parallel()
+	step := []ctl{{1000, 20}, {1010, 20.2}, {990, 19.8}, {650, 31}, {640, 30.5}}
+	rep, err := Build(controlRun(t, fourCells, step), DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := rep.Drift
+	if d == nil {
+		t.Fatal("no drift")
+	}
+	// controls at jobs 0, 2, 4, 6, 8 (2 min apart); the first off is the
+	// fourth (job 6): the stretch runs from the third's start (job 4,
+	// 01:08) to the last's end (job 8, 01:17:30)
+	if want := []string{"cpu_1__web_3__db_6", "cpu_1__web_4__db_8"}; !slices.Equal(d.Cells, want) {
+		t.Errorf("drifted cells %v, want %v", d.Cells, want)
+	}
+	if !d.From.Equal(t0.Add(8*time.Minute)) || !d.To.Equal(t0.Add(17*time.Minute+30*time.Second)) {
+		t.Errorf("stretch %s to %s", d.From, d.To)
+	}
+	if len(d.Metrics) != 2 || d.Metrics[0].Change > -0.2 || d.Metrics[1].Change < 0.2 {
+		t.Errorf("metrics %+v, want RPS down and p99 up", d.Metrics)
+	}
+	for _, c := range rep.Cells {
+		if c.Drifted != slices.Contains(d.Cells, c.ID) {
+			t.Errorf("%s marked drifted %v", c.ID, c.Drifted)
+		}
+	}
+	flat := []ctl{{1000, 20}, {1010, 20.2}, {990, 19.8}, {1005, 20.1}, {995, 19.9}}
+	if rep, err := Build(controlRun(t, fourCells, flat), DefaultOptions()); err != nil || rep.Drift != nil {
+		t.Errorf("flat controls: err %v, drift %+v", err, rep.Drift)
+	}
+}
+
+// TestNoiseGolden pins the sentences: which noise the report used, the
+// drift with its hours and cells, and what each equivalence set means.
+func TestNoiseGolden(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name     string
+		controls []ctl
+	}{
+		{"measured-drift", []ctl{{1000, 20}, {1010, 20.2}, {990, 19.8}, {650, 31}, {640, 30.5}}},
+		{"measured", []ctl{{1000, 20}, {1040, 20.8}, {970, 19.4}, {1010, 20.6}, {990, 19.9}}},
+		{"too-few", []ctl{{1000, 20}, {1010, 20.2}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			rep, err := Build(controlRun(t, fourCells, tc.controls), DefaultOptions())
+			if err != nil {
+				t.Fatal(err)
+			}
+			var b bytes.Buffer
+			if err := WriteTerminal(&b, rep, MetricRPS); err != nil {
+				t.Fatal(err)
+			}
+			testenv.Golden(t, filepath.Join("testdata", "golden", "noise-"+tc.name+".txt"), b.Bytes())
+		})
+	}
+}
+
+// TestCalibrationIsTheArithmetic: the sentence's share is what its model
+// says. Two cells 8 % apart in RPS, measured once, with a control
+// measuring about 2 % noise: throughput-first picks the faster alone
+// (the band, 2.77 × cv, is below 8 %), and a re-run picks the slower
+// when b(1 + s·z₂) > a(1 + s·z₁), s = √2·cv: with probability
+// Φ((b − a) / (s·√(a² + b²))). The simulated share lies within 2.5
+// points of one minus that.
+func TestCalibrationIsTheArithmetic(t *testing.T) {
+	t.Parallel()
+	figs := [][2]float64{{1080, 20}, {1000, 20}}
+	rep, err := Build(controlRun(t, figs, []ctl{{1000, 20}, {1020, 20}, {980, 20}, {1000, 20}, {1010, 20}}), DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, ok := rep.Profile("throughput")
+	if !ok || len(p.Equivalent) != 0 {
+		t.Fatalf("throughput-first %+v: want the faster cell alone (noise %s)", p, rep.Noise.Sentence())
+	}
+	c, ok := rep.calibrationOf("throughput")
+	if !ok || c.Pairs != 1 || !c.Measured {
+		t.Fatalf("calibration %+v", c)
+	}
+	a, b, s := figs[0][0], figs[1][0], math.Sqrt2*rep.Noise.RPSCV
+	other := distuv.UnitNormal.CDF((b - a) / (s * math.Hypot(a, b)))
+	if math.Abs(c.Share-(1-other)) > 0.025 {
+		t.Errorf("simulated share %.3f, the arithmetic gives %.3f", c.Share, 1-other)
+	}
+	if again := rep.Calibrate(); again[2].Share != c.Share {
+		t.Errorf("a second call drew again: %.3f then %.3f", c.Share, again[2].Share)
+	}
+}
