@@ -98,48 +98,42 @@ func PooledNoise(noise, rps []float64) (float64, bool) {
 
 // Shift looks for a step in ys: of every split into a first and a second
 // stretch of at least two points each, the one whose means differ most
-// by Welch's t. It returns the index where the second stretch starts,
-// the difference of the means (second − first), the stretches' pooled
-// standard deviation, and whether the step is significant at the 95 %
-// level over all the splits tried (Bonferroni: each split at 5 % / the
-// number of splits; Welch–Satterthwaite degrees of freedom). Fewer than
-// four points never show a step; two stretches without scatter show one
-// whenever their means differ. It is the trend test's companion for a
-// level that moved once (a neighbour that came), which a straight line
-// through the points fits too loosely to call significant.
+// by Student's two-sample t (the scatter pooled over both stretches, as
+// it is one scatter when nothing moved). It returns the index where the
+// second stretch starts, the difference of the means (second − first),
+// the pooled standard deviation, and whether the step is significant at
+// the 95 % level over all the splits tried (Bonferroni: each split at
+// 5 % / the number of splits, n − 2 degrees of freedom). Fewer than four
+// points never show a step; stretches without scatter show one whenever
+// their means differ. It is the trend test's companion for a level that
+// moved once (a neighbour that came), which a straight line through the
+// points fits too loosely to call significant.
 func Shift(ys []float64) (at int, diff, sd float64, significant bool) {
 	n := len(ys)
 	if n < 4 {
 		return 0, 0, 0, false
 	}
-	splits := n - 3
-	crit := 0.0
 	bestT := -1.0
 	for k := 2; k <= n-2; k++ {
 		a, b := ys[:k], ys[k:]
 		ma, va := stat.MeanVariance(a, nil)
 		mb, vb := stat.MeanVariance(b, nil)
-		ea, eb := va/float64(len(a)), vb/float64(len(b))
-		se := math.Sqrt(ea + eb)
-		t := math.Inf(1)
-		if se > 0 {
+		pooled := math.Sqrt((va*float64(len(a)-1) + vb*float64(len(b)-1)) / float64(n-2))
+		se := pooled * math.Sqrt(1/float64(len(a))+1/float64(len(b)))
+		t := 0.0
+		switch {
+		case se > 0:
 			t = math.Abs(mb-ma) / se
-		} else if mb == ma {
-			t = 0
+		case mb != ma:
+			t = math.Inf(1)
 		}
-		if t <= bestT {
-			continue
-		}
-		bestT, at, diff = t, k, mb-ma
-		sd = math.Sqrt((va*float64(len(a)-1) + vb*float64(len(b)-1)) / float64(n-2))
-		crit = math.Inf(1)
-		if se > 0 {
-			df := (ea + eb) * (ea + eb) / (ea*ea/float64(len(a)-1) + eb*eb/float64(len(b)-1))
-			crit = distuv.StudentsT{Mu: 0, Sigma: 1, Nu: df}.Quantile(1 - 0.025/float64(splits))
+		if t > bestT {
+			bestT, at, diff, sd = t, k, mb-ma, pooled
 		}
 	}
 	if bestT <= 0 {
 		return 0, 0, 0, false
 	}
-	return at, diff, sd, math.IsInf(bestT, 1) || bestT > crit
+	crit := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: float64(n - 2)}.Quantile(1 - 0.025/float64(n-3))
+	return at, diff, sd, bestT > crit
 }

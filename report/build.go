@@ -86,7 +86,7 @@ func Build(run *results.Run, opts Options) (*Report, error) {
 		Strategy: run.Strategy, Screened: run.Screened, MaxRepeat: run.MaxRepeat,
 	}
 	rep.Warnings = append(slices.Clip(rep.Warnings), placementWarnings(run)...)
-	rep.Noise, rep.Drift = runNoise(run, opts), runDrift(run)
+	rep.Noise, rep.Drift = runNoise(run, opts), RunDrift(run)
 	if rep.Drift != nil {
 		rep.Warnings = append(rep.Warnings, rep.Drift.Sentence())
 	}

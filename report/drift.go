@@ -76,13 +76,13 @@ func drifted(ys []float64) (DriftMetric, bool) {
 	return DriftMetric{}, false
 }
 
-// runDrift tests the run's control cell for drift in RPS and p99 and,
+// RunDrift tests the run's control cell for drift in RPS and p99 and,
 // when either drifted, finds the stretch the drift covers: the controls
 // that lie further from the first control than half the fitted change
 // and than the band, the stretch from the control before the first of
 // them to the end of the last, and the cells measured in it. Nil
 // without drift or with fewer than MinControls ok controls.
-func runDrift(run *results.Run) *Drift {
+func RunDrift(run *results.Run) *Drift {
 	id, series := controlSeries(run)
 	var ok []results.Control
 	for _, c := range series {

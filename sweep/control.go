@@ -43,11 +43,11 @@ func RunControlJob(spec Spec, cell Cell, seq int) Job {
 
 // measuresControls reports whether a run of s measures its control cell
 // over and over: a grid (not halving, not --find-limit) on one stack
-// (the lanes of --parallel measure one control each) with ControlEvery
+// (--parallel runs lanes, whose controls are their own) with ControlEvery
 // above 0.
 func (s Spec) measuresControls() bool {
 	return s.ControlEvery > 0 && (s.Strategy == "" || s.Strategy == StrategyGrid) &&
-		s.FindLimit == nil && s.Parallel < 2
+		s.FindLimit == nil && s.Parallel == 0
 }
 
 // ControlCount is how many control measurements a run of s with jobs

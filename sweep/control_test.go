@@ -97,6 +97,7 @@ func TestControlCountAndCost(t *testing.T) {
 	for _, s := range []Spec{
 		{ControlEvery: 10, Strategy: StrategyHalving},
 		{ControlEvery: 10, Parallel: 2},
+		{ControlEvery: 10, Parallel: 1},
 		{ControlEvery: 10, FindLimit: &FindLimit{}},
 		{ControlEvery: 0},
 	} {

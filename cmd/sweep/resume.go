@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"fmt"
 	"io"
 
 	"github.com/spf13/cobra"
@@ -65,17 +66,22 @@ func newRerunCmd(stdout, stderr io.Writer) *cobra.Command {
 	var dsns dsnFlags
 	var k6Path string
 	var lf liveFlags
+	var drifted bool
 	cmd := &cobra.Command{
-		Use:   "rerun RUN_DIR CELL_ID",
-		Short: "Run one cell again as a new repetition and print it beside the earlier ones",
-		Args:  cobra.ExactArgs(2),
+		Use:   "rerun RUN_DIR CELL_ID | rerun --drifted RUN_DIR",
+		Short: "Run one cell again (or, with --drifted, every cell the report marks drifted) as a new repetition and print it beside the earlier ones",
+		Args:  cobra.RangeArgs(1, 2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			dsnsFromEnv(cmd, &dsns.db, &dsns.pooler)
-			spec, job, err := session.Again(dsns.of(args[0]), args[1])
+			spec, jobs, err := rerunJobs(args, drifted, dsns)
 			if err != nil {
 				return err
 			}
-			opts := session.Options{K6: k6Path, Jobs: []sweep.Job{job}, Env: envOf(cmd.Context())}
+			if len(jobs) == 0 {
+				_, err := fmt.Fprintf(stderr, "sweep: the control cell of %s did not drift: no cell to measure again\n", args[0])
+				return err
+			}
+			opts := session.Options{K6: k6Path, Jobs: jobs, Env: envOf(cmd.Context())}
 			stop, err := lf.apply(cmd.Context(), &opts, stderr)
 			if err != nil {
 				return err
@@ -85,11 +91,30 @@ func newRerunCmd(stdout, stderr io.Writer) *cobra.Command {
 			if errors.Is(err, sweep.ErrBadInput) {
 				return err
 			}
-			return errors.Join(report.WriteRepetitions(stdout, args[0], job.Cell.ID), err)
+			for _, job := range jobs {
+				err = errors.Join(err, report.WriteRepetitions(stdout, args[0], job.Cell.ID))
+			}
+			return err
 		},
 	}
 	dsns.add(cmd.Flags())
 	cmd.Flags().StringVar(&k6Path, "k6", "", "path of the k6 binary")
+	cmd.Flags().BoolVar(&drifted, "drifted", false, "measure again exactly the cells the report marks drifted (measured while the run's control cell drifted)")
 	lf.add(cmd.Flags())
 	return cmd
+}
+
+// rerunJobs are the spec and jobs of rerun: the one cell named, or with
+// drifted the run's drifted cells (none when its control did not drift).
+func rerunJobs(args []string, drifted bool, dsns dsnFlags) (sweep.Spec, []sweep.Job, error) {
+	switch {
+	case drifted && len(args) == 2:
+		return sweep.Spec{}, nil, sweep.BadInput("drifted", "measures the cells the report marks drifted; give the run directory alone")
+	case !drifted && len(args) == 1:
+		return sweep.Spec{}, nil, sweep.BadInput("cell", "give the cell to measure again, or {drifted}")
+	case drifted:
+		return session.Drifted(dsns.of(args[0]))
+	}
+	spec, job, err := session.Again(dsns.of(args[0]), args[1])
+	return spec, []sweep.Job{job}, err
 }

@@ -53,3 +53,25 @@ func TestSavedSpecTakesNewDSNs(t *testing.T) {
 		t.Errorf("no DSN for a run that sampled a database: %v, want bad input naming --db-dsn", err)
 	}
 }
+
+// TestRerunDriftedArgs: rerun takes a cell or --drifted, never both and
+// never neither, and says so before it reads the run.
+func TestRerunDriftedArgs(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"drifted and a cell", []string{"rerun", "--drifted", "runs/x", "cpu_1__web_1__db_2"}, "--drifted: measures the cells the report marks drifted"},
+		{"neither", []string{"rerun", "runs/x"}, "--cell: give the cell to measure again, or --drifted"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			code, _, stderr := runCLI(t, tc.args...)
+			if code != exitBadInput || !strings.Contains(stderr, tc.want) {
+				t.Errorf("exit %d, stderr %q; want exit %d and %q", code, stderr, exitBadInput, tc.want)
+			}
+		})
+	}
+}

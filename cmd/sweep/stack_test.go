@@ -126,14 +126,16 @@ type cmdline struct {
 }
 
 // demoRun is `sweep run` with the demo config, small and fast: one web and
-// one pool multiplier, 1 s warm-up, 3 s measured, 4 virtual users.
+// one pool multiplier, 1 s warm-up, 3 s measured, 4 virtual users, and no
+// control cell (TestDriftFlaggedAndRerun measures one; the others would
+// only take longer).
 func demoRun(t *testing.T, p ports, out, cpus string, env ...string) cmdline {
 	t.Helper()
 	root := repoRoot(t)
 	args := []string{"run", "--config", filepath.Join(root, "compose", "demo", "sweep.yaml"),
 		"--cpus", cpus, "--web-mult", "1", "--db-mult", "2", "--url", p.url(), "--db-dsn", p.dsn(),
 		"--warmup", "1s", "--duration", "3s", "--driver", "builtin", "--load", "vus=4",
-		"--ready-timeout", "60s", "--out", out}
+		"--ready-timeout", "60s", "--control-every", "0", "--out", out}
 	if reset := filepath.Join(root, "compose", "demo", "reset.sql"); fileExists(reset) {
 		args = append(args, "--db-reset-sql", reset)
 	}

@@ -68,7 +68,7 @@ func swarmDemo(t *testing.T, sw *testenv.SwarmFixture, out string, files []strin
 	args = append(args, "--place", "app=node.id=="+app.ID, "--place", "db=node.id=="+db.ID,
 		"--url", fmt.Sprintf("http://%s:18080", app.Addr),
 		"--db-dsn", fmt.Sprintf("postgres://sweep:sweep@%s:15432/sweep?sslmode=disable", db.Addr),
-		"--web-mult", "2", "--db-mult", "2", "--warmup", "1s", "--duration", "3s", "--out", out)
+		"--web-mult", "2", "--db-mult", "2", "--warmup", "1s", "--duration", "3s", "--control-every", "0", "--out", out)
 	return append(args, extra...)
 }
 
