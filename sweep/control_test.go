@@ -195,3 +195,29 @@ func TestControlCellMustBeACell(t *testing.T) {
 		t.Errorf("err = %v, want bad input of control_every", err)
 	}
 }
+
+// failingControl fails the control cell's measurements (Job.Seq > 0).
+type failingControl struct{ fakeDriver }
+
+func (d *failingControl) Run(ctx context.Context, req LoadRequest) (results.Measurement, error) {
+	if !req.Warmup && strings.HasSuffix(req.Dir, ".1") {
+		return results.Measurement{}, errors.New("the control's database went away")
+	}
+	return d.fakeDriver.Run(ctx, req)
+}
+
+// TestFailedControlIsNoFailedCell: a control that fails is recorded as
+// failed, but the run's cells are what --max-failures and the exit count.
+func TestFailedControlIsNoFailedCell(t *testing.T) {
+	t.Parallel()
+	spec := testSpec()
+	spec.ControlEvery, spec.MaxFailures = 2, 1
+	r := &Runner{Spec: spec, Dir: t.TempDir(), Stack: &fakeStack{}, Driver: &failingControl{}}
+	sum, err := r.Run(t.Context())
+	if err != nil {
+		t.Fatalf("err = %v: a failed control stopped the run", err)
+	}
+	if sum.Failed() != 0 || sum.Records[0].Status != results.StatusFailed || sum.Records[0].ControlSeq != 1 {
+		t.Errorf("failed %d, first record %s control %d", sum.Failed(), sum.Records[0].Status, sum.Records[0].ControlSeq)
+	}
+}
