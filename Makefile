@@ -4,12 +4,13 @@ VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -X main.version=$(VERSION)
 GO ?= go
 DEMO_ARGS ?=
+EXAMPLE_ARGS ?=
 # Test timeout per package. cmd/sweep's Docker end-to-end tests took 645 s
 # of a 15 m timeout in CI on 2026-12-01 (511 s a stop earlier): 20 m leaves
 # room for a loaded host without letting a hung test run on for long.
 TEST_TIMEOUT ?= 20m
 
-.PHONY: help build test test-compose-v1 unit lint fmt demo demo-images cli-compare bench-driver bench-strategy mutation mutation-survivors mutation-sample swarm-up swarm-down k8s-build k8s-up k8s-down k8s-load k8s-smoke clean
+.PHONY: help build test test-compose-v1 unit lint fmt demo demo-images cli-compare bench-driver bench-strategy example-node mutation mutation-survivors mutation-sample swarm-up swarm-down k8s-build k8s-up k8s-down k8s-load k8s-smoke clean
 
 help: ## list the targets
 	@grep -hE '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-16s %s\n", $$1, $$2}'
@@ -89,6 +90,10 @@ k8s-load: ## load local Docker images into every node of the Kubernetes fixture:
 
 k8s-smoke: ## check a running Kubernetes fixture end to end: nodes, the demo stack by Service name across nodes, CPU limit, pod replacement
 	@bash internal/k8sfixture/smoke.sh
+
+example-node: build ## build the Node.js example's images (examples/node/.env) and run a small sweep of it (EXAMPLE_ARGS appended)
+	SWEEP_IMAGES_ENV=examples/node/.env bash compose/demo/images.sh pg node
+	./bin/sweep run --config examples/node/sweep.yaml $(EXAMPLE_ARGS)
 
 clean: ## remove build output and leftovers of crashed runs
 	rm -rf bin

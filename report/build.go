@@ -12,7 +12,9 @@ type Report struct {
 	RunID   string
 	WebEnv  string
 	PoolEnv string
-	Options Options
+	// PoolPerWeb: the pool was per web worker (results.Run.PoolPerWeb).
+	PoolPerWeb bool
+	Options    Options
 	// Cells lists every planned cell in plan order.
 	Cells []*Cell
 	// PerCPU holds one analysis per CPU limit, ascending.
@@ -81,7 +83,7 @@ func Build(run *results.Run, opts Options) (*Report, error) {
 	}
 	rep := &Report{
 		RunID: run.RunID, WebEnv: orDefault(run.WebEnv, "web threads"),
-		PoolEnv: orDefault(run.PoolEnv, "pool size"), Options: opts,
+		PoolEnv: orDefault(run.PoolEnv, "pool size"), PoolPerWeb: run.PoolPerWeb, Options: opts,
 		Missing: run.Missing, Warnings: run.Warnings, K6Dashboards: findK6Dashboards(run), run: run,
 		Strategy: run.Strategy, Screened: run.Screened, MaxRepeat: run.MaxRepeat,
 	}

@@ -90,6 +90,11 @@ func recommendationParas(rep *Report) []string {
 			"the data could not separate from it were measured again until their intervals parted, up to %d "+
 			"repetitions a cell; the equivalents named below are the ties that remained.", rep.MaxRepeat))
 	}
+	if rep.PoolPerWeb {
+		paras = append(paras, fmt.Sprintf("%s is per web worker (pool-per-web): every one of the %s workers "+
+			"holds a pool of its own, so the database saw up to %s × %s connections per replica.",
+			rep.PoolEnv, rep.WebEnv, rep.WebEnv, rep.PoolEnv))
+	}
 	for _, p := range rep.Profiles {
 		if !p.Found {
 			paras = append(paras, fmt.Sprintf("%s: %s.", p.Name, p.Note))

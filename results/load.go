@@ -32,9 +32,12 @@ type Run struct {
 	// WebEnv and PoolEnv name the swept variables (BOX_WEB_THREAD, ...).
 	WebEnv  string
 	PoolEnv string
-	CPUs    []float64
-	WebMult []float64
-	DBMult  []float64
+	// PoolPerWeb: the pool size was per web worker (the spec's
+	// pool_per_web), so the database saw web × pool connections.
+	PoolPerWeb bool
+	CPUs       []float64
+	WebMult    []float64
+	DBMult     []float64
 	// Compose lists the run's base compose files as the spec saved them
 	// (relative paths are relative to where sweep ran).
 	Compose []string
@@ -111,6 +114,7 @@ type specFacts struct {
 	Service   string    `json:"service"`
 	WebEnv    string    `json:"web_env"`
 	PoolEnv   string    `json:"pool_env"`
+	PerWeb    bool      `json:"pool_per_web"`
 	Compose   []string  `json:"compose"`
 	Strategy  string    `json:"strategy"`
 	MaxRepeat int       `json:"max_repeat"`
@@ -129,7 +133,7 @@ func LoadRun(dir string) (*Run, error) {
 	}
 	run := &Run{
 		Dir: dir, RunID: meta.RunID, Service: spec.Service,
-		WebEnv: spec.WebEnv, PoolEnv: spec.PoolEnv,
+		WebEnv: spec.WebEnv, PoolEnv: spec.PoolEnv, PoolPerWeb: spec.PerWeb,
 		CPUs: spec.CPUs, WebMult: spec.WebMult, DBMult: spec.DBMult,
 		Compose: spec.Compose, HostCPUs: meta.Host.CPUCount, Strategy: spec.Strategy,
 		MaxRepeat: spec.MaxRepeat,

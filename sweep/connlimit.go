@@ -74,34 +74,65 @@ func (l ConnLimits) Allowed() (int, string) {
 
 // OverLimit is a cell whose pools ask for more connections than allowed.
 type OverLimit struct {
-	Cell     string `json:"cell"`
-	Need     int    `json:"need"` // pool × replicas
-	Allowed  int    `json:"allowed"`
-	Pool     int    `json:"pool"`
+	Cell    string `json:"cell"`
+	Need    int    `json:"need"` // pool × workers × replicas
+	Allowed int    `json:"allowed"`
+	Pool    int    `json:"pool"`
+	// Workers is the cell's web threads when each has a pool of its own
+	// (Spec.PoolPerWeb), else 0: one pool per replica.
+	Workers  int    `json:"workers,omitempty"`
 	Replicas int    `json:"replicas"`
 	What     string `json:"what"` // how Allowed comes about
 }
 
 // Reason is the sentence a record and the run's refusal carry.
 func (o OverLimit) Reason() string {
-	return fmt.Sprintf("pool %d × %d replica(s) = %d connections, over the %d allowed (%s)",
-		o.Pool, o.Replicas, o.Need, o.Allowed, o.What)
+	pools := ""
+	if o.Workers > 0 {
+		pools = fmt.Sprintf(" per web worker × %d worker(s)", o.Workers)
+	}
+	return fmt.Sprintf("pool %d%s × %d replica(s) = %d connections, over the %d allowed (%s)",
+		o.Pool, pools, o.Replicas, o.Need, o.Allowed, o.What)
 }
 
+// PoolShape is how a cell's pool becomes connections: one pool per
+// replica, or one per web worker of each replica.
+type PoolShape struct {
+	// Replicas of the target; below 1 counts as 1.
+	Replicas int
+	// PerWeb: every web worker has a pool of its own (Spec.PoolPerWeb).
+	PerWeb bool
+}
+
+// workers is how many pools one replica of cell c holds.
+func (p PoolShape) workers(c Cell) int {
+	if p.PerWeb {
+		return max(c.WebThreads, 1)
+	}
+	return 1
+}
+
+// Conns is how many connections cell c may open: pool × workers ×
+// replicas.
+func (p PoolShape) Conns(c Cell) int { return c.DBPool * p.workers(c) * max(p.Replicas, 1) }
+
 // CheckConnLimits lists the cells (each once, in the order given) whose
-// pool × replicas exceeds what limits allow; replicas below 1 count as 1.
-func CheckConnLimits(cells []Cell, replicas int, limits ConnLimits) []OverLimit {
-	replicas = max(replicas, 1)
+// connections (PoolShape.Conns) exceed what limits allow.
+func CheckConnLimits(cells []Cell, shape PoolShape, limits ConnLimits) []OverLimit {
 	allowed, what := limits.Allowed()
 	var out []OverLimit
 	seen := map[string]bool{}
 	for _, c := range cells {
-		need := c.DBPool * replicas
+		need := shape.Conns(c)
 		if seen[c.ID] || need <= allowed {
 			continue
 		}
 		seen[c.ID] = true
-		out = append(out, OverLimit{Cell: c.ID, Need: need, Allowed: allowed, Pool: c.DBPool, Replicas: replicas, What: what})
+		o := OverLimit{Cell: c.ID, Need: need, Allowed: allowed, Pool: c.DBPool, Replicas: max(shape.Replicas, 1), What: what}
+		if shape.PerWeb {
+			o.Workers = shape.workers(c)
+		}
+		out = append(out, o)
 	}
 	return out
 }
@@ -150,7 +181,8 @@ func (r *Runner) guardLimits(ctx context.Context) error {
 	for i, j := range r.pending {
 		cells[i] = j.Cell
 	}
-	over := CheckConnLimits(cells, r.Replicas, limits)
+	shape := PoolShape{Replicas: r.Replicas, PerWeb: r.Spec.PoolPerWeb}
+	over := CheckConnLimits(cells, shape, limits)
 	if len(over) == 0 {
 		return nil
 	}

@@ -35,7 +35,7 @@ func TestCheckConnLimits(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
-			got := CheckConnLimits(cells, c.replicas, c.limits)
+			got := CheckConnLimits(cells, PoolShape{Replicas: c.replicas}, c.limits)
 			var ids []string
 			for _, o := range got {
 				ids = append(ids, o.Cell)
@@ -223,5 +223,25 @@ func TestConnPressureReadsTheCellsStack(t *testing.T) {
 		if got := strings.Contains(log.String(), "read the target's log for connection errors: no such container"); got != c.logged {
 			t.Errorf("%s: sweep.log %q, want the read error logged: %v", c.name, log.String(), c.logged)
 		}
+	}
+}
+
+// TestCheckConnLimitsPerWeb: with a pool per web worker (Node.js cluster
+// workers) a cell opens web × pool × replicas connections, and the reason
+// says so.
+func TestCheckConnLimitsPerWeb(t *testing.T) {
+	t.Parallel()
+	cells := testSpec().Cells()                                              // web × pool: 1×2, 2×4, 2×4, 4×8
+	limits := ConnLimits{MaxConnections: 20, SuperuserReserved: 3, InUse: 1} // 16 allowed
+	got := CheckConnLimits(cells, PoolShape{Replicas: 1, PerWeb: true}, limits)
+	if len(got) != 1 || got[0].Need != 32 || got[0].Workers != 4 ||
+		!strings.Contains(got[0].Reason(), "pool 8 per web worker × 4 worker(s) × 1 replica(s) = 32 connections") {
+		t.Fatalf("%+v, want only the cell of 4 workers × pool 8 = 32 over 16", got)
+	}
+	if n := len(CheckConnLimits(cells, PoolShape{Replicas: 1}, limits)); n != 0 {
+		t.Errorf("one pool per replica: %d cells over, want none (the largest pool is 8)", n)
+	}
+	if got := (PoolShape{Replicas: 2, PerWeb: true}).Conns(cells[1]); got != 2*4*2 {
+		t.Errorf("2 workers × pool 4 × 2 replicas = %d, want 16", got)
 	}
 }

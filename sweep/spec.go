@@ -125,6 +125,12 @@ type Spec struct {
 	// them or run them flagged (see connlimit.go). It steers the run, not
 	// what a cell measures, so a resume may change it.
 	OverLimit string `json:"over_limit,omitempty"`
+	// PoolPerWeb says the pool size is per web worker (Node.js cluster
+	// workers, processes each with a pool of their own): the database
+	// then sees pool × web threads connections per replica, and the
+	// connection-limit guard counts them so. false: one pool per replica
+	// (a thread pool sharing one connection pool).
+	PoolPerWeb bool `json:"pool_per_web,omitempty"`
 	// Script is the user's own k6 script (path and content hash); nil runs
 	// the bundled crud.js.
 	Script *Script `json:"script,omitempty"`

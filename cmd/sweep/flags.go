@@ -84,6 +84,8 @@ func newSpecFlags(fs *pflag.FlagSet) *specFlags {
 	fs.StringVar(&s.Control, "control", "", "the control cell's id (default: the schedule's first cell)")
 	fs.StringVar(&f.text.Strategy, "strategy", sweep.StrategyGrid, "grid (every cell in full) or halving (every cell briefly, the ones that could still win longer; see sweep plan)")
 	fs.StringVar(&f.text.Baseline, "baseline", "", "your current settings web=W,pool=P (absolute): one more cell per CPU limit, the picks' gain measured against it")
+	fs.BoolVar(&s.PoolPerWeb, "pool-per-web", false, "the pool size is per web worker (e.g. Node.js cluster workers, each with its own pool): "+
+		"the database sees web threads × pool connections, and the connection-limit guard counts them so")
 	fs.StringVar(&s.OverLimit, "over-limit", "", "cells whose pool exceeds the database's connection limit: skip (record them skipped) or run (measure them, flagged); unset: refuse the run")
 	return f
 }

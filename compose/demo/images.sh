@@ -10,6 +10,12 @@
 #                       PgBouncer from Debian's package (1.18 on bookworm),
 #                       busybox, and an entrypoint that writes pgbouncer.ini
 #                       from the environment (pgbouncer-entrypoint.sh)
+#   sweep-example-node:<12 hex of sha256 of the rootfs>
+#                       the Node.js example (examples/node): Debian
+#                       bookworm's nodejs (18) and node-pg, downloaded with
+#                       apt-get download at the Debian archive's version (a
+#                       host may have another nodejs installed), busybox,
+#                       and examples/node/server.js
 #   sweep-drive:<12 hex of sha256 of the binary>
 #                       the static sweep binary only, whose hidden `sweep
 #                       drive` runs the built-in load driver as a one-shot
@@ -17,17 +23,22 @@
 #                       demo stack, but moved to the swarm fixture's nodes
 #                       with the demo's images
 #
-# Usage: images.sh [app|pg|pgbouncer|drive]...   (no arguments: all four)
+# Usage: images.sh [app|pg|pgbouncer|drive|node]...
+# (no arguments: the demo's four, app pg pgbouncer drive)
 # Tags follow content, so a run with nothing changed rebuilds nothing; the
 # two rootfs images also carry a label with the hash of their inputs (this
 # script, the entrypoints, the installed package versions), so when those
 # did not change not even the rootfs is assembled again.
 # A caller that already has an image (e.g. postgres:15 from a registry) sets
 # SWEEP_DEMO_PG_IMAGE, SWEEP_DEMO_APP_IMAGE, SWEEP_DEMO_PGBOUNCER_IMAGE or
-# SWEEP_DEMO_DRIVE_IMAGE and that one is used as is.
+# SWEEP_DEMO_DRIVE_IMAGE (SWEEP_EXAMPLE_NODE_IMAGE) and that one is used as
+# is. SWEEP_IMAGES_ENV names the .env file written (default
+# compose/demo/.env; the examples' make targets write their own).
 # Needs: bash, docker, go, and Debian's postgresql-15, pgbouncer and
 # busybox-static, which it installs with apt-get when missing (as root; on a
-# host with systemd, installing pgbouncer also enables its service).
+# host with systemd, installing pgbouncer also enables its service); for
+# node also the shared libraries Debian's libnode108 links (libuv1, libicu72,
+# libc-ares2, libnghttp2-14, libbrotli1, libssl3), installed the same way.
 # Prints the chosen images' .env lines on stdout, progress on stderr.
 set -euo pipefail
 
@@ -119,8 +130,10 @@ ensure_packages() {
 copy_libs() {
 	local root="$1" deps
 	shift
+	# libraries already in ROOT (a package unpacked there) stay as they are
 	deps="$(ldd "$@" 2>/dev/null |
-		awk '$2 == "=>" && $3 ~ /^\// {print $3} $1 ~ /^\// && $2 ~ /^\(/ {print $1}' | sort -u)"
+		awk '$2 == "=>" && $3 ~ /^\// {print $3} $1 ~ /^\// && $2 ~ /^\(/ {print $1}' |
+		grep -v "^$root/" | sort -u)"
 	grep -v '/ld-linux' <<<"$deps" | xargs cp -L -t "$root/usr/lib/$multiarch"
 	grep '/ld-linux' <<<"$deps" | xargs cp -L -t "$root/usr/lib64"
 }
@@ -250,10 +263,60 @@ build_pgbouncer() {
 		'ENV PATH=/usr/local/bin:/usr/sbin:/usr/bin:/bin' "USER $pgbouncer_uid" 'EXPOSE 6432'
 }
 
+# Debian bookworm's Node.js and pg with the Node packages they need (pg
+# bundles its own pg-pool, pg-protocol and pg-types). node-libpq (pg's
+# optional native binding) is left out: the example uses the JavaScript
+# client.
+node_debs=(nodejs libnode108 node-acorn node-cjs-module-lexer node-undici node-pg node-async
+	node-readable-stream node-split2 node-xtend node-core-util-is node-inherits node-isarray
+	node-process-nextick-args node-safe-buffer node-string-decoder node-util-deprecate)
+# the node user inside its image
+node_uid=1000
+
+# debian_versions PKG... prints PKG=VERSION lines, VERSION being the
+# newest a Debian archive offers (not a third-party repository's).
+debian_versions() {
+	local p v
+	for p in "$@"; do
+		v="$(apt-cache madison "$p" | awk -F'|' '$3 ~ /debian[.]org/ {gsub(/ /, "", $2); print $2; exit}')"
+		[ -n "$v" ] || { log "no Debian version of $p; run apt-get update" && exit 1; }
+		echo "$p=$v"
+	done
+}
+
+# assemble_node_rootfs ROOT unpacks the downloaded packages (node_pins)
+# and lays out the libraries node links, busybox and the example's server.
+assemble_node_rootfs() {
+	local r="$1" d
+	mkdir -p "$work/debs" && chmod 0755 "$work" "$work/debs"
+	log "downloading ${#node_pins[@]} Debian packages"
+	(cd "$work/debs" && apt-get download "${node_pins[@]}" >&2)
+	base_layout "$r"
+	for d in "$work"/debs/*.deb; do dpkg-deb -x "$d" "$r"; done
+	rm -rf "$r/usr/share/doc" "$r/usr/share/man" "$r/usr/share/lintian" "$r/usr/bin/acorn"
+	LD_LIBRARY_PATH="$r/usr/lib/$multiarch" copy_libs "$r" "$r/usr/bin/node"
+	add_busybox "$r" sh cat grep ls nc printf ps sleep
+	mkdir -p "$r/app"
+	install -m 0644 "$repo_dir/examples/node/server.js" "$r/app/server.js"
+	printf 'root:x:0:0:root:/root:/bin/sh\nnode:x:%s:%s:node:/app:/bin/sh\n' "$node_uid" "$node_uid" >"$r/etc/passwd"
+	printf 'root:x:0:\nnode:x:%s:\n' "$node_uid" >"$r/etc/group"
+}
+
+build_node() {
+	ensure_packages libuv1 libicu72 libc-ares2 libnghttp2-14 libbrotli1 libssl3 busybox-static
+	mapfile -t node_pins < <(debian_versions "${node_debs[@]}")
+	printf '%s\n' "${node_pins[@]}" >"$work/node-pins"
+	build_rootfs_image NODE_IMAGE sweep-example-node \
+		"$(inputs_key "$repo_dir/examples/node/server.js" "$work/node-pins")" \
+		assemble_node_rootfs \
+		'ENTRYPOINT ["/usr/bin/node", "/app/server.js"]' 'ENV PATH=/usr/bin:/bin' 'ENV PORT=8080' \
+		'ENV NODE_ENV=production' "USER $node_uid" 'WORKDIR /app' 'EXPOSE 8080'
+}
+
 # write_env sets the variables of the images built in .env, keeping any
 # other lines.
 write_env() {
-	local env="$here/.env" tmp="$work/env" keys
+	local env="${SWEEP_IMAGES_ENV:-$here/.env}" tmp="$work/env" keys
 	keys="$(cut -d= -f1 <<<"$1" | paste -sd'|')"
 	{
 		[ -f "$env" ] && grep -v -E "^($keys)=" "$env" || true
@@ -270,17 +333,19 @@ env_line() {
 	pg) echo "SWEEP_DEMO_PG_IMAGE=$PG_IMAGE" ;;
 	pgbouncer) echo "SWEEP_DEMO_PGBOUNCER_IMAGE=$PGBOUNCER_IMAGE" ;;
 	drive) echo "SWEEP_DEMO_DRIVE_IMAGE=$DRIVE_IMAGE" ;;
+	node) echo "SWEEP_EXAMPLE_NODE_IMAGE=$NODE_IMAGE" ;;
 	esac
 }
 
-# main builds the images named in its arguments (app, pg, pgbouncer, drive;
-# all four without arguments), prints their variables and writes them to .env.
+# main builds the images named in its arguments (app, pg, pgbouncer, drive,
+# node; the demo's four without arguments), prints their variables and writes them to .env.
 main() {
 	local lines="" name
 	APP_IMAGE="${SWEEP_DEMO_APP_IMAGE:-}"
 	PG_IMAGE="${SWEEP_DEMO_PG_IMAGE:-}"
 	PGBOUNCER_IMAGE="${SWEEP_DEMO_PGBOUNCER_IMAGE:-}"
 	DRIVE_IMAGE="${SWEEP_DEMO_DRIVE_IMAGE:-}"
+	NODE_IMAGE="${SWEEP_EXAMPLE_NODE_IMAGE:-}"
 	[ $# -gt 0 ] || set -- app pg pgbouncer drive
 	for name in "$@"; do
 		case "$name" in
@@ -288,7 +353,8 @@ main() {
 		pg) [ -n "$PG_IMAGE" ] || build_pg ;;
 		pgbouncer) [ -n "$PGBOUNCER_IMAGE" ] || build_pgbouncer ;;
 		drive) [ -n "$DRIVE_IMAGE" ] || build_drive ;;
-		*) log "unknown image $name, want app, pg, pgbouncer or drive" && exit 2 ;;
+		node) [ -n "$NODE_IMAGE" ] || build_node ;;
+		*) log "unknown image $name, want app, pg, pgbouncer, drive or node" && exit 2 ;;
 		esac
 		lines+="$(env_line "$name")"$'\n'
 	done

@@ -1,0 +1,88 @@
+package main
+
+// End-to-end tests of the example stacks under examples/: their images
+// built by compose/demo/images.sh, a short sweep of each with the
+// built-in driver, and what the database saw checked against the knobs.
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/sweep-tool/sweep/results"
+)
+
+// exampleImages runs images.sh for names with its .env written to a
+// temporary file and returns the image variables it printed (KEY=VALUE),
+// to hand to the sweep process.
+func exampleImages(t *testing.T, names ...string) []string {
+	t.Helper()
+	root := repoRoot(t)
+	cmd := exec.CommandContext(t.Context(), "bash", append([]string{filepath.Join(root, "compose", "demo", "images.sh")}, names...)...)
+	cmd.Dir = root
+	cmd.Env = append(os.Environ(), "SWEEP_IMAGES_ENV="+filepath.Join(t.TempDir(), ".env"))
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("images.sh %s: %v\n%s", strings.Join(names, " "), err, stderr.String())
+	}
+	return strings.Fields(string(out))
+}
+
+// TestNodeExample sweeps examples/node for two cells (2 cluster workers,
+// a pool of 2 and of 4 per worker): every cell is ok, and the database's
+// peak of sessions is workers × pool (the pool is per worker), give or
+// take one. With 8 workers × a pool of 32 the connection-limit guard
+// counts 256 connections, over the 200 the database allows, and refuses.
+func TestNodeExample(t *testing.T) {
+	bin, cli := demo(t)
+	env := exampleImages(t, "pg", "node")
+	p, out := freePorts(t), filepath.Join(t.TempDir(), "run")
+	root := repoRoot(t)
+	args := []string{"run", "--config", filepath.Join(root, "examples", "node", "sweep.yaml"),
+		"--cpus", "1", "--web-mult", "2", "--db-mult", "1,2", "--url", p.url(), "--db-dsn", p.dsn(),
+		"--warmup", "1s", "--duration", "3s", "--driver", "builtin", "--load", "vus=16",
+		"--ready-timeout", "60s", "--out", out}
+	env = append(env, fmt.Sprintf("SWEEP_EXAMPLE_NODE_PORT=%d", p.app), fmt.Sprintf("SWEEP_EXAMPLE_NODE_PG_PORT=%d", p.pg))
+	c := cmdline{args: args, env: env, out: out}
+	t.Cleanup(func() { removeRun(t, out) })
+	if code, pr := runSweep(t, bin, c); code != exitOK {
+		t.Fatalf("exit %d, want 0\nstderr:\n%s", code, pr.stderr.String())
+	}
+	meta := readMeta(t, out)
+	var spec struct {
+		PoolPerWeb bool `json:"pool_per_web"`
+	}
+	if err := json.Unmarshal(meta.Spec, &spec); err != nil || !spec.PoolPerWeb || len(meta.Cells) != 2 {
+		t.Fatalf("sweep.json: pool_per_web %v (%v), %d cells; want true and 2", spec.PoolPerWeb, err, len(meta.Cells))
+	}
+	for _, cell := range meta.Cells {
+		rec := readRecord(t, out, cell.ID)
+		if rec.Status != results.StatusOK || rec.DB == nil {
+			t.Fatalf("%s: status %s (%s), db block %v", cell.ID, rec.Status, rec.Reason, rec.DB != nil)
+		}
+		want, got := cell.WebThreads*cell.DBPool, rec.DB.Sessions.TotalPeak
+		t.Logf("%s: %.0f RPS, p99 %.1f ms, sessions peak %d (workers × pool = %d)", cell.ID,
+			rec.RPS, rec.LatencyMS.P99, got, want)
+		if got < want-1 || got > want+1 {
+			t.Errorf("%s: sessions peaked at %d, want %d workers × pool %d = %d ± 1", cell.ID, got,
+				cell.WebThreads, cell.DBPool, want)
+		}
+	}
+	assertNoContainers(t, cli, meta.RunID)
+
+	refused := filepath.Join(t.TempDir(), "refused")
+	c.out = refused
+	c.args = append(c.args[:len(c.args)-1:len(c.args)-1], refused, "--web-mult", "8", "--db-mult", "4")
+	t.Cleanup(func() { removeRun(t, refused) })
+	code, pr := runSweep(t, bin, c)
+	if stderr := pr.stderr.String(); code != exitBadInput ||
+		!strings.Contains(stderr, "pool 32 per web worker × 8 worker(s) × 1 replica(s) = 256 connections") {
+		t.Fatalf("exit %d, want 2 with the guard counting 8 workers × pool 32\nstderr:\n%s", code, stderr)
+	}
+}
