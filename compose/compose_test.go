@@ -130,6 +130,11 @@ func TestOverrideGolden(t *testing.T) {
 		{"axes", []string{"v24-cpus"}, sweep.TargetConfig{CPUs: 1, Memory: "256m", CPUSet: "1",
 			Env: map[string]string{"X": "1"}, ServiceEnv: map[string]map[string]string{"db": {"POOL_MODE": "session"}}}},
 		{"axes-deploy", []string{"deploy"}, sweep.TargetConfig{CPUs: 1, Memory: "1g", Env: map[string]string{"X": "1"}}},
+		// --pool-env db:DEFAULT_POOL_SIZE: the pool goes to db, recreated with the cell
+		{"pool-service", []string{"v24-cpus"}, sweep.TargetConfig{CPUs: 0.5,
+			Env:        map[string]string{"WEB_THREADS": "1", "INSTANCE": "cpu_0.5__web_1__db_2"},
+			Labels:     map[string]string{"sweep.cell": "cpu_0.5__web_1__db_2"},
+			ServiceEnv: map[string]map[string]string{"db": {"DEFAULT_POOL_SIZE": "2"}}}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -163,10 +168,17 @@ func TestSettingsGolden(t *testing.T) {
 		{"deploy", []string{"deploy"}},
 		{"v3-none", []string{"v3-none"}},
 		{"split", []string{"split-a", "split-b"}},
+		{"pool-service", []string{"v24-cpus"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
-			got, err := Settings(testBase(t, c.bases...), "web", 9, env, header)
+			cfg := sweep.TargetConfig{CPUs: 9, Env: env}
+			if c.name == "pool-service" {
+				// --pool-env db:DEFAULT_POOL_SIZE: the pool is the db service's
+				cfg.Env = map[string]string{"WEB_THREADS": "22"}
+				cfg.ServiceEnv = map[string]map[string]string{"db": {"DEFAULT_POOL_SIZE": "44"}}
+			}
+			got, err := Settings(testBase(t, c.bases...), "web", cfg, header)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -174,10 +186,14 @@ func TestSettingsGolden(t *testing.T) {
 		})
 	}
 	base := testBase(t, "deploy")
-	if _, err := Settings(base, "nope", 1, env, header); err == nil {
+	if _, err := Settings(base, "nope", sweep.TargetConfig{CPUs: 1, Env: env}, header); err == nil {
 		t.Error("unknown service: want an error")
 	}
-	if _, err := Settings(base, "web", 1, map[string]string{"A": "1\n2"}, header); !errors.Is(err, ErrBadEnv) {
+	if _, err := Settings(base, "web", sweep.TargetConfig{CPUs: 1, Env: env,
+		ServiceEnv: map[string]map[string]string{"nope": {"A": "1"}}}, header); err == nil {
+		t.Error("unknown service of the pool: want an error")
+	}
+	if _, err := Settings(base, "web", sweep.TargetConfig{CPUs: 1, Env: map[string]string{"A": "1\n2"}}, header); !errors.Is(err, ErrBadEnv) {
 		t.Errorf("newline in a value: err = %v, want ErrBadEnv", err)
 	}
 }

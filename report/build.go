@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/sweep-tool/sweep/results"
+	"github.com/sweep-tool/sweep/sweep"
 )
 
 // Report is everything the renderers show, computed once by Build.
@@ -14,7 +15,10 @@ type Report struct {
 	PoolEnv string
 	// PoolPerWeb: the pool was per web worker (results.Run.PoolPerWeb).
 	PoolPerWeb bool
-	Options    Options
+	// PoolService is the service the pool went to (pool_env
+	// SERVICE:NAME, e.g. a PgBouncer's pool); empty: the target.
+	PoolService string
+	Options     Options
 	// Cells lists every planned cell in plan order.
 	Cells []*Cell
 	// PerCPU holds one analysis per CPU limit, ascending.
@@ -87,6 +91,7 @@ func Build(run *results.Run, opts Options) (*Report, error) {
 		Missing: run.Missing, Warnings: run.Warnings, K6Dashboards: findK6Dashboards(run), run: run,
 		Strategy: run.Strategy, Screened: run.Screened, MaxRepeat: run.MaxRepeat,
 	}
+	rep.PoolService = (sweep.Spec{Service: run.Service, PoolEnv: run.PoolEnv}).PoolTarget().Service
 	rep.Warnings = append(slices.Clip(rep.Warnings), placementWarnings(run)...)
 	rep.Noise, rep.Drift = runNoise(run, opts), RunDrift(run)
 	if rep.Drift != nil {

@@ -90,6 +90,10 @@ func recommendationParas(rep *Report) []string {
 			"the data could not separate from it were measured again until their intervals parted, up to %d "+
 			"repetitions a cell; the equivalents named below are the ties that remained.", rep.MaxRepeat))
 	}
+	if rep.PoolService != "" {
+		paras = append(paras, fmt.Sprintf("The pool size went to service %s (%s), recreated with every cell, "+
+			"not to the target: the database's server connections are that service's pool.", rep.PoolService, rep.PoolEnv))
+	}
 	if rep.PoolPerWeb {
 		paras = append(paras, fmt.Sprintf("%s is per web worker (pool-per-web): every one of the %s workers "+
 			"holds a pool of its own, so the database saw up to %s × %s connections per replica.",

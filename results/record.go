@@ -147,6 +147,11 @@ type Applied struct {
 	MemoryBytes int64 `json:"memory_bytes,omitempty"`
 	// Env holds only the swept variables, name to value.
 	Env map[string]string `json:"env"`
+	// ServiceEnv is what the cell set on other services, by service: env
+	// axes of theirs and the pool with pool_env SERVICE:NAME. Those
+	// services were recreated with it; it is what was asked, not read
+	// back.
+	ServiceEnv map[string]map[string]string `json:"service_env,omitempty"`
 	// ContainerID is the target container the cell measured, and
 	// ContainerStartedAt when its process started: a restart keeps the id.
 	ContainerID        string    `json:"container_id,omitempty"`

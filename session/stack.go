@@ -97,6 +97,10 @@ func (s *Session) newStack(ctx context.Context, field string, files []string) (S
 				a.Service, strings.Join(files, ", "), strings.Join(st.Services(), ", "))
 		}
 	}
+	if pool := spec.PoolTarget(); pool.Service != "" && !slices.Contains(st.Services(), pool.Service) {
+		return nil, sweep.BadInput("pool_env", "service %q is not in the stack (%s); services: %s",
+			pool.Service, strings.Join(files, ", "), strings.Join(st.Services(), ", "))
+	}
 	return st, nil
 }
 

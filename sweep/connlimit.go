@@ -65,6 +65,12 @@ func (l ConnLimits) Allowed() (int, string) {
 		return p.MaxClientConn - p.ClientsInUse, fmt.Sprintf("the pooler's max_client_conn %d − %d clients in use",
 			p.MaxClientConn, p.ClientsInUse)
 	}
+	return l.ServerAllowed()
+}
+
+// ServerAllowed is how many more sessions the server itself takes, and
+// what that figure is, a pooler or not.
+func (l ConnLimits) ServerAllowed() (int, string) {
 	what := fmt.Sprintf("max_connections %d − %d reserved for superusers", l.MaxConnections, l.SuperuserReserved)
 	if l.Reserved > 0 {
 		what += fmt.Sprintf(" − %d reserved_connections", l.Reserved)
@@ -80,13 +86,20 @@ type OverLimit struct {
 	Pool    int    `json:"pool"`
 	// Workers is the cell's web threads when each has a pool of its own
 	// (Spec.PoolPerWeb), else 0: one pool per replica.
-	Workers  int    `json:"workers,omitempty"`
+	Workers int `json:"workers,omitempty"`
+	// Service is the service whose setting the pool is (--pool-env
+	// SERVICE:NAME, a pooler's server pool), else empty.
+	Service  string `json:"service,omitempty"`
 	Replicas int    `json:"replicas"`
 	What     string `json:"what"` // how Allowed comes about
 }
 
 // Reason is the sentence a record and the run's refusal carry.
 func (o OverLimit) Reason() string {
+	if o.Service != "" {
+		return fmt.Sprintf("pool %d of service %s = %d server connections, over the %d allowed (%s)",
+			o.Pool, o.Service, o.Need, o.Allowed, o.What)
+	}
 	pools := ""
 	if o.Workers > 0 {
 		pools = fmt.Sprintf(" per web worker × %d worker(s)", o.Workers)
@@ -102,6 +115,10 @@ type PoolShape struct {
 	Replicas int
 	// PerWeb: every web worker has a pool of its own (Spec.PoolPerWeb).
 	PerWeb bool
+	// Service: the pool is this service's setting (--pool-env
+	// SERVICE:NAME), a pooler's pool of server connections: it opens
+	// the pool alone, against the server's limit.
+	Service string
 }
 
 // workers is how many pools one replica of cell c holds.
@@ -114,12 +131,20 @@ func (p PoolShape) workers(c Cell) int {
 
 // Conns is how many connections cell c may open: pool × workers ×
 // replicas.
-func (p PoolShape) Conns(c Cell) int { return c.DBPool * p.workers(c) * max(p.Replicas, 1) }
+func (p PoolShape) Conns(c Cell) int {
+	if p.Service != "" {
+		return c.DBPool
+	}
+	return c.DBPool * p.workers(c) * max(p.Replicas, 1)
+}
 
 // CheckConnLimits lists the cells (each once, in the order given) whose
 // connections (PoolShape.Conns) exceed what limits allow.
 func CheckConnLimits(cells []Cell, shape PoolShape, limits ConnLimits) []OverLimit {
 	allowed, what := limits.Allowed()
+	if shape.Service != "" {
+		allowed, what = limits.ServerAllowed()
+	}
 	var out []OverLimit
 	seen := map[string]bool{}
 	for _, c := range cells {
@@ -128,7 +153,8 @@ func CheckConnLimits(cells []Cell, shape PoolShape, limits ConnLimits) []OverLim
 			continue
 		}
 		seen[c.ID] = true
-		o := OverLimit{Cell: c.ID, Need: need, Allowed: allowed, Pool: c.DBPool, Replicas: max(shape.Replicas, 1), What: what}
+		o := OverLimit{Cell: c.ID, Need: need, Allowed: allowed, Pool: c.DBPool, Replicas: max(shape.Replicas, 1),
+			Service: shape.Service, What: what}
 		if shape.PerWeb {
 			o.Workers = shape.workers(c)
 		}
@@ -181,7 +207,7 @@ func (r *Runner) guardLimits(ctx context.Context) error {
 	for i, j := range r.pending {
 		cells[i] = j.Cell
 	}
-	shape := PoolShape{Replicas: r.Replicas, PerWeb: r.Spec.PoolPerWeb}
+	shape := PoolShape{Replicas: r.Replicas, PerWeb: r.Spec.PoolPerWeb, Service: r.Spec.PoolTarget().Service}
 	over := CheckConnLimits(cells, shape, limits)
 	if len(over) == 0 {
 		return nil

@@ -292,6 +292,7 @@ func (r *Runner) setup(ctx context.Context, job Job, dir string, rec *results.Re
 	}
 	err := r.timed(job, rec, "readback", func() error {
 		applied, err := stack.ReadBack(ctx)
+		applied.ServiceEnv = cfg.ServiceEnv
 		rec.Applied = applied
 		if err != nil {
 			return err

@@ -34,7 +34,8 @@ type Spec struct {
 	// Service is the target service in the stack.
 	Service string `json:"service"`
 	// WebEnv, PoolEnv and NameEnv are the variables set on the target:
-	// web threads, pool size and the cell id.
+	// web threads, pool size and the cell id. PoolEnv may be
+	// SERVICE:NAME, a variable of another service (see PoolTarget).
 	WebEnv  string `json:"web_env"`
 	PoolEnv string `json:"pool_env"`
 	NameEnv string `json:"name_env"`
@@ -284,6 +285,9 @@ func (s Spec) ValidatePlan() error {
 			return BadInput("web_env", "%q is not a valid environment variable name", name)
 		}
 	}
+	if err := s.validPoolEnv(); err != nil {
+		return err
+	}
 	switch s.Driver {
 	case "auto", "k6", "builtin":
 	default:
@@ -333,7 +337,10 @@ func (s Spec) String() string { return fmt.Sprintf("sweep of %d cells", len(s.Ce
 // SweptEnv names the target's variables a cell sets and reads back: web
 // threads, pool, instance name and the target's env axes.
 func (s Spec) SweptEnv() []string {
-	names := []string{s.WebEnv, s.PoolEnv}
+	names := []string{s.WebEnv}
+	if pool := s.PoolTarget(); pool.Service == "" {
+		names = append(names, pool.Name)
+	}
 	if s.NameEnv != "" {
 		names = append(names, s.NameEnv)
 	}

@@ -12,15 +12,17 @@ import (
 // targetConfig is what cell asks of the target: its CPU limit, memory,
 // cpuset, the swept variables and the env axes of every service.
 func (r *Runner) targetConfig(cell Cell, dir string) TargetConfig {
-	env := map[string]string{
-		r.Spec.WebEnv:  fmt.Sprint(cell.WebThreads),
-		r.Spec.PoolEnv: fmt.Sprint(cell.DBPool),
-	}
+	env := map[string]string{r.Spec.WebEnv: fmt.Sprint(cell.WebThreads)}
 	if r.Spec.NameEnv != "" {
 		env[r.Spec.NameEnv] = cell.ID
 	}
 	cfg := TargetConfig{Dir: dir, CPUs: cell.CPUs, CPUSet: r.Spec.CPUSet, Memory: cell.Extras.Memory,
 		Env: env, Labels: map[string]string{LabelCell: cell.ID}}
+	if pool := r.Spec.PoolTarget(); pool.Service == "" {
+		env[pool.Name] = fmt.Sprint(cell.DBPool)
+	} else {
+		setServiceEnv(&cfg, pool.Service, pool.Name, fmt.Sprint(cell.DBPool))
+	}
 	for _, a := range r.Spec.Axes {
 		v, ok := cell.Extras.Env[a.Key()]
 		switch {
@@ -28,13 +30,7 @@ func (r *Runner) targetConfig(cell Cell, dir string) TargetConfig {
 		case a.Service == "" || a.Service == r.Spec.Service:
 			env[a.Name] = v
 		default:
-			if cfg.ServiceEnv == nil {
-				cfg.ServiceEnv = map[string]map[string]string{}
-			}
-			if cfg.ServiceEnv[a.Service] == nil {
-				cfg.ServiceEnv[a.Service] = map[string]string{}
-			}
-			cfg.ServiceEnv[a.Service][a.Name] = v
+			setServiceEnv(&cfg, a.Service, a.Name, v)
 		}
 	}
 	return cfg

@@ -32,7 +32,8 @@ func newSpecFlags(fs *pflag.FlagSet) *specFlags {
 	fs.StringArrayVar(&s.Compose, "compose", nil, "compose file of the stack (repeatable, in order)")
 	fs.StringVar(&s.Service, "service", "", "the target service in the stack")
 	fs.StringVar(&s.WebEnv, "web-env", "BOX_WEB_THREAD", "variable that sets the target's web threads")
-	fs.StringVar(&s.PoolEnv, "pool-env", "BOX_DB_POOL_MAXIMUM_POOL_SIZE", "variable that sets the target's DB pool")
+	fs.StringVar(&s.PoolEnv, "pool-env", "BOX_DB_POOL_MAXIMUM_POOL_SIZE", "variable that sets the target's DB pool, or SERVICE:NAME, "+
+		"a variable of another service (e.g. pgbouncer:DEFAULT_POOL_SIZE), recreated with every cell")
 	fs.StringVar(&s.NameEnv, "name-env", "BOX_INSTANCE_NAME", "variable set to the cell id (empty: none)")
 	fs.StringVar(&s.URL, "url", "", "base URL the load goes to, e.g. http://127.0.0.1:8080")
 	fs.StringVar(&s.ReadyPath, "ready-path", "/health", "path polled for HTTP 200 when the target has no healthcheck")

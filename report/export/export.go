@@ -70,6 +70,9 @@ type Settings struct {
 	WebEnv  string            `json:"web_env"`
 	PoolEnv string            `json:"pool_env"`
 	Env     map[string]string `json:"env"`
+	// ServiceEnv holds, by service, what goes to other services: the
+	// pool when the run's pool_env was SERVICE:NAME (a pooler's pool).
+	ServiceEnv map[string]map[string]string `json:"service_env,omitempty"`
 	// MeasuredCPUs are the CPU limits with results; InRange says whether
 	// CPUs lies within them.
 	MeasuredCPUs []float64 `json:"measured_cpus"`
@@ -136,7 +139,12 @@ func newSettings(rep *report.Report, p report.Profile, cpus float64, service str
 	s := &Settings{RunID: rep.RunID, Profile: p.Key, WebMult: p.WebMult, DBMult: p.DBMult, CPUs: cpus,
 		Cell: c.Cell, WebThreads: c.WebThreads, DBPool: c.DBPool, Service: service,
 		WebEnv: rep.WebEnv, PoolEnv: rep.PoolEnv, Warnings: []string{}}
-	s.Env = map[string]string{s.WebEnv: strconv.Itoa(c.WebThreads), s.PoolEnv: strconv.Itoa(c.DBPool)}
+	s.Env = map[string]string{s.WebEnv: strconv.Itoa(c.WebThreads)}
+	if pool := (sweep.Spec{Service: service, PoolEnv: s.PoolEnv}).PoolTarget(); pool.Service == "" {
+		s.Env[pool.Name] = strconv.Itoa(c.DBPool)
+	} else {
+		s.ServiceEnv = map[string]map[string]string{pool.Service: {pool.Name: strconv.Itoa(c.DBPool)}}
+	}
 	for _, cr := range rep.PerCPU {
 		s.MeasuredCPUs = append(s.MeasuredCPUs, cr.CPUs)
 	}

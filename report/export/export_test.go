@@ -263,3 +263,36 @@ func TestRefusesSlices(t *testing.T) {
 		t.Errorf("err = %v, want bad input naming the two slices", err)
 	}
 }
+
+// TestPoolOfAnotherService: a run whose pool went to another service
+// (--pool-env db:DEFAULT_POOL_SIZE) exports it there: in the compose
+// override on that service, in the env file after a comment naming it,
+// in JSON under service_env; the target's env has only the web threads.
+func TestPoolOfAnotherService(t *testing.T) {
+	t.Parallel()
+	f := smallRun()
+	f.spec.PoolEnv = "db:DEFAULT_POOL_SIZE"
+	run := loadFixture(t, f)
+	s, err := Export(run, Options{Profile: "throughput", CPUs: 1.5, Format: FormatCompose, Report: report.DefaultOptions()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s.Env) != 1 || s.Env["WEB_THREADS"] != "3" || s.ServiceEnv["db"]["DEFAULT_POOL_SIZE"] != "6" {
+		t.Fatalf("env %v, service env %v; want WEB_THREADS=3 on app, DEFAULT_POOL_SIZE=6 on db", s.Env, s.ServiceEnv)
+	}
+	want := map[Format]string{
+		FormatCompose: "services:\n  app:\n    deploy:\n      resources:\n        limits:\n          cpus: \"1.5\"\n" +
+			"    environment:\n      WEB_THREADS: \"3\"\n  db:\n    environment:\n      DEFAULT_POOL_SIZE: \"6\"\n",
+		FormatEnv:  "WEB_THREADS=3\n# the pool is service db's setting, not app's:\nDEFAULT_POOL_SIZE=6\n",
+		FormatJSON: `"service_env": {` + "\n" + `    "db": {` + "\n" + `      "DEFAULT_POOL_SIZE": "6"`,
+	}
+	for f, w := range want {
+		var b bytes.Buffer
+		if err := Write(&b, s, f); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(b.String(), w) {
+			t.Errorf("%s:\n%s\nwant it to hold\n%s", f, b.String(), w)
+		}
+	}
+}

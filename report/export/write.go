@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/sweep-tool/sweep/compose"
@@ -64,9 +66,16 @@ func describe(s *Settings) string {
 		sweep.FormatNumber(s.DBMult), cpusText(s.CPUs), s.Cell)
 }
 
-// writeEnv writes an env file: the web threads, then the pool.
+// writeEnv writes an env file: the web threads, then the pool; a pool of
+// another service (pool_env SERVICE:NAME) is its own line, after a
+// comment naming the service.
 func writeEnv(w io.Writer, s *Settings) error {
-	_, err := fmt.Fprintf(w, "%s%s=%d\n%s=%d\n", describe(s), s.WebEnv, s.WebThreads, s.PoolEnv, s.DBPool)
+	pool := (sweep.Spec{Service: s.Service, PoolEnv: s.PoolEnv}).PoolTarget()
+	where := ""
+	if pool.Service != "" {
+		where = fmt.Sprintf("# the pool is service %s's setting, not %s's:\n", pool.Service, s.Service)
+	}
+	_, err := fmt.Fprintf(w, "%s%s=%d\n%s%s=%d\n", describe(s), s.WebEnv, s.WebThreads, where, pool.Name, s.DBPool)
 	return err
 }
 
@@ -78,7 +87,10 @@ func writeCompose(w io.Writer, s *Settings) error {
 	}
 	header := describe(s) + fmt.Sprintf("# A compose override of service %s: list it after the stack's own files (%s).\n",
 		s.Service, strings.Join(s.files, ", "))
-	b, err := compose.Settings(*s.base, s.Service, s.CPUs, s.Env, header)
+	for _, svc := range slices.Sorted(maps.Keys(s.ServiceEnv)) {
+		header += fmt.Sprintf("# The pool goes to service %s (the run's pool_env %s).\n", svc, s.PoolEnv)
+	}
+	b, err := compose.Settings(*s.base, s.Service, sweep.TargetConfig{CPUs: s.CPUs, Env: s.Env, ServiceEnv: s.ServiceEnv}, header)
 	if err != nil {
 		return err
 	}
