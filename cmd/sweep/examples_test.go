@@ -13,6 +13,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/sweep-tool/sweep/internal/testenv"
 	"github.com/sweep-tool/sweep/results"
 )
 
@@ -85,4 +86,47 @@ func TestNodeExample(t *testing.T) {
 		!strings.Contains(stderr, "pool 32 per web worker × 8 worker(s) × 1 replica(s) = 256 connections") {
 		t.Fatalf("exit %d, want 2 with the guard counting 8 workers × pool 32\nstderr:\n%s", code, stderr)
 	}
+}
+
+// TestPHPExample sweeps examples/php for two cells (4 FPM children, a
+// PgBouncer pool of 2 and of 4): every cell is ok, PgBouncer was recreated
+// with the cell's pool (the record's service_env), the target read back
+// without it, and neither PgBouncer's server connections nor the
+// database's sessions went past the pool.
+func TestPHPExample(t *testing.T) {
+	bin, cli := demo(t)
+	env := exampleImages(t, "pg", "pgbouncer", "php")
+	p, out := freePorts(t), filepath.Join(t.TempDir(), "run")
+	bouncer := testenv.FreePort(t)
+	root := repoRoot(t)
+	args := []string{"run", "--config", filepath.Join(root, "examples", "php", "sweep.yaml"),
+		"--cpus", "1", "--web-mult", "4", "--db-mult", "0.5,1", "--url", p.url(), "--db-dsn", p.dsn(),
+		"--pooler-dsn", fmt.Sprintf("postgres://sweep:%s@127.0.0.1:%d/pgbouncer?sslmode=disable", demoPassword, bouncer),
+		"--warmup", "1s", "--duration", "3s", "--driver", "builtin", "--load", "vus=16",
+		"--ready-timeout", "60s", "--out", out}
+	env = append(env, fmt.Sprintf("SWEEP_EXAMPLE_PHP_PORT=%d", p.app), fmt.Sprintf("SWEEP_EXAMPLE_PHP_PG_PORT=%d", p.pg),
+		fmt.Sprintf("SWEEP_EXAMPLE_PHP_PGBOUNCER_PORT=%d", bouncer))
+	t.Cleanup(func() { removeRun(t, out) })
+	if code, pr := runSweep(t, bin, cmdline{args: args, env: env, out: out}); code != exitOK {
+		t.Fatalf("exit %d, want 0\nstderr:\n%s", code, pr.stderr.String())
+	}
+	meta := readMeta(t, out)
+	for _, cell := range meta.Cells {
+		rec := readRecord(t, out, cell.ID)
+		if rec.Status != results.StatusOK || rec.DB == nil || rec.Pooler == nil {
+			t.Fatalf("%s: status %s (%s), db block %v, pooler block %v", cell.ID, rec.Status, rec.Reason,
+				rec.DB != nil, rec.Pooler != nil)
+		}
+		pool := fmt.Sprint(cell.DBPool)
+		t.Logf("%s: %.0f RPS, p99 %.1f ms, db sessions peak %d, pgbouncer server active peak %d, clients waiting peak %d (pool %d)",
+			cell.ID, rec.RPS, rec.LatencyMS.P99, rec.DB.Sessions.TotalPeak, rec.Pooler.SvActivePeak, rec.Pooler.ClWaitingPeak, cell.DBPool)
+		if got := rec.Applied.ServiceEnv["pgbouncer"]["DEFAULT_POOL_SIZE"]; got != pool || rec.Applied.Env["DEFAULT_POOL_SIZE"] != "" {
+			t.Errorf("%s: pgbouncer's DEFAULT_POOL_SIZE %q, want %s; target env %v", cell.ID, got, pool, rec.Applied.Env)
+		}
+		if rec.Pooler.SvActivePeak > cell.DBPool || rec.DB.Sessions.TotalPeak > cell.DBPool || rec.DB.Sessions.TotalPeak < 1 {
+			t.Errorf("%s: server connections %d, db sessions %d; want 1..%d (the pool)", cell.ID,
+				rec.Pooler.SvActivePeak, rec.DB.Sessions.TotalPeak, cell.DBPool)
+		}
+	}
+	assertNoContainers(t, cli, meta.RunID)
 }

@@ -16,6 +16,11 @@
 #                       apt-get download at the Debian archive's version (a
 #                       host may have another nodejs installed), busybox,
 #                       and examples/node/server.js
+#   sweep-example-php:<12 hex of sha256 of the rootfs>
+#                       the PHP example (examples/php): Debian's
+#                       php8.2-fpm, php8.2-pgsql and nginx (nginx-light's
+#                       binary), downloaded like node's, busybox, and the
+#                       example's index.php, configs and entrypoint
 #   sweep-drive:<12 hex of sha256 of the binary>
 #                       the static sweep binary only, whose hidden `sweep
 #                       drive` runs the built-in load driver as a one-shot
@@ -23,7 +28,7 @@
 #                       demo stack, but moved to the swarm fixture's nodes
 #                       with the demo's images
 #
-# Usage: images.sh [app|pg|pgbouncer|drive|node]...
+# Usage: images.sh [app|pg|pgbouncer|drive|node|php]...
 # (no arguments: the demo's four, app pg pgbouncer drive)
 # Tags follow content, so a run with nothing changed rebuilds nothing; the
 # two rootfs images also carry a label with the hash of their inputs (this
@@ -31,7 +36,7 @@
 # did not change not even the rootfs is assembled again.
 # A caller that already has an image (e.g. postgres:15 from a registry) sets
 # SWEEP_DEMO_PG_IMAGE, SWEEP_DEMO_APP_IMAGE, SWEEP_DEMO_PGBOUNCER_IMAGE or
-# SWEEP_DEMO_DRIVE_IMAGE (SWEEP_EXAMPLE_NODE_IMAGE) and that one is used as
+# SWEEP_DEMO_DRIVE_IMAGE (SWEEP_EXAMPLE_NODE_IMAGE, SWEEP_EXAMPLE_PHP_IMAGE) and that one is used as
 # is. SWEEP_IMAGES_ENV names the .env file written (default
 # compose/demo/.env; the examples' make targets write their own).
 # Needs: bash, docker, go, and Debian's postgresql-15, pgbouncer and
@@ -287,12 +292,9 @@ debian_versions() {
 # assemble_node_rootfs ROOT unpacks the downloaded packages (node_pins)
 # and lays out the libraries node links, busybox and the example's server.
 assemble_node_rootfs() {
-	local r="$1" d
-	mkdir -p "$work/debs" && chmod 0755 "$work" "$work/debs"
-	log "downloading ${#node_pins[@]} Debian packages"
-	(cd "$work/debs" && apt-get download "${node_pins[@]}" >&2)
+	local r="$1"
 	base_layout "$r"
-	for d in "$work"/debs/*.deb; do dpkg-deb -x "$d" "$r"; done
+	unpack_debs "$r" "${node_pins[@]}"
 	rm -rf "$r/usr/share/doc" "$r/usr/share/man" "$r/usr/share/lintian" "$r/usr/bin/acorn"
 	LD_LIBRARY_PATH="$r/usr/lib/$multiarch" copy_libs "$r" "$r/usr/bin/node"
 	add_busybox "$r" sh cat grep ls nc printf ps sleep
@@ -311,6 +313,57 @@ build_node() {
 		assemble_node_rootfs \
 		'ENTRYPOINT ["/usr/bin/node", "/app/server.js"]' 'ENV PATH=/usr/bin:/bin' 'ENV PORT=8080' \
 		'ENV NODE_ENV=production' "USER $node_uid" 'WORKDIR /app' 'EXPOSE 8080'
+}
+
+# Debian's PHP-FPM with pgsql and OPcache, and nginx (nginx-light is
+# bookworm's transitional name for it); their ini files are the
+# example's own (examples/php/php.ini), not the packages' conf.d.
+php_debs=(php8.2-fpm php8.2-common php8.2-pgsql php8.2-opcache nginx nginx-common)
+# www-data inside the PHP image
+php_uid=33
+
+# unpack_debs ROOT PIN... downloads the packages PIN... (NAME=VERSION) and
+# unpacks them into ROOT.
+unpack_debs() {
+	local r="$1" d
+	shift
+	rm -rf "$work/debs" && mkdir -p "$work/debs" && chmod 0755 "$work" "$work/debs"
+	log "downloading $# Debian packages"
+	(cd "$work/debs" && apt-get download "$@" >&2)
+	for d in "$work"/debs/*.deb; do dpkg-deb -x "$d" "$r"; done
+}
+
+# assemble_php_rootfs ROOT lays out PHP-FPM, nginx, their libraries,
+# busybox and the example's files under /app.
+assemble_php_rootfs() {
+	local r="$1" f
+	base_layout "$r"
+	unpack_debs "$r" "${php_pins[@]}"
+	rm -rf "$r/usr/share/doc" "$r/usr/share/man" "$r/usr/share/lintian" "$r/etc/php/8.2/fpm/pool.d" \
+		"$r/etc/nginx/sites-enabled" "$r/etc/nginx/sites-available"
+	copy_libs "$r" "$r/usr/sbin/php-fpm8.2" "$r/usr/sbin/nginx" "$r"/usr/lib/php/*/{pgsql,opcache}.so
+	add_busybox "$r" sh cat grep ls nc printf ps sleep
+	mkdir -p "$r/app" "$r/var/log/nginx" "$r/var/lib/nginx" "$r/usr/share/zoneinfo/Etc"
+	cp /usr/share/zoneinfo/Etc/UTC "$r/usr/share/zoneinfo/Etc/"
+	ln -s Etc/UTC "$r/usr/share/zoneinfo/UTC"
+	for f in index.php php.ini php-fpm.conf nginx.conf; do
+		install -m 0644 "$repo_dir/examples/php/$f" "$r/app/$f"
+	done
+	install -m 0755 "$repo_dir/examples/php/entrypoint.sh" "$r/app/entrypoint.sh"
+	printf 'root:x:0:0:root:/root:/bin/sh\nwww-data:x:%s:%s:www-data:/app:/bin/sh\n' "$php_uid" "$php_uid" >"$r/etc/passwd"
+	printf 'root:x:0:\nwww-data:x:%s:\n' "$php_uid" >"$r/etc/group"
+	chown -R "$php_uid:$php_uid" "$r/var/log/nginx" "$r/var/lib/nginx"
+}
+
+build_php() {
+	ensure_packages libargon2-1 libsodium23 libxml2 libpq5 libapparmor1 libicu72 busybox-static
+	mapfile -t php_pins < <(debian_versions "${php_debs[@]}")
+	printf '%s\n' "${php_pins[@]}" >"$work/php-pins"
+	build_rootfs_image PHP_IMAGE sweep-example-php \
+		"$(inputs_key "$repo_dir"/examples/php/{index.php,php.ini,php-fpm.conf,nginx.conf,entrypoint.sh} "$work/php-pins")" \
+		assemble_php_rootfs \
+		'ENTRYPOINT ["/app/entrypoint.sh"]' 'ENV PATH=/usr/sbin:/usr/bin:/bin' "USER $php_uid" \
+		'WORKDIR /app' 'EXPOSE 8080'
 }
 
 # write_env sets the variables of the images built in .env, keeping any
@@ -334,6 +387,7 @@ env_line() {
 	pgbouncer) echo "SWEEP_DEMO_PGBOUNCER_IMAGE=$PGBOUNCER_IMAGE" ;;
 	drive) echo "SWEEP_DEMO_DRIVE_IMAGE=$DRIVE_IMAGE" ;;
 	node) echo "SWEEP_EXAMPLE_NODE_IMAGE=$NODE_IMAGE" ;;
+	php) echo "SWEEP_EXAMPLE_PHP_IMAGE=$PHP_IMAGE" ;;
 	esac
 }
 
@@ -346,6 +400,7 @@ main() {
 	PGBOUNCER_IMAGE="${SWEEP_DEMO_PGBOUNCER_IMAGE:-}"
 	DRIVE_IMAGE="${SWEEP_DEMO_DRIVE_IMAGE:-}"
 	NODE_IMAGE="${SWEEP_EXAMPLE_NODE_IMAGE:-}"
+	PHP_IMAGE="${SWEEP_EXAMPLE_PHP_IMAGE:-}"
 	[ $# -gt 0 ] || set -- app pg pgbouncer drive
 	for name in "$@"; do
 		case "$name" in
@@ -354,7 +409,8 @@ main() {
 		pgbouncer) [ -n "$PGBOUNCER_IMAGE" ] || build_pgbouncer ;;
 		drive) [ -n "$DRIVE_IMAGE" ] || build_drive ;;
 		node) [ -n "$NODE_IMAGE" ] || build_node ;;
-		*) log "unknown image $name, want app, pg, pgbouncer, drive or node" && exit 2 ;;
+		php) [ -n "$PHP_IMAGE" ] || build_php ;;
+		*) log "unknown image $name, want app, pg, pgbouncer, drive, node or php" && exit 2 ;;
 		esac
 		lines+="$(env_line "$name")"$'\n'
 	done
