@@ -9,12 +9,11 @@
 package swarmfixture
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io/fs"
-	"os"
 	"path/filepath"
+
+	"github.com/sweep-tool/sweep/internal/fixturestate"
 )
 
 // DefaultDir is where fixture.sh keeps its state unless SWEEP_SWARM_DIR
@@ -64,28 +63,16 @@ type Node struct {
 }
 
 // Dir returns the state directory: SWEEP_SWARM_DIR, or DefaultDir.
-func Dir() string {
-	if d := os.Getenv("SWEEP_SWARM_DIR"); d != "" {
-		return d
-	}
-	return DefaultDir
-}
+func Dir() string { return fixturestate.Dir("SWEEP_SWARM_DIR", DefaultDir) }
 
 // Load reads the state file in dir. It returns an error wrapping ErrNotUp
 // when there is none, and an error when the file does not describe a
 // usable swarm.
 func Load(dir string) (State, error) {
 	path := filepath.Join(dir, StateFile)
-	data, err := os.ReadFile(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return State{}, fmt.Errorf("%w: no %s", ErrNotUp, path)
-	}
-	if err != nil {
-		return State{}, err
-	}
 	var s State
-	if err := json.Unmarshal(data, &s); err != nil {
-		return State{}, fmt.Errorf("read %s: %w", path, err)
+	if err := fixturestate.Read(path, ErrNotUp, &s); err != nil {
+		return State{}, err
 	}
 	if err := s.check(); err != nil {
 		return State{}, fmt.Errorf("read %s: %w", path, err)
