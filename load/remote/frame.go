@@ -8,6 +8,9 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
+
+	"github.com/sweep-tool/sweep/results"
 )
 
 // FramePrefix starts every line of the protocol; the version is in it, so
@@ -150,4 +153,77 @@ func (f frame) decode(v any) error {
 // errorDoc is the document of an error frame.
 type errorDoc struct {
 	Error string `json:"error"`
+}
+
+// Output is what a far end printed, read through the frame parser: its
+// result or error frame (Found), or nothing before the output ended (Err
+// says why when reading failed), and the last lines that were not frames.
+type Output struct {
+	Result *Result
+	// FarError is an error frame's message.
+	FarError string
+	Found    bool
+	Err      error
+	Tail     []string
+}
+
+// ReadOutput reads a far end's output (a container's log as text) until
+// its last frame, handing every interval frame to onInterval (nil: they
+// are dropped). Wherever the output comes from (a swarm service's logs,
+// a Kubernetes pod's), this is how it is read.
+func ReadOutput(r io.Reader, onInterval func(results.Interval)) Output {
+	var ps parser
+	var o Output
+	err := ps.scan(r, func(f frame) error {
+		switch f.kind {
+		case kindInterval:
+			var iv results.Interval
+			if err := f.decode(&iv); err != nil {
+				return err
+			}
+			if onInterval != nil {
+				onInterval(iv)
+			}
+			return nil
+		case kindResult:
+			o.Result = new(Result)
+			o.Found = true
+			if err := f.decode(o.Result); err != nil {
+				return err
+			}
+		case kindError:
+			var e errorDoc
+			o.Found = true
+			if err := f.decode(&e); err != nil {
+				return err
+			}
+			o.FarError = e.Error
+		default:
+			return nil
+		}
+		return io.EOF // the last frame: stop reading
+	})
+	if err == io.EOF {
+		err = nil
+	}
+	o.Err, o.Tail = err, ps.tail
+	return o
+}
+
+// Measurement is the phase's record from a found last frame: the far
+// end's measurement with the node it ran on and the drive process's own
+// CPU and wall time; an error frame, or a result that carries the
+// driver's error, is ErrFarEnd naming where (e.g. "service sweep-x").
+func (o Output) Measurement(where string, node *results.NodeInfo) (results.Measurement, error) {
+	if o.Result == nil {
+		return results.Measurement{}, fmt.Errorf("%w on %s: %s", ErrFarEnd, where, o.FarError)
+	}
+	m := o.Result.Measurement
+	m.LoadNode = node
+	m.DriverCPU = time.Duration(o.Result.CPUSeconds * float64(time.Second))
+	m.DriverWall = time.Duration(o.Result.WallSeconds * float64(time.Second))
+	if o.Result.Error != "" {
+		return m, fmt.Errorf("%w on %s: %s", ErrFarEnd, where, o.Result.Error)
+	}
+	return m, nil
 }

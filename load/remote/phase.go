@@ -29,15 +29,8 @@ type phase struct {
 	followed bool
 }
 
-// outcome is what the log follower found: a result or error frame, or
-// nothing before the stream ended (err says why when it failed).
-type outcome struct {
-	res   *Result
-	far   string // an error frame's message
-	found bool
-	err   error
-	tail  []string
-}
+// outcome is what the log follower found (see Output).
+type outcome Output
 
 func newPhase(d *Driver, id, name string, req sweep.LoadRequest) *phase {
 	return &phase{d: d, id: id, name: name, req: req, outcome: make(chan outcome, 1)}
@@ -71,7 +64,7 @@ func (p *phase) run(ctx context.Context) (results.Measurement, error) {
 			}
 			deadline.Reset(stopGrace + endGrace)
 		case o := <-p.outcome:
-			if o.found {
+			if o.Found {
 				return p.finish(ctx, o)
 			}
 			// the stream ended without a result: the task's state decides
@@ -128,20 +121,20 @@ func (p *phase) afterEnd(ctx context.Context, t swarm.Task) (results.Measurement
 		case <-ctx.Done():
 			return results.Measurement{}, fmt.Errorf("remote load: %w", ctx.Err())
 		case o := <-p.outcome:
-			if o.found {
+			if o.Found {
 				return p.finish(ctx, o)
 			}
 		case <-grace.C:
 		}
 	}
 	o := p.readAll(ctx)
-	if o.found {
+	if o.Found {
 		return p.finish(ctx, o)
 	}
-	if o.err != nil {
-		return results.Measurement{}, fmt.Errorf("read logs of load service %s: %w", p.name, o.err)
+	if o.Err != nil {
+		return results.Measurement{}, fmt.Errorf("read logs of load service %s: %w", p.name, o.Err)
 	}
-	return results.Measurement{}, &TaskError{Service: p.name, State: t.Status.State, Message: taskMessage(t), Tail: o.tail}
+	return results.Measurement{}, &TaskError{Service: p.name, State: t.Status.State, Message: taskMessage(t), Tail: o.Tail}
 }
 
 // taskMessage is the swarm's word on why task t ended.
@@ -162,17 +155,7 @@ func (p *phase) finish(ctx context.Context, o outcome) (results.Measurement, err
 	if p.node == nil {
 		_, _, _ = p.task(ctx) // a node left unknown is no reason to lose the result
 	}
-	if o.res == nil {
-		return results.Measurement{}, fmt.Errorf("%w on service %s: %s", ErrFarEnd, p.name, o.far)
-	}
-	m := o.res.Measurement
-	m.LoadNode = p.node
-	m.DriverCPU = time.Duration(o.res.CPUSeconds * float64(time.Second))
-	m.DriverWall = time.Duration(o.res.WallSeconds * float64(time.Second))
-	if o.res.Error != "" {
-		return m, fmt.Errorf("%w on service %s: %s", ErrFarEnd, p.name, o.res.Error)
-	}
-	return m, nil
+	return Output(o).Measurement("service "+p.name, p.node)
 }
 
 // follow reads the service's logs as they come, hands interval frames to
@@ -192,49 +175,19 @@ func (p *phase) readAll(ctx context.Context) outcome {
 func (p *phase) readLogs(ctx context.Context, follow bool) outcome {
 	rc, err := p.d.eng.ServiceLogs(ctx, p.id, container.LogsOptions{ShowStdout: true, ShowStderr: true, Follow: follow})
 	if err != nil {
-		return outcome{err: err}
+		return outcome{Err: err}
 	}
 	defer rc.Close()
 	pr, pw := io.Pipe()
 	go func() { _, err := stdcopy.StdCopy(pw, pw, rc); pw.CloseWithError(err) }()
 	defer pr.Close()
-	var ps parser
-	var o outcome
-	err = ps.scan(pr, func(f frame) error {
-		switch f.kind {
-		case kindInterval:
-			var iv results.Interval
-			if err := f.decode(&iv); err != nil {
-				return err
-			}
-			if follow && p.req.Interval != nil {
-				p.req.Interval(iv)
-			}
-			return nil
-		case kindResult:
-			o.res = new(Result)
-			o.found = true
-			if err := f.decode(o.res); err != nil {
-				return err
-			}
-		case kindError:
-			var e errorDoc
-			o.found = true
-			if err := f.decode(&e); err != nil {
-				return err
-			}
-			o.far = e.Error
-		default:
-			return nil
-		}
-		return io.EOF // the last frame: stop reading
-	})
-	if err == io.EOF {
-		err = nil
+	var onInterval func(results.Interval)
+	if follow {
+		onInterval = p.req.Interval
 	}
-	if ctx.Err() != nil && !o.found {
-		err = ctx.Err()
+	o := ReadOutput(pr, onInterval)
+	if ctx.Err() != nil && !o.Found {
+		o.Err = ctx.Err()
 	}
-	o.err, o.tail = err, ps.tail
-	return o
+	return outcome(o)
 }
