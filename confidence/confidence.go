@@ -137,3 +137,49 @@ func Shift(ys []float64) (at int, diff, sd float64, significant bool) {
 	crit := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: float64(n - 2)}.Quantile(1 - 0.025/float64(n-3))
 	return at, diff, sd, bestT > crit
 }
+
+// LengthNoise is the relative noise (a coefficient of variation) of a
+// figure measured over a window of some length: cv(L)² = White²·(1 s/L) +
+// Floor². White is the noise that averages out (the spread of 1 s
+// windows if the seconds were independent), Floor the part that does
+// not, whatever the length (drift, a level that wanders).
+type LengthNoise struct {
+	White float64 `json:"white"`
+	Floor float64 `json:"floor"`
+}
+
+// At is the noise of a window of seconds s.
+func (n LengthNoise) At(s float64) float64 {
+	return math.Sqrt(n.White*n.White/s + n.Floor*n.Floor)
+}
+
+// FitLengthNoise fits a LengthNoise to noises measured at window lengths
+// (seconds), each weighted (e.g. by the windows it came from): weighted
+// least squares of cv² against 1/L, with neither part below zero (a
+// negative one is set to zero and the other fitted alone). False with
+// fewer than two lengths, or no weight above zero.
+func FitLengthNoise(lengths, cvs, weights []float64) (LengthNoise, bool) {
+	var sw, sx, sy, sxx, sxy float64
+	distinct := map[float64]bool{}
+	for i, l := range lengths {
+		w := weights[i]
+		if w <= 0 || l <= 0 {
+			continue
+		}
+		distinct[l] = true
+		x, y := 1/l, cvs[i]*cvs[i]
+		sw, sx, sy, sxx, sxy = sw+w, sx+w*x, sy+w*y, sxx+w*x*x, sxy+w*x*y
+	}
+	if len(distinct) < 2 {
+		return LengthNoise{}, false
+	}
+	slope := (sw*sxy - sx*sy) / (sw*sxx - sx*sx)
+	icept := (sy - slope*sx) / sw
+	switch {
+	case slope < 0: // no part falls with length: all floor
+		slope, icept = 0, sy/sw
+	case icept < 0: // all white: through the origin
+		slope, icept = sxy/sxx, 0
+	}
+	return LengthNoise{White: math.Sqrt(slope), Floor: math.Sqrt(icept)}, true
+}

@@ -127,3 +127,36 @@ func TestShift(t *testing.T) {
 		})
 	}
 }
+
+// TestFitLengthNoise: noises that fall as 1/√L fit as white noise alone,
+// flat ones as a floor alone, and a mix gives back both parts.
+func TestFitLengthNoise(t *testing.T) {
+	t.Parallel()
+	lengths := []float64{1, 2, 4, 8, 16}
+	weights := []float64{16, 8, 4, 2, 1}
+	for _, tc := range []struct {
+		name         string
+		white, floor float64
+	}{{"white", 0.2, 0}, {"floor", 0, 0.05}, {"both", 0.1, 0.03}} {
+		cvs := make([]float64, len(lengths))
+		for i, l := range lengths {
+			cvs[i] = math.Sqrt(tc.white*tc.white/l + tc.floor*tc.floor)
+		}
+		n, ok := FitLengthNoise(lengths, cvs, weights)
+		if !ok || math.Abs(n.White-tc.white) > 1e-9 || math.Abs(n.Floor-tc.floor) > 1e-9 {
+			t.Errorf("%s: fit %+v, %v; want white %v, floor %v", tc.name, n, ok, tc.white, tc.floor)
+		}
+		if got, want := n.At(100), math.Sqrt(tc.white*tc.white/100+tc.floor*tc.floor); math.Abs(got-want) > 1e-9 {
+			t.Errorf("%s: at 100 s %v, want %v", tc.name, got, want)
+		}
+	}
+	// Noise that grows with length (a level that wanders) is all floor,
+	// at the weighted mean of the squares; one length fits nothing.
+	n, ok := FitLengthNoise([]float64{1, 10}, []float64{0.1, 0.2}, []float64{1, 1})
+	if !ok || n.White != 0 || math.Abs(n.Floor-math.Sqrt((0.01+0.04)/2)) > 1e-12 {
+		t.Errorf("rising noise: %+v, %v", n, ok)
+	}
+	if _, ok := FitLengthNoise([]float64{5, 5}, []float64{0.1, 0.1}, []float64{1, 1}); ok {
+		t.Error("one length fitted a curve")
+	}
+}

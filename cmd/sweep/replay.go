@@ -33,12 +33,38 @@ func newReplayCmd(stdout io.Writer) *cobra.Command {
 	cmd.Flags().StringVar(&strategy, "strategy", "halving", "the strategy to replay (halving)")
 	cmd.Flags().IntVar(&opts.Seeds, "seeds", 0, "noisy replays to run (0: one replay of the run's own figures)")
 	cmd.Flags().Uint64Var(&opts.Seed, "seed", 1, "first seed of the noisy replays")
-	cmd.Flags().Var(sweep.Share{Field: "noise_cv", V: &opts.NoiseCV}, "noise",
-		"noise of the short rounds as a CV, e.g. 5% or 0.05 (default, or 0: measured from the run's repetitions and samples)")
+	cmd.Flags().Var(noiseFlag{&opts}, "noise",
+		"noise as a CV at a stated length, e.g. 5%@30s: scaled to each round's length as white noise (×√(30s/length)), finals too;\n"+
+			"without a length (5% or 0.05) the noise of every screening round whatever its length, finals unperturbed\n"+
+			"(default, or 0: measured from the run at each round's length: its per-second samples' windows and repetitions)")
 	cmd.Flags().DurationVar(&opts.AssumedSteady, "steady", 0, "finals' measured phase for cells without samples.csv (default: the run's duration)")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print one JSON document (fraction, agreement, rounds, picks)")
 	return cmd
 }
+
+// noiseFlag is --noise: a share, optionally at a length (replay.ParseNoise).
+type noiseFlag struct{ o *replay.Options }
+
+func (f noiseFlag) String() string {
+	if f.o == nil || f.o.NoiseCV == 0 {
+		return "0"
+	}
+	if f.o.NoiseAt == 0 {
+		return sweep.FormatShare(f.o.NoiseCV)
+	}
+	return sweep.FormatShare(f.o.NoiseCV) + "@" + f.o.NoiseAt.String()
+}
+
+func (f noiseFlag) Set(text string) error {
+	cv, at, err := replay.ParseNoise(text)
+	if err != nil {
+		return err
+	}
+	f.o.NoiseCV, f.o.NoiseAt = cv, at
+	return nil
+}
+
+func (noiseFlag) Type() string { return "share[@length]" }
 
 func replayRun(w io.Writer, dir string, opts replay.Options, asJSON bool) error {
 	run, err := results.LoadRun(dir)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -29,6 +30,35 @@ func TestReplayJSON(t *testing.T) {
 	}
 	if doc.Fraction == nil || *doc.Fraction <= 0 || doc.Replays != 10 || len(doc.Agreement) != 3 {
 		t.Errorf("document %s", out)
+	}
+}
+
+// TestReplayNoiseAtALength: --noise 10%@20s is each round's noise scaled
+// from 20 s to the round's length, named as assumed, in JSON and text.
+func TestReplayNoiseAtALength(t *testing.T) {
+	t.Parallel()
+	code, out, errOut := runCLI(t, "replay", sharedHostRun, "--seeds", "5", "--noise", "10%@20s", "--json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var doc struct {
+		Noise []struct {
+			LengthS  float64 `json:"length_s"`
+			RPS      float64 `json:"rps_cv"`
+			Measured bool    `json:"measured"`
+		} `json:"noise"`
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatalf("not one JSON document: %v\n%s", err, out)
+	}
+	// The run's 90 s cells give a 5 s screen and 30 s finals.
+	if len(doc.Noise) != 2 || doc.Noise[0].LengthS != 5 || doc.Noise[1].LengthS != 30 || doc.Noise[0].Measured ||
+		math.Abs(doc.Noise[0].RPS-0.2) > 1e-9 || math.Abs(doc.Noise[1].RPS-0.1*math.Sqrt(20.0/30)) > 1e-9 {
+		t.Errorf("noise %+v, want 20 %% at 5 s and 8.2 %% at 30 s, assumed", doc.Noise)
+	}
+	code, out, errOut = runCLI(t, "replay", sharedHostRun, "--seeds", "5", "--noise", "10%@20s")
+	if want := "Round 1 noise at 5 s: RPS 20.0 %, p99 20.0 % (assumed: 10.0 % given at 20 s"; code != 0 || !strings.Contains(out, want) {
+		t.Errorf("exit %d, %s: output lacks %q:\n%s", code, errOut, want, out)
 	}
 }
 
@@ -64,6 +94,8 @@ func TestReplayBadInput(t *testing.T) {
 		{"grid", []string{"replay", sharedHostRun, "--strategy", "grid"}, "--strategy"},
 		{"noise not a number", []string{"replay", sharedHostRun, "--noise", "lots"}, "--noise"},
 		{"noise 100 %", []string{"replay", sharedHostRun, "--noise", "100%"}, "--noise"},
+		{"noise at no length", []string{"replay", sharedHostRun, "--noise", "5%@0s"}, "--noise"},
+		{"noise at a bad length", []string{"replay", sharedHostRun, "--noise", "5%@soon"}, "--noise"},
 		{"no noise to measure", []string{"replay", study, "--seeds", "5"}, "--noise"},
 		{"not a run", []string{"replay", t.TempDir()}, "not a run directory"},
 	} {

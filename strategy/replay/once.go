@@ -19,6 +19,8 @@ type replayer struct {
 	// an ok cell).
 	grid  map[string][]report.Profile
 	opts  Options
+	model *model
+	// noise is each round's at its length.
 	noise []Noise
 	// finalS caches each cell's steady-state phase length.
 	finalS map[string]float64
@@ -62,6 +64,7 @@ func (rp *replayer) once(rng *rand.Rand) (outcome, error) {
 	final := rounds[len(rounds)-1]
 	t := 0.0
 	var ids []string
+	reps := map[string][]results.Rep{}
 	for _, c := range cand {
 		s, own := rp.finalLength(c, final)
 		if own {
@@ -71,10 +74,11 @@ func (rp *replayer) once(rng *rand.Rand) (outcome, error) {
 		}
 		t += c.overheadS + final.Warmup.Seconds() + s
 		ids = append(ids, c.info.ID)
+		reps[c.info.ID] = rp.finalReps(rng, c, s)
 	}
 	o.rounds = append(o.rounds, RoundOutcome{Round: len(rounds), Measured: len(cand), Kept: ids, TimeS: t})
 	o.timeS += t
-	picks, err := rp.compare(cand, first)
+	picks, err := rp.compare(reps, first)
 	o.picks = picks
 	return o, err
 }
@@ -88,6 +92,22 @@ func (rp *replayer) screenCost(c *cell, r halving.Round) float64 {
 		return min(cost, c.gridS)
 	}
 	return cost
+}
+
+// finalReps are a finalist's repetitions as its final of s seconds would
+// measure them: the grid's figures, each perturbed by the noise of that
+// length (none when the noise given has no length).
+func (rp *replayer) finalReps(rng *rand.Rand, c *cell, s float64) []results.Rep {
+	cvR, cvP := rp.model.finals(s)
+	reps := slices.Clone(c.rc.Reps)
+	if cvR == 0 && cvP == 0 {
+		return reps
+	}
+	for i := range reps {
+		reps[i].RPS = perturb(rng, reps[i].RPS, cvR)
+		reps[i].LatencyMS.P99 = perturb(rng, reps[i].LatencyMS.P99, cvP)
+	}
+	return reps
 }
 
 // finalLength is a finalist's measured phase under the steady-state rule.
@@ -109,17 +129,15 @@ func (rp *replayer) assumed(final halving.Round) time.Duration {
 }
 
 // compare builds the finalists' report per slice as the halving run's own
-// report would be: the finalists at the grid's figures, every cell's
+// report would be: the finalists at their finals' figures (reps, by cell
+// id), every cell's
 // first-round measurement as its screening record (which normalises the
 // balanced score, report.NormRound), and compares each profile's pick
 // with the grid's.
-func (rp *replayer) compare(finalists []*cell, first []halving.Measurement) ([]Pick, error) {
+func (rp *replayer) compare(reps map[string][]results.Rep, first []halving.Measurement) ([]Pick, error) {
 	run := &results.Run{RunID: "finals", Strategy: report.StrategyHalving}
 	for _, c := range rp.cells {
-		rc := results.RunCell{CellInfo: c.info}
-		if slices.Contains(finalists, c) {
-			rc.Reps = c.rc.Reps
-		}
+		rc := results.RunCell{CellInfo: c.info, Reps: reps[c.info.ID]}
 		for _, m := range first {
 			if m.Cell.ID == c.info.ID {
 				rc.Screens = append(rc.Screens, results.Screen{Round: m.Round, Record: m.Record()})

@@ -59,8 +59,16 @@ func writeNoise(b *strings.Builder, res *Result) {
 		b.WriteString("Screening rounds saw the grid's own figures (no noise; give seeds for noisy replays).\n")
 		return
 	}
-	for _, n := range res.Noise {
-		fmt.Fprintf(b, "Round %d noise: RPS %.1f %%, p99 %.1f %% (%s).\n", n.Round, 100*n.RPS, 100*n.P99, n.Source)
+	for i, n := range res.Noise {
+		final := i == len(res.Noise)-1
+		what := fmt.Sprintf("Round %d noise at %g s", n.Round, n.LengthS)
+		if final {
+			what = fmt.Sprintf("Round %d (finals) noise at %g s", n.Round, n.LengthS)
+		}
+		fmt.Fprintf(b, "%s: RPS %.1f %%, p99 %.1f %% (%s).\n", what, 100*n.RPS, 100*n.P99, n.Source)
+		if final && (n.RPS > 0 || n.P99 > 0) {
+			b.WriteString("  each finalist is perturbed at the noise of its own final's length.\n")
+		}
 	}
 }
 

@@ -12,9 +12,16 @@
 // repetition of every cell, as measured.
 //
 // Values: a screening round sees the grid's figures of each cell,
-// perturbed by the round's noise (none in a single replay without
-// Options.Seeds); the finalists are taken at the grid's own figures, since
-// they are measured to the steady-state precision. Each screening value
+// perturbed by the noise of the round's length (none in a single replay
+// without Options.Seeds), and each finalist the grid's figures perturbed
+// by the noise of its own final's length: a shorter measurement is a
+// noisier one, and a replay that saw one noise for every length could
+// not tell what measuring briefly costs. The noise at each length is
+// measured from the run (the spread of windows of that length within
+// its cells' per-second samples, and of repeated cells), or given
+// (Options.NoiseCV, at Options.NoiseAt, scaled to other lengths as white
+// noise; without a length, as before, the screens' noise whatever their
+// length and none for the finalists). Each screening value
 // carries the round's noise as its relative standard error
 // (halving.Measurement.Noise), so the round judges its ties with the band
 // a live round measuring that noise would use (halving.Band). The
@@ -54,9 +61,13 @@ type Options struct {
 	// Seed + i), so results repeat.
 	Seeds int
 	Seed  uint64
-	// NoiseCV, when above zero, is the relative noise of every screening
-	// round's RPS and p99; zero measures it from the run.
+	// NoiseCV, when above zero, is the relative noise of RPS and p99 of
+	// a figure measured for NoiseAt, scaled to each round's length as
+	// white noise (by √(NoiseAt/length)); without NoiseAt, of every
+	// screening round whatever its length, the finalists unperturbed.
+	// Zero measures the noise at each length from the run.
 	NoiseCV float64
+	NoiseAt time.Duration
 	// AssumedSteady is the finals' measured phase for cells without a
 	// per-second series; zero means the final round's full duration.
 	AssumedSteady time.Duration
@@ -144,7 +155,7 @@ func Replay(run *results.Run, opts Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	rp := &replayer{cells: cells, grid: grid, opts: opts, noise: noise, finalS: map[string]float64{}}
+	rp := &replayer{cells: cells, grid: grid, opts: opts, model: noise, noise: noise.rounds(plan), finalS: map[string]float64{}}
 	res := rp.result(run.RunID, notes)
 	if res.GridS <= 0 {
 		return nil, sweep.BadInput("report", "run %s: its records carry no phase times to price a strategy by", run.RunID)
@@ -193,6 +204,8 @@ func (o Options) resolve() (Options, error) {
 		return o, sweep.BadInput("seeds", "%d replays asked for", o.Seeds)
 	case o.NoiseCV < 0 || o.NoiseCV >= 1:
 		return o, sweep.BadInput("noise_cv", "%v is outside 0 up to below 1", o.NoiseCV)
+	case o.NoiseAt != 0 && (o.NoiseAt < time.Second || o.NoiseCV == 0):
+		return o, sweep.BadInput("noise_cv", "a noise stated at %s needs a CV above 0 and a length of 1s or more", o.NoiseAt)
 	case o.Precision < 0 || o.Precision >= 1:
 		return o, sweep.BadInput("precision", "%v is outside 0 up to below 1", o.Precision)
 	}
@@ -200,14 +213,14 @@ func (o Options) resolve() (Options, error) {
 }
 
 // noise is the given noise, or the run's own when noisy replays need it.
-func (o Options) noise(cells []*cell) ([]Noise, error) {
+func (o Options) noise(cells []*cell) (*model, error) {
 	if o.NoiseCV > 0 {
-		return givenNoise(o.NoiseCV, o.Plan), nil
+		return givenModel(o.NoiseCV, o.NoiseAt), nil
 	}
 	if o.Seeds == 0 {
-		return givenNoise(0, o.Plan), nil
+		return givenModel(0, 0), nil
 	}
-	measured, ok := measuredNoise(cells, o.Plan)
+	measured, ok := measuredModel(cells)
 	if !ok {
 		return nil, ErrNoNoise
 	}

@@ -85,7 +85,7 @@ func TestSharedHostRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	n := res.Noise[0]
-	if !strings.Contains(n.Source, "2 cells' repetitions, 2 cells' 5 s windows") || n.RPS < 0.3 || n.P99 < 0.2 {
+	if !strings.Contains(n.Source, "measured: 2 cells' 5 s windows, 2 cells' repetitions") || n.RPS < 0.3 || n.P99 < 0.2 {
 		t.Errorf("noise %+v: the repetitions differ by a factor of two", n)
 	}
 	if res.SteadyFromSamples == 0 || res.SteadyAssumed != 0 {
@@ -158,7 +158,8 @@ func TestWriteTextOfNoisyReplays(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, want := range []string{"Round 1: 80 cells × (5 s warm-up + 5 s) = 1120 s.", "until steady, 60–100 s",
-		"over 5 replays", "Round 1 noise: RPS 5.0 %, p99 5.0 % (given)", "band)", "latency", "web 1× pool"} {
+		"over 5 replays", "Round 1 noise at 5 s: RPS 5.0 %, p99 5.0 % (assumed: 5.0 % given for every screening round whatever its length; no length stated",
+		"Round 2 (finals) noise at 100 s: RPS 0.0 %, p99 0.0 % (none: the finalists at the grid's own figures", "band)", "latency", "web 1× pool"} {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("text lacks %q:\n%s", want, b.String())
 		}
