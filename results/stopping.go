@@ -21,6 +21,11 @@ type Stopping struct {
 	// SteadyReason says why the phase was not steady at its end, or
 	// "steady".
 	SteadyReason string `json:"steady_reason"`
+	// Rivals is how many cells the phase was ranked against (a halving
+	// run's other finalists at its CPU limit); Apart says it stopped early
+	// because its intervals were apart from all of theirs.
+	Rivals int  `json:"rivals,omitempty"`
+	Apart  bool `json:"apart,omitempty"`
 	// WarmupUsedS is the warm-up that ran, in seconds; WarmupSettled says
 	// it ended because throughput had settled rather than at WarmupMaxS.
 	WarmupMaxS    float64 `json:"warmup_max_s"`

@@ -11,6 +11,7 @@ import (
 
 	"github.com/sweep-tool/sweep/results"
 	"github.com/sweep-tool/sweep/sweep/pressure"
+	"github.com/sweep-tool/sweep/sweep/steady"
 )
 
 // Runner takes every cell of a plan through its lifecycle: apply the
@@ -61,6 +62,12 @@ type Runner struct {
 	// Jobs, when set, replaces the spec's schedule (sweep rerun runs one
 	// cell as a new repetition this way).
 	Jobs []Job
+	// Rivals, when set, names the cells a job's measured phase is ranked
+	// against, asked as the phase starts (so it sees every record written
+	// before): with any, the phase also stops once its intervals are apart
+	// from all of theirs (steady.Config.Rivals), never before the job's
+	// minimum; a strategy's finals set it (strategy/halving).
+	Rivals func(Job) []steady.Rival
 	// RetryFailed runs failed cells of an earlier run again.
 	RetryFailed bool
 	// Progress, when set, is told about each job.
@@ -356,8 +363,13 @@ func (r *Runner) delivered(rec *results.Record) error {
 func (r *Runner) load(ctx context.Context, job Job, dir string, rec *results.Record, starts *phaseStarts) error {
 	f := r.fidelity(job)
 	rec.Round = f.Round
-	if f.Precision > 0 {
+	var rivals []steady.Rival
+	if r.Rivals != nil {
+		rivals = r.Rivals(job)
+	}
+	if f.Precision > 0 || len(rivals) > 0 {
 		rec.Stopping = stoppingOf(f)
+		rec.Stopping.Rivals = len(rivals)
 	}
 	req := LoadRequest{BaseURL: r.Spec.URL, Load: rec.Load, Dir: dir}
 	if f.Warmup > 0 {
@@ -370,8 +382,10 @@ func (r *Runner) load(ctx context.Context, job Job, dir string, rec *results.Rec
 	var intervals []results.Interval
 	req.Interval = r.observe(job, &intervals)
 	var stop *steadyStop
-	if f.Precision > 0 {
-		stop = stopWhenSteady(&req, f.rule())
+	if rec.Stopping != nil {
+		cfg := f.rule()
+		cfg.Rivals = rivals
+		stop = stopWhenSteady(&req, cfg)
 	}
 	if r.Monitor != nil {
 		r.reportSamples(job)

@@ -97,6 +97,7 @@ func (s *steadyStop) outcome(st *results.Stopping) {
 	defer s.mu.Unlock()
 	d := s.decision
 	st.StoppedEarly, st.SteadyAfterS, st.SteadyReason = d.StoppedEarly, d.SteadyAfterS, d.Reason
+	st.Apart = d.StoppedEarly && d.Apart
 	if !math.IsNaN(d.Precision) && d.Batches > 0 {
 		p := math.Round(d.Precision*1e5) / 1e5
 		st.PrecisionReached = &p

@@ -51,10 +51,11 @@ func Describe(spec sweep.Spec, p Plan) []string {
 			i+1, r.Warmup, r.Duration, topText(r.Keep, pairs), sweep.Round(t.PerRound[i])))
 	}
 	f := finalFidelity(spec, p.Rounds[n-1], n)
-	stop := "fixed length"
+	stop := "each until its intervals are apart from every other finalist's at its CPU limit"
 	if f.Precision > 0 {
-		stop = fmt.Sprintf("stopped once steady within ±%g %%, never before %s", 100*f.Precision, f.MinDuration)
+		stop += fmt.Sprintf(" or it is steady within ±%g %%", 100*f.Precision)
 	}
+	stop += fmt.Sprintf(", never before %s", f.MinDuration)
 	lines = append(lines, fmt.Sprintf("  round %d (finals): the survivors × %d repetitions, warm-up ≤ %s + measure ≤ %s, %s (≤ %s)",
 		n, max(spec.Repeat, 1), f.Warmup, f.Duration, stop, sweep.Round(t.PerRound[n-1])))
 	return lines

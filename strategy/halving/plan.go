@@ -35,7 +35,6 @@ const (
 	screenShare     = 20              // a screen measures D/20, within [2 s, 5 s]
 	finalWarmup     = 10 * time.Second
 	finalMinimum    = 60 * time.Second
-	finalShare      = 3 // the finals last at most D/3
 	shortestScreenS = 2 * time.Second
 	// screenKeep keeps, before ties, only each profile's best pair (a
 	// fraction so small that ⌈Keep·pairs⌉ is 1 below 100 pairs): the
@@ -62,20 +61,22 @@ const (
 // the round cannot separate, however many that is.
 //
 // Round 2, the finals, measures the survivors after a warm-up of at most
-// min(w, 10 s) for at most d/3 (to the second, never less than the
-// screen), stopped once steady (sweep/steady) between min(d/3, 60 s) and
-// d/3 when the spec sets a precision. The finals rank only pairs within
-// noise of each other, each measured again: a third of the grid's length
-// is enough for that at the study's scale (60 s finals, the rule's
-// minimum there, took 15 % of the grid's time with at least 199 of 200
-// replays agreeing per profile at 5 % noise; full-length finals cost 23–47 % in issue 13's
-// model), and on the bench's 45 s grid it is what leaves room for four to
-// six finals within 35 % of the grid's time.
+// min(w, 10 s) for at most d, the grid's own length: a final goes on until
+// its 95 % intervals of RPS and p99 are apart from those of every other
+// finalist at its CPU limit (Run's Runner.Rivals: the pairs it is ranked
+// against), never before min(d, 60 s) or the spec's --min-duration, or,
+// when the spec sets a precision, until it is steady as a grid cell
+// would be. Finals once lasted d/3: on a quiet host a 45 s grid's finals
+// of 15 s differed from the same cells' grid figures by −49 % to +29 %,
+// and halving's picks left the grid's sets (issue 26). The finalists are
+// the pairs a screen could not tell apart, so measuring them less than
+// the grid would is where halving would lose its answer; what it saves
+// must come from the cells it screens out.
 //
 // No phase is longer than the grid's own.
 func DefaultPlan(w, d time.Duration) Plan {
 	screen := min(d, max(shortestScreenS, min(screenLongest, (d/screenShare).Round(time.Second))))
-	final := max(screen, (d / finalShare).Round(time.Second))
+	final := max(screen, d)
 	return Plan{Rounds: []Round{
 		{Warmup: min(w, screen), Duration: screen, Keep: screenKeep},
 		{Warmup: min(w, finalWarmup), Duration: final, MinDuration: min(final, finalMinimum)},

@@ -19,13 +19,13 @@ func TestDefaultPlan(t *testing.T) {
 	}{
 		{"the study's grid", 30 * s, 5 * time.Minute, []Round{
 			{Warmup: 5 * s, Duration: 5 * s, Keep: screenKeep},
-			{Warmup: 10 * s, Duration: 100 * s, MinDuration: 60 * s}}},
+			{Warmup: 10 * s, Duration: 300 * s, MinDuration: 60 * s}}},
 		{"the bench's grid", 5 * s, 45 * s, []Round{
 			{Warmup: 2 * s, Duration: 2 * s, Keep: screenKeep},
-			{Warmup: 5 * s, Duration: 15 * s, MinDuration: 15 * s}}},
+			{Warmup: 5 * s, Duration: 45 * s, MinDuration: 45 * s}}},
 		{"a short grid", 3 * s, 20 * s, []Round{
 			{Warmup: 2 * s, Duration: 2 * s, Keep: screenKeep},
-			{Warmup: 3 * s, Duration: 7 * s, MinDuration: 7 * s}}},
+			{Warmup: 3 * s, Duration: 20 * s, MinDuration: 20 * s}}},
 		{"a grid shorter than a screen", 3 * s, 2 * s, []Round{
 			{Warmup: 2 * s, Duration: 2 * s, Keep: screenKeep},
 			{Warmup: 3 * s, Duration: 2 * s, MinDuration: 2 * s}}},
@@ -68,13 +68,13 @@ func TestPlanValidate(t *testing.T) {
 
 // TestWorstTimes prices the study's grid: 80 cells of 4 s overhead, 30 s
 // warm-up and 5 min measure, against the default plan with every cell
-// surviving and every final running to its longest, a third of 5 min.
+// surviving and every final running to its longest, the grid's 5 min.
 func TestWorstTimes(t *testing.T) {
 	t.Parallel()
 	p := DefaultPlan(30*s, 5*time.Minute)
 	got := WorstTimes(80, 1, 4*s, 30*s, 5*time.Minute, p)
-	want := Times{Grid: 80 * 334 * s, Halving: 80 * (14 + 114) * s,
-		PerRound: []time.Duration{80 * 14 * s, 80 * 114 * s}}
+	want := Times{Grid: 80 * 334 * s, Halving: 80 * (14 + 314) * s,
+		PerRound: []time.Duration{80 * 14 * s, 80 * 314 * s}}
 	if got.Grid != want.Grid || got.Halving != want.Halving || len(got.PerRound) != 2 {
 		t.Fatalf("got %+v, want %+v", got, want)
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/sweep-tool/sweep/report"
 	"github.com/sweep-tool/sweep/results"
 	"github.com/sweep-tool/sweep/sweep"
+	"github.com/sweep-tool/sweep/sweep/steady"
 )
 
 // Run measures r.Spec's cells by successive halving with plan p and
@@ -38,7 +39,8 @@ func Run(ctx context.Context, r *sweep.Runner, p Plan, opts report.Options) (swe
 	cells := r.Spec.Cells()
 	baselines := slices.DeleteFunc(slices.Clone(cells), func(c sweep.Cell) bool { return !c.Baseline })
 	cells = slices.DeleteFunc(cells, func(c sweep.Cell) bool { return c.Baseline })
-	var first []Measurement
+	var first, screened []Measurement
+	var band float64
 	last := len(p.Rounds)
 	for k, round := range p.Rounds[:last-1] {
 		fid := screenFidelity(round, k+1)
@@ -60,6 +62,7 @@ func Run(ctx context.Context, r *sweep.Runner, p Plan, opts report.Options) (swe
 		if first == nil {
 			first = ms
 		}
+		screened, band = ms, sel.Band
 		logf(r, "round %d of %d: %d cells measured, %d kept (noise band %.1f %%)", k+1, last, len(ms), len(sel.Keep), 100*sel.Band)
 		cells = slices.DeleteFunc(cells, func(c sweep.Cell) bool { return !slices.Contains(sel.Keep, c.ID) })
 	}
@@ -71,7 +74,73 @@ func Run(ctx context.Context, r *sweep.Runner, p Plan, opts report.Options) (swe
 		jobs[i].Fidelity = fid
 	}
 	logf(r, "final round %d: %d cells", last, len(cells))
+	finalists := slices.DeleteFunc(slices.Clone(screened), func(m Measurement) bool {
+		return !slices.ContainsFunc(cells, func(c sweep.Cell) bool { return c.ID == m.Cell.ID })
+	})
+	r.Rivals = finalRivals(r.Dir, finalists, band, max(1, r.Spec.Repeat))
+	defer func() { r.Rivals = nil }()
 	return total, runJobs(ctx, r, jobs, &total)
+}
+
+// finalRivals is the finals' Runner.Rivals: Rivals of each job's cell,
+// a rival's final known once a repetition of it finished ok on disk.
+func finalRivals(dir string, finalists []Measurement, band float64, repeat int) func(sweep.Job) []steady.Rival {
+	return func(job sweep.Job) []steady.Rival {
+		return Rivals(job.Cell.ID, finalists, band, func(id string) (steady.Span, steady.Span, bool) {
+			return finalIntervals(dir, id, repeat)
+		})
+	}
+}
+
+// Rivals are the cells the final of cell id is ranked against: the other
+// finalists of its slice at its CPU limit (the pairs the report ranks it
+// with there), each as known when its final starts: its own final's
+// intervals once measured (final: its RPS and p99 spans, false while it
+// has none), else the last screen's figures within that round's band
+// (Around: ± band/2, as the report takes a figure measured once). So a
+// final measures until it can be ranked against every pair it competes
+// with, or to its longest; a baseline cell (never screened) and a lone
+// finalist have no rivals and run by the spec's own rule. The halving run
+// and its replay (strategy/replay) both rank this way.
+func Rivals(id string, finalists []Measurement, band float64, final func(id string) (rps, p99 steady.Span, ok bool)) []steady.Rival {
+	i := slices.IndexFunc(finalists, func(m Measurement) bool { return m.Cell.ID == id })
+	if i < 0 {
+		return nil
+	}
+	self := finalists[i].Cell
+	var out []steady.Rival
+	for _, m := range finalists {
+		if m.Cell.ID == self.ID || m.Cell.Slice() != self.Slice() || m.Cell.CPUs != self.CPUs {
+			continue
+		}
+		rival := steady.Rival{ID: m.Cell.ID, RPS: steady.Around(m.RPS, band/2), P99: steady.Around(m.P99MS, band/2)}
+		if rps, p99, ok := final(m.Cell.ID); ok {
+			rival.RPS, rival.P99 = rps, p99
+		}
+		out = append(out, rival)
+	}
+	return out
+}
+
+// finalIntervals are the intervals of a cell's first repetition (of
+// repeat) that finished ok with a series long enough for them; false when
+// it has none. A record or series it cannot read counts as not measured
+// yet: the report, which reads them too, says what is wrong with them.
+func finalIntervals(dir, id string, repeat int) (rps, p99 steady.Span, ok bool) {
+	for rep := 1; rep <= repeat; rep++ {
+		rec, err := results.ReadRecord(filepath.Join(results.CellDir(dir, id, rep), results.ResultFile))
+		if err != nil || rec.Status != results.StatusOK {
+			continue
+		}
+		series, err := results.ReadIntervals(filepath.Join(results.CellDir(dir, id, rep), results.SamplesFile))
+		if err != nil {
+			continue
+		}
+		if rps, p99, ok = steady.Intervals(series); ok {
+			return rps, p99, true
+		}
+	}
+	return rps, p99, false
 }
 
 // runJobs runs one round's jobs through r, adding what it did to total.

@@ -107,8 +107,8 @@ func finals(t *testing.T, dir string) []string {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if rec.Round != 2 || rec.DurationS != 40 {
-			t.Errorf("%s final: round %d, %g s; want round 2 of 40 s (a third of the grid's 2 min)", c.ID, rec.Round, rec.DurationS)
+		if rec.Round != 2 || rec.DurationS != 120 {
+			t.Errorf("%s final: round %d, %g s; want round 2 of 120 s (the grid's 2 min: no interval to stop on)", c.ID, rec.Round, rec.DurationS)
 		}
 		out = append(out, c.ID)
 	}
@@ -128,8 +128,8 @@ func TestRunScreensEveryCellAndMeasuresWhatCouldWinInFull(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(sum.Records) != 12+len(wantFinals) || d.phases[5*time.Second] != 12 || d.phases[40*time.Second] != len(wantFinals) {
-		t.Fatalf("%d records, phases by length %v; want 12 screened for 5 s and %d finals of 40 s", len(sum.Records), d.phases, len(wantFinals))
+	if len(sum.Records) != 12+len(wantFinals) || d.phases[5*time.Second] != 12 || d.phases[120*time.Second] != len(wantFinals) {
+		t.Fatalf("%d records, phases by length %v; want 12 screened for 5 s and %d finals of 120 s", len(sum.Records), d.phases, len(wantFinals))
 	}
 	for _, c := range r.Spec.Cells() {
 		rec, err := results.ReadRecord(filepath.Join(results.ScreenDir(dir, c.ID, 1), results.ResultFile))
@@ -175,7 +175,7 @@ func TestRunResumesMidRound(t *testing.T) {
 		}
 		screened := max(0, 12-(at-1))
 		finalsLeft := len(wantFinals) - max(0, at-1-12)
-		if d.phases[5*time.Second] != screened || d.phases[40*time.Second] != finalsLeft {
+		if d.phases[5*time.Second] != screened || d.phases[120*time.Second] != finalsLeft {
 			t.Errorf("resumed after phase %d: measured %v; want %d screening and %d final phases", at, d.phases, screened, finalsLeft)
 		}
 		if sum.Skipped != 12-screened+len(wantFinals)-finalsLeft {
@@ -214,7 +214,8 @@ func reportOf(t *testing.T, dir string, spec sweep.Spec) *report.Report {
 
 // TestDescribePricesBothStrategies: 12 cells of 8 s overhead, 10 s
 // warm-up and 2 min measure; halving screens for 5 + 5 s, and its finals
-// at worst run every cell 10 s + 40 s (a third of the grid's 2 min).
+// at worst run every cell 10 s + 2 min (the grid's length): at worst
+// halving costs the screens more than the grid.
 func TestDescribePricesBothStrategies(t *testing.T) {
 	t.Parallel()
 	spec := testSpec()
@@ -222,9 +223,10 @@ func TestDescribePricesBothStrategies(t *testing.T) {
 	lines := Describe(spec, DefaultPlan(spec.Warmup.Std(), spec.Duration.Std()))
 	want := []string{
 		"worst case, grid: 28m6s, every cell in full",
-		"worst case, halving: 15m42s, if every cell survived every round; it ends sooner by what each round screens out",
+		"worst case, halving: 31m42s, if every cell survived every round; it ends sooner by what each round screens out",
 		"  round 1: every remaining cell once, warm-up 5s + measure 5s; keeps per profile its best multiplier pair of 6 and every pair the round's measured noise cannot rule out (≤ 3m36s)",
-		"  round 2 (finals): the survivors × 1 repetitions, warm-up ≤ 10s + measure ≤ 40s, stopped once steady within ±2 %, never before 40s (≤ 11m36s)",
+		"  round 2 (finals): the survivors × 1 repetitions, warm-up ≤ 10s + measure ≤ 2m0s, each until its intervals are apart " +
+			"from every other finalist's at its CPU limit or it is steady within ±2 %, never before 1m0s (≤ 27m36s)",
 	}
 	if !slices.Equal(lines, want) {
 		t.Errorf("got\n%q\nwant\n%q", lines, want)
@@ -247,7 +249,7 @@ func TestRunMeasuresTheBaselineInFull(t *testing.T) {
 			t.Errorf("%s was screened (%v)", id, err)
 		}
 		rec, err := results.ReadRecord(filepath.Join(results.CellDir(dir, id, 1), results.ResultFile))
-		if err != nil || rec.Status != results.StatusOK || rec.DurationS != 40 || !rec.Cell.Baseline {
+		if err != nil || rec.Status != results.StatusOK || rec.DurationS != 120 || !rec.Cell.Baseline {
 			t.Errorf("%s: %+v %v, want a full-length baseline record", id, rec.Cell, err)
 		}
 	}

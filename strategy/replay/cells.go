@@ -1,6 +1,7 @@
 package replay
 
 import (
+	"cmp"
 	"errors"
 	"io/fs"
 	"maps"
@@ -114,6 +115,14 @@ func (c *cell) finalS(cfg steady.Config, assumed time.Duration) (float64, bool) 
 		return min(assumed.Seconds(), cfg.MaxDuration.Seconds()), false
 	}
 	return steady.Scan(c.series, cfg).ElapsedS, true
+}
+
+// upTo is the cell's series up to s seconds into its phase.
+func (c *cell) upTo(s float64) []results.Interval {
+	n, _ := slices.BinarySearchFunc(c.series, s, func(iv results.Interval, t float64) int {
+		return cmp.Compare(iv.T, t+0.05)
+	})
+	return c.series[:n]
 }
 
 func seconds(s float64) time.Duration { return time.Duration(math.Round(s)) * time.Second }

@@ -17,13 +17,13 @@ type replayer struct {
 	cells []*cell
 	// grid holds the grid's profiles per slice (nil for a slice without
 	// an ok cell).
-	grid  map[string][]report.Profile
-	opts  Options
+	grid map[string][]report.Profile
+	opts Options
+	// byID finds a cell by its id.
+	byID  map[string]*cell
 	model *model
 	// noise is each round's at its length.
 	noise []Noise
-	// finalS caches each cell's steady-state phase length.
-	finalS map[string]float64
 }
 
 // outcome is one replay.
@@ -40,7 +40,8 @@ func (rp *replayer) once(rng *rand.Rand) (outcome, error) {
 	var o outcome
 	rounds := rp.opts.Plan.Rounds
 	cand := rp.cells
-	var first []halving.Measurement
+	var first, last []halving.Measurement
+	var band float64
 	for i, round := range rounds[:len(rounds)-1] {
 		ms := make([]halving.Measurement, len(cand))
 		t := 0.0
@@ -57,6 +58,7 @@ func (rp *replayer) once(rng *rand.Rand) (outcome, error) {
 		if first == nil {
 			first = ms
 		}
+		last, band = ms, sel.Band
 		o.rounds = append(o.rounds, RoundOutcome{Round: i + 1, Measured: len(cand), Kept: sel.Keep, TimeS: t, Band: sel.Band})
 		o.timeS += t
 		cand = slices.DeleteFunc(slices.Clone(rp.cells), func(c *cell) bool { return !slices.Contains(sel.Keep, c.info.ID) })
@@ -65,8 +67,20 @@ func (rp *replayer) once(rng *rand.Rand) (outcome, error) {
 	t := 0.0
 	var ids []string
 	reps := map[string][]results.Rep{}
+	finalists := slices.DeleteFunc(slices.Clone(last), func(m halving.Measurement) bool {
+		return !slices.ContainsFunc(cand, func(c *cell) bool { return c.info.ID == m.Cell.ID })
+	})
+	measured := map[string]float64{} // the finals replayed so far: their lengths
 	for _, c := range cand {
-		s, own := rp.finalLength(c, final)
+		rivals := halving.Rivals(c.info.ID, finalists, band, func(id string) (steady.Span, steady.Span, bool) {
+			n, ok := measured[id]
+			if !ok {
+				return steady.Span{}, steady.Span{}, false
+			}
+			return steady.Intervals(rp.byID[id].upTo(n))
+		})
+		s, own := rp.finalLength(c, final, rivals)
+		measured[c.info.ID] = s
 		if own {
 			o.fromSamples++
 		} else {
@@ -110,15 +124,12 @@ func (rp *replayer) finalReps(rng *rand.Rand, c *cell, s float64) []results.Rep 
 	return reps
 }
 
-// finalLength is a finalist's measured phase under the steady-state rule.
-func (rp *replayer) finalLength(c *cell, final halving.Round) (float64, bool) {
-	if s, ok := rp.finalS[c.info.ID]; ok {
-		return s, len(c.series) > 0
-	}
-	cfg := steady.Config{Precision: rp.opts.Precision, MinDuration: final.MinDuration, MaxDuration: final.Duration}
-	s, own := c.finalS(cfg, rp.assumed(final))
-	rp.finalS[c.info.ID] = s
-	return s, own
+// finalLength is a finalist's measured phase as its final would have
+// run it on the cell's own series: until apart from its rivals
+// (halving.Rivals), steady at the replay's precision, or the longest.
+func (rp *replayer) finalLength(c *cell, final halving.Round, rivals []steady.Rival) (float64, bool) {
+	cfg := steady.Config{Precision: rp.opts.Precision, MinDuration: final.MinDuration, MaxDuration: final.Duration, Rivals: rivals}
+	return c.finalS(cfg, rp.assumed(final))
 }
 
 func (rp *replayer) assumed(final halving.Round) time.Duration {

@@ -28,7 +28,7 @@ func WriteText(w io.Writer, res *Result) error {
 		p := res.Plan[i]
 		phase := fmt.Sprintf("%g s", p.DurationS)
 		if p.MinimumS > 0 {
-			phase = fmt.Sprintf("until steady, %g–%g s", p.MinimumS, p.DurationS)
+			phase = fmt.Sprintf("until apart from its rivals or steady, %g–%g s", p.MinimumS, p.DurationS)
 		}
 		fmt.Fprintf(&b, "Round %d: %d cells × (%g s warm-up + %s) = %.0f s.\n", r.Round, r.Measured, p.WarmupS, phase, r.TimeS)
 		if i < len(res.Rounds)-1 {

@@ -155,7 +155,10 @@ func Replay(run *results.Run, opts Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	rp := &replayer{cells: cells, grid: grid, opts: opts, model: noise, noise: noise.rounds(plan), finalS: map[string]float64{}}
+	rp := &replayer{cells: cells, grid: grid, opts: opts, model: noise, noise: noise.rounds(plan), byID: map[string]*cell{}}
+	for _, c := range cells {
+		rp.byID[c.info.ID] = c
+	}
 	res := rp.result(run.RunID, notes)
 	if res.GridS <= 0 {
 		return nil, sweep.BadInput("report", "run %s: its records carry no phase times to price a strategy by", run.RunID)

@@ -43,6 +43,11 @@ type Config struct {
 	MaxDuration time.Duration
 	// WarmupMax is the longest warm-up; 0 means no warm-up.
 	WarmupMax time.Duration
+	// Rivals, when there are any, are the cells the phase is ranked
+	// against: the phase is also steady (Decision.Apart) once its 95 %
+	// intervals of RPS and p99 are apart from every rival's, with the
+	// precision rule on or off.
+	Rivals []Rival
 }
 
 // Decision is the rule's verdict on a measured phase as of its newest
@@ -53,8 +58,10 @@ type Decision struct {
 	Stop         bool
 	StoppedEarly bool
 	// Steady says every condition held at ElapsedS (whatever the duration
-	// bounds say).
+	// bounds say); Apart that the condition was being apart from every
+	// rival (Config.Rivals).
 	Steady   bool
+	Apart    bool
 	ElapsedS float64
 	// SteadyAfterS is the phase length at which it was found steady and
 	// stopped early; 0 when it was not.
@@ -120,12 +127,17 @@ func Scan(series []results.Interval, cfg Config) Decision {
 
 // at assesses the phase as of its newest second alone.
 func at(series []results.Interval, cfg Config) Decision {
-	d := Decision{ElapsedS: elapsed(series), Precision: math.NaN(), Reason: "rule off (precision 0)"}
+	d := Decision{ElapsedS: elapsed(series), Precision: math.NaN(), Reason: ruleOff}
 	if cfg.Precision > 0 {
 		d.assess(series, cfg)
 	}
+	if len(cfg.Rivals) > 0 && !d.Steady {
+		d.apartFrom(series, cfg.Rivals)
+	}
 	return d
 }
+
+const ruleOff = "rule off (precision 0)"
 
 // bound applies the duration bounds: stop early when steady and long
 // enough, stop anyway at the maximum.
