@@ -1,7 +1,7 @@
 // Package halving is the successive-halving strategy of a sweep: measure
 // every cell briefly, keep for the next round what could still win, measure
-// the survivors longer, and measure the finalists in full (stopped at a
-// steady state). Select decides one round's survivors; Plan describes the
+// the survivors longer, and measure the finalists in full (stopped once
+// they can be ranked against each other, or steady). Select decides one round's survivors; Plan describes the
 // rounds and what they cost at worst. It is pure: no I/O, no clock; the
 // runner (or the replay of a finished run) feeds it measurements.
 //
@@ -57,9 +57,11 @@
 // Run drives the rounds through a sweep.Runner: each screening round's
 // jobs carry the round's sweep.Fidelity and Screening, so their records
 // (round k, the duration measured) go to cells/<id>/round<k>; the final
-// round's jobs measure the survivors spec.Repeat times with
-// the spec's precision (sweep/steady) in cells/<id>/r<N>, where the report
-// reads them. Resume mid-round needs nothing stored: Select is a function
+// round's jobs measure the survivors spec.Repeat times in
+// cells/<id>/r<N>, where the report reads them, each up to the grid's
+// duration until its intervals are apart from every other finalist's at
+// its CPU limit (Rivals, through Runner.Rivals) or, with the spec's
+// precision, steady (sweep/steady). Resume mid-round needs nothing stored: Select is a function
 // of a round's records (and of round 1's), so a resumed run recomputes
 // each finished round's selection and measures what is missing. The
 // report of a halving run analyses the final round's cells (the
