@@ -10,7 +10,7 @@ EXAMPLE_ARGS ?=
 # room for a loaded host without letting a hung test run on for long.
 TEST_TIMEOUT ?= 20m
 
-.PHONY: help build test test-compose-v1 unit lint fmt demo demo-images cli-compare bench-driver bench-strategy example-node example-php mutation mutation-survivors mutation-sample swarm-up swarm-down k8s-build k8s-up k8s-down k8s-load k8s-smoke clean
+.PHONY: help build test test-compose-v1 unit lint fmt demo demo-images cli-compare bench-driver bench-strategy example-node example-php example-jvm mutation mutation-survivors mutation-sample swarm-up swarm-down k8s-build k8s-up k8s-down k8s-load k8s-smoke clean
 
 help: ## list the targets
 	@grep -hE '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-16s %s\n", $$1, $$2}'
@@ -98,6 +98,10 @@ example-node: build ## build the Node.js example's images (examples/node/.env) a
 example-php: build ## build the PHP example's images (examples/php/.env) and run a small sweep of it, the pool in PgBouncer (EXAMPLE_ARGS appended)
 	SWEEP_IMAGES_ENV=examples/php/.env bash compose/demo/images.sh pg pgbouncer php
 	./bin/sweep run --config examples/php/sweep.yaml $(EXAMPLE_ARGS)
+
+example-jvm: build ## build the JVM example's images (examples/jvm/.env) and run a small sweep of it, Jetty threads and a HikariCP pool (EXAMPLE_ARGS appended)
+	SWEEP_IMAGES_ENV=examples/jvm/.env bash compose/demo/images.sh pg jvm
+	./bin/sweep run --config examples/jvm/sweep.yaml $(EXAMPLE_ARGS)
 
 clean: ## remove build output and leftovers of crashed runs
 	rm -rf bin

@@ -21,6 +21,13 @@
 #                       php8.2-fpm, php8.2-pgsql and nginx (nginx-light's
 #                       binary), downloaded like node's, busybox, and the
 #                       example's index.php, configs and entrypoint
+#   sweep-example-jvm:<12 hex of sha256 of the rootfs>
+#                       the JVM example (examples/jvm): Debian's OpenJDK 17
+#                       headless JRE, Jetty 9.4, HikariCP, slf4j and the
+#                       PostgreSQL JDBC driver, downloaded like node's,
+#                       busybox, and examples/jvm/App.java compiled by that
+#                       JRE's own javac (its jdk.compiler module), so the
+#                       host needs no JDK
 #   sweep-drive:<12 hex of sha256 of the binary>
 #                       the static sweep binary only, whose hidden `sweep
 #                       drive` runs the built-in load driver as a one-shot
@@ -28,7 +35,7 @@
 #                       demo stack, but moved to the swarm fixture's nodes
 #                       with the demo's images
 #
-# Usage: images.sh [app|pg|pgbouncer|drive|node|php]...
+# Usage: images.sh [app|pg|pgbouncer|drive|node|php|jvm]...
 # (no arguments: the demo's four, app pg pgbouncer drive)
 # Tags follow content, so a run with nothing changed rebuilds nothing; the
 # two rootfs images also carry a label with the hash of their inputs (this
@@ -36,14 +43,16 @@
 # did not change not even the rootfs is assembled again.
 # A caller that already has an image (e.g. postgres:15 from a registry) sets
 # SWEEP_DEMO_PG_IMAGE, SWEEP_DEMO_APP_IMAGE, SWEEP_DEMO_PGBOUNCER_IMAGE or
-# SWEEP_DEMO_DRIVE_IMAGE (SWEEP_EXAMPLE_NODE_IMAGE, SWEEP_EXAMPLE_PHP_IMAGE) and that one is used as
+# SWEEP_DEMO_DRIVE_IMAGE (SWEEP_EXAMPLE_NODE_IMAGE, SWEEP_EXAMPLE_PHP_IMAGE,
+# SWEEP_EXAMPLE_JVM_IMAGE) and that one is used as
 # is. SWEEP_IMAGES_ENV names the .env file written (default
 # compose/demo/.env; the examples' make targets write their own).
 # Needs: bash, docker, go, and Debian's postgresql-15, pgbouncer and
 # busybox-static, which it installs with apt-get when missing (as root; on a
 # host with systemd, installing pgbouncer also enables its service); for
 # node also the shared libraries Debian's libnode108 links (libuv1, libicu72,
-# libc-ares2, libnghttp2-14, libbrotli1, libssl3), installed the same way.
+# libc-ares2, libnghttp2-14, libbrotli1, libssl3), installed the same way;
+# for jvm the ones the JVM links (libstdc++6, libgcc-s1, zlib1g).
 # Prints the chosen images' .env lines on stdout, progress on stderr.
 set -euo pipefail
 
@@ -366,6 +375,71 @@ build_php() {
 		'WORKDIR /app' 'EXPOSE 8080'
 }
 
+# Debian's headless OpenJDK 17 and the jars of the JVM example: Jetty 9.4
+# (libjetty9-java) with the servlet API it implements, HikariCP with
+# slf4j (its logging; slf4j-simple prints to stderr) and the PostgreSQL
+# JDBC driver (which bundles its SCRAM client).
+jvm_debs=(openjdk-17-jre-headless libjetty9-java libservlet-api-java libhikaricp-java libslf4j-java
+	libpostgresql-jdbc-java)
+jvm_home="/usr/lib/jvm/java-17-openjdk-$(dpkg --print-architecture)"
+# the classpath, from /usr/share/java
+jvm_jars=(jetty9-server jetty9-http jetty9-io jetty9-util servlet-api HikariCP slf4j-api slf4j-simple postgresql)
+# the JRE's libraries that link what the image leaves out (fonts, JPEG,
+# sound, colour management, smart cards); a headless service loads none
+jvm_unused_libs=(libfontmanager libjavajpeg libjsound liblcms libj2pcsc)
+# the app user inside the JVM image
+jvm_uid=1000
+
+# relative_links ROOT makes ROOT's absolute symbolic links whose target is
+# in ROOT (the JRE's links to its configuration in /etc) relative, so they
+# resolve within ROOT on this host as well as in the image.
+relative_links() {
+	local r="$1" l t
+	while IFS= read -r -d '' l; do
+		t="$(readlink "$l")"
+		[ -e "$r$t" ] || continue
+		ln -sfn "$(realpath -s --relative-to="$(dirname "$l")" "$r$t")" "$l"
+	done < <(find "$r" -type l -lname '/*' -print0)
+}
+
+# assemble_jvm_rootfs ROOT unpacks the downloaded packages (jvm_pins), lays
+# out the libraries the JVM links and busybox, and compiles the example's
+# App.java into /app/classes with the JRE just unpacked: Debian's JRE
+# carries the jdk.compiler module, so its java runs javac.
+assemble_jvm_rootfs() {
+	local r="$1" cp j
+	base_layout "$r"
+	unpack_debs "$r" "${jvm_pins[@]}"
+	rm -rf "$r/usr/share/doc" "$r/usr/share/man" "$r/usr/share/lintian" "$r/usr/share/maven-repo" \
+		"$r/usr/lib/debug" "$r$jvm_home/docs" "$r$jvm_home/man" "$r$jvm_home/lib/src.zip"
+	for j in "${jvm_unused_libs[@]}"; do rm -f "$r$jvm_home/lib/$j.so"; done
+	relative_links "$r"
+	LD_LIBRARY_PATH="$r$jvm_home/lib:$r$jvm_home/lib/server" \
+		copy_libs "$r" "$r$jvm_home/bin/java" "$r$jvm_home"/lib/*.so "$r$jvm_home"/lib/server/*.so
+	add_busybox "$r" sh cat grep ls nc printf ps sleep
+	cp="$(printf "$r/usr/share/java/%s.jar:" "${jvm_jars[@]}")"
+	mkdir -p "$r/app/classes"
+	log "compiling examples/jvm/App.java"
+	"$r$jvm_home/bin/java" -m jdk.compiler/com.sun.tools.javac.Main --release 17 -Xlint:all \
+		-encoding UTF-8 -cp "${cp%:}" -d "$r/app/classes" "$repo_dir/examples/jvm/App.java" >&2
+	printf 'root:x:0:0:root:/root:/bin/sh\napp:x:%s:%s:app:/app:/bin/sh\n' "$jvm_uid" "$jvm_uid" >"$r/etc/passwd"
+	printf 'root:x:0:\napp:x:%s:\n' "$jvm_uid" >"$r/etc/group"
+}
+
+build_jvm() {
+	local cp
+	ensure_packages libstdc++6 libgcc-s1 zlib1g busybox-static
+	mapfile -t jvm_pins < <(debian_versions "${jvm_debs[@]}")
+	printf '%s\n' "${jvm_pins[@]}" >"$work/jvm-pins"
+	cp="/app/classes$(printf ":/usr/share/java/%s.jar" "${jvm_jars[@]}")"
+	build_rootfs_image JVM_IMAGE sweep-example-jvm \
+		"$(inputs_key "$repo_dir/examples/jvm/App.java" "$work/jvm-pins")" \
+		assemble_jvm_rootfs \
+		"ENTRYPOINT [\"$jvm_home/bin/java\", \"-cp\", \"$cp\", \"App\"]" \
+		"ENV PATH=$jvm_home/bin:/usr/bin:/bin" 'ENV PORT=8080' 'ENV TZ=UTC' "USER $jvm_uid" \
+		'WORKDIR /app' 'EXPOSE 8080'
+}
+
 # write_env sets the variables of the images built in .env, keeping any
 # other lines.
 write_env() {
@@ -388,11 +462,12 @@ env_line() {
 	drive) echo "SWEEP_DEMO_DRIVE_IMAGE=$DRIVE_IMAGE" ;;
 	node) echo "SWEEP_EXAMPLE_NODE_IMAGE=$NODE_IMAGE" ;;
 	php) echo "SWEEP_EXAMPLE_PHP_IMAGE=$PHP_IMAGE" ;;
+	jvm) echo "SWEEP_EXAMPLE_JVM_IMAGE=$JVM_IMAGE" ;;
 	esac
 }
 
 # main builds the images named in its arguments (app, pg, pgbouncer, drive,
-# node; the demo's four without arguments), prints their variables and writes them to .env.
+# node, php, jvm; the demo's four without arguments), prints their variables and writes them to .env.
 main() {
 	local lines="" name
 	APP_IMAGE="${SWEEP_DEMO_APP_IMAGE:-}"
@@ -401,6 +476,7 @@ main() {
 	DRIVE_IMAGE="${SWEEP_DEMO_DRIVE_IMAGE:-}"
 	NODE_IMAGE="${SWEEP_EXAMPLE_NODE_IMAGE:-}"
 	PHP_IMAGE="${SWEEP_EXAMPLE_PHP_IMAGE:-}"
+	JVM_IMAGE="${SWEEP_EXAMPLE_JVM_IMAGE:-}"
 	[ $# -gt 0 ] || set -- app pg pgbouncer drive
 	for name in "$@"; do
 		case "$name" in
@@ -410,7 +486,8 @@ main() {
 		drive) [ -n "$DRIVE_IMAGE" ] || build_drive ;;
 		node) [ -n "$NODE_IMAGE" ] || build_node ;;
 		php) [ -n "$PHP_IMAGE" ] || build_php ;;
-		*) log "unknown image $name, want app, pg, pgbouncer, drive, node or php" && exit 2 ;;
+		jvm) [ -n "$JVM_IMAGE" ] || build_jvm ;;
+		*) log "unknown image $name, want app, pg, pgbouncer, drive, node, php or jvm" && exit 2 ;;
 		esac
 		lines+="$(env_line "$name")"$'\n'
 	done
