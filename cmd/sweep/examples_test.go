@@ -35,6 +35,25 @@ func exampleImages(t *testing.T, names ...string) []string {
 	return strings.Fields(string(out))
 }
 
+// exampleCmd is a short sweep of examples/<name> with the built-in driver
+// at 1 CPU (1 s warm-up, 3 s measured, 16 VUs) and the flags in extra:
+// the images named built by images.sh, the app's and the database's ports
+// free and handed over as SWEEP_EXAMPLE_<NAME>_PORT and _PG_PORT, what the
+// run leaves on the engine removed when the test ends. --out comes last.
+func exampleCmd(t *testing.T, name string, images []string, extra ...string) (cmdline, ports) {
+	t.Helper()
+	env := exampleImages(t, images...)
+	p, out := freePorts(t), filepath.Join(t.TempDir(), "run")
+	args := append([]string{"run", "--config", filepath.Join(repoRoot(t), "examples", name, "sweep.yaml"),
+		"--cpus", "1", "--url", p.url(), "--db-dsn", p.dsn(), "--warmup", "1s", "--duration", "3s",
+		"--driver", "builtin", "--load", "vus=16", "--ready-timeout", "60s"}, extra...)
+	upper := strings.ToUpper(name)
+	env = append(env, fmt.Sprintf("SWEEP_EXAMPLE_%s_PORT=%d", upper, p.app),
+		fmt.Sprintf("SWEEP_EXAMPLE_%s_PG_PORT=%d", upper, p.pg))
+	t.Cleanup(func() { removeRun(t, out) })
+	return cmdline{args: append(args, "--out", out), env: env, out: out}, p
+}
+
 // TestNodeExample sweeps examples/node for two cells (2 cluster workers,
 // a pool of 2 and of 4 per worker): every cell is ok, and the database's
 // peak of sessions is workers × pool (the pool is per worker), give or
@@ -42,16 +61,8 @@ func exampleImages(t *testing.T, names ...string) []string {
 // counts 256 connections, over the 200 the database allows, and refuses.
 func TestNodeExample(t *testing.T) {
 	bin, cli := demo(t)
-	env := exampleImages(t, "pg", "node")
-	p, out := freePorts(t), filepath.Join(t.TempDir(), "run")
-	root := repoRoot(t)
-	args := []string{"run", "--config", filepath.Join(root, "examples", "node", "sweep.yaml"),
-		"--cpus", "1", "--web-mult", "2", "--db-mult", "1,2", "--url", p.url(), "--db-dsn", p.dsn(),
-		"--warmup", "1s", "--duration", "3s", "--driver", "builtin", "--load", "vus=16",
-		"--ready-timeout", "60s", "--out", out}
-	env = append(env, fmt.Sprintf("SWEEP_EXAMPLE_NODE_PORT=%d", p.app), fmt.Sprintf("SWEEP_EXAMPLE_NODE_PG_PORT=%d", p.pg))
-	c := cmdline{args: args, env: env, out: out}
-	t.Cleanup(func() { removeRun(t, out) })
+	c, _ := exampleCmd(t, "node", []string{"pg", "node"}, "--web-mult", "2", "--db-mult", "1,2")
+	out := c.out
 	if code, pr := runSweep(t, bin, c); code != exitOK {
 		t.Fatalf("exit %d, want 0\nstderr:\n%s", code, pr.stderr.String())
 	}
@@ -95,19 +106,12 @@ func TestNodeExample(t *testing.T) {
 // database's sessions went past the pool.
 func TestPHPExample(t *testing.T) {
 	bin, cli := demo(t)
-	env := exampleImages(t, "pg", "pgbouncer", "php")
-	p, out := freePorts(t), filepath.Join(t.TempDir(), "run")
 	bouncer := testenv.FreePort(t)
-	root := repoRoot(t)
-	args := []string{"run", "--config", filepath.Join(root, "examples", "php", "sweep.yaml"),
-		"--cpus", "1", "--web-mult", "4", "--db-mult", "0.5,1", "--url", p.url(), "--db-dsn", p.dsn(),
-		"--pooler-dsn", fmt.Sprintf("postgres://sweep:%s@127.0.0.1:%d/pgbouncer?sslmode=disable", demoPassword, bouncer),
-		"--warmup", "1s", "--duration", "3s", "--driver", "builtin", "--load", "vus=16",
-		"--ready-timeout", "60s", "--out", out}
-	env = append(env, fmt.Sprintf("SWEEP_EXAMPLE_PHP_PORT=%d", p.app), fmt.Sprintf("SWEEP_EXAMPLE_PHP_PG_PORT=%d", p.pg),
-		fmt.Sprintf("SWEEP_EXAMPLE_PHP_PGBOUNCER_PORT=%d", bouncer))
-	t.Cleanup(func() { removeRun(t, out) })
-	if code, pr := runSweep(t, bin, cmdline{args: args, env: env, out: out}); code != exitOK {
+	c, _ := exampleCmd(t, "php", []string{"pg", "pgbouncer", "php"}, "--web-mult", "4", "--db-mult", "0.5,1",
+		"--pooler-dsn", fmt.Sprintf("postgres://sweep:%s@127.0.0.1:%d/pgbouncer?sslmode=disable", demoPassword, bouncer))
+	c.env = append(c.env, fmt.Sprintf("SWEEP_EXAMPLE_PHP_PGBOUNCER_PORT=%d", bouncer))
+	out := c.out
+	if code, pr := runSweep(t, bin, c); code != exitOK {
 		t.Fatalf("exit %d, want 0\nstderr:\n%s", code, pr.stderr.String())
 	}
 	meta := readMeta(t, out)
