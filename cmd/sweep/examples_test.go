@@ -7,11 +7,13 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/sweep-tool/sweep/internal/testenv"
 	"github.com/sweep-tool/sweep/results"
@@ -132,5 +134,70 @@ func TestPHPExample(t *testing.T) {
 				rec.Pooler.SvActivePeak, rec.DB.Sessions.TotalPeak, cell.DBPool)
 		}
 	}
+	assertNoContainers(t, cli, meta.RunID)
+}
+
+// TestJVMExample sweeps examples/jvm for two cells (4 Jetty request
+// threads, a HikariCP pool of 2 and of 4): every cell is ok and the
+// database's sessions were the pool all through each measured phase
+// (minimumIdle = maximumPoolSize: a fixed-size pool, full before the app
+// listens). The last cell's target, left up with --keep, reports from
+// inside the JVM on /health its thread pool's max (the request threads
+// plus Jetty's acceptor and selector) and HikariCP's open connections.
+func TestJVMExample(t *testing.T) {
+	bin, cli := demo(t)
+	// no control cell: the test measures no noise; --keep: /health below
+	c, p := exampleCmd(t, "jvm", []string{"pg", "jvm"}, "--web-mult", "4", "--db-mult", "0.5,1",
+		"--control-every", "0", "--keep")
+	out := c.out
+	if code, pr := runSweep(t, bin, c); code != exitOK {
+		t.Fatalf("exit %d, want 0\nstderr:\n%s", code, pr.stderr.String())
+	}
+	meta := readMeta(t, out)
+	if len(meta.Cells) != 2 {
+		t.Fatalf("sweep.json: %d cells, want 2", len(meta.Cells))
+	}
+	cells := map[string]results.CellInfo{}
+	for _, cell := range meta.Cells {
+		cells[cell.ID] = cell
+		rec := readRecord(t, out, cell.ID)
+		if rec.Status != results.StatusOK || rec.DB == nil {
+			t.Fatalf("%s: status %s (%s), db block %v", cell.ID, rec.Status, rec.Reason, rec.DB != nil)
+		}
+		s := rec.DB.Sessions
+		t.Logf("%s: %.0f RPS, p99 %.1f ms, db sessions peak %d, mean %.2f (pool %d)", cell.ID,
+			rec.RPS, rec.LatencyMS.P99, s.TotalPeak, s.TotalMean, cell.DBPool)
+		if s.TotalPeak != cell.DBPool || s.TotalMean != float64(cell.DBPool) {
+			t.Errorf("%s: db sessions peak %d, mean %.2f; want the pool, %d, throughout", cell.ID,
+				s.TotalPeak, s.TotalMean, cell.DBPool)
+		}
+	}
+
+	hc := &http.Client{Timeout: 10 * time.Second}
+	resp, err := hc.Get(p.url() + "/health")
+	if err != nil {
+		t.Fatalf("the kept target's /health: %v", err)
+	}
+	defer resp.Body.Close()
+	var h struct {
+		WebThreads int `json:"web_threads"`
+		ThreadsMax int `json:"threads_max"`
+		Threads    int `json:"threads"`
+		PoolMax    int `json:"pool_max"`
+		PoolMin    int `json:"pool_min_idle"`
+		PoolTotal  int `json:"pool_total"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&h); err != nil || resp.StatusCode != http.StatusOK {
+		t.Fatalf("the kept target's /health: %s, %v", resp.Status, err)
+	}
+	cell, ok := cells[resp.Header.Get("X-Instance")]
+	t.Logf("%s /health: %+v", cell.ID, h)
+	if !ok || h.WebThreads != cell.WebThreads || h.ThreadsMax != cell.WebThreads+2 || h.Threads != h.ThreadsMax ||
+		h.PoolMax != cell.DBPool || h.PoolMin != cell.DBPool || h.PoolTotal != cell.DBPool {
+		t.Errorf("the kept target (X-Instance %q) reports %+v; want %d request threads of a pool of %d, "+
+			"HikariCP max, minimum idle and open connections %d", resp.Header.Get("X-Instance"), h,
+			cell.WebThreads, cell.WebThreads+2, cell.DBPool)
+	}
+	removeRun(t, out)
 	assertNoContainers(t, cli, meta.RunID)
 }
