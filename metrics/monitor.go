@@ -29,11 +29,16 @@ type Monitor struct {
 	// URL is where the driver sends the load; the target's reception of
 	// it is recorded for the proof of delivery.
 	URL string
+	// Received, when set, reads the target's received bytes as its
+	// platform samples them (a stack without a Docker Engine): the proof
+	// of delivery then brackets the phase between two samples.
+	Received CountReceived
 
 	run     *Run
 	dbRun   *DBRun
 	poolRun *PoolerRun
 	rx      *Reception
+	srx     *sampledReception
 	report  func(sweep.Sample)
 }
 
@@ -71,6 +76,10 @@ func (m *Monitor) Start(ctx context.Context, cell sweep.Cell, _ string) error {
 	m.run = Start(ctx, m.Engine, targets)
 	// Last, so the reading before the phase is as close to it as can be.
 	defer func() {
+		if m.Received != nil {
+			m.srx = startSampled(ctx, m.Received)
+			return
+		}
 		if id, ok := ids[m.Target]; ok {
 			m.rx = StartReception(ctx, m.Engine, id, m.URL)
 		}
@@ -123,6 +132,11 @@ func (m *Monitor) Stop(ctx context.Context, rec *results.Record, dir string, int
 
 // stopReception reads what the target received over the phase.
 func (m *Monitor) stopReception(ctx context.Context) *results.Delivery {
+	if m.srx != nil {
+		d := m.srx.Stop(ctx)
+		m.srx = nil
+		return d
+	}
 	if m.rx == nil {
 		return none("the target was not running when the phase began")
 	}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/sweep-tool/sweep/compose"
 	"github.com/sweep-tool/sweep/engine"
+	"github.com/sweep-tool/sweep/kube"
 	"github.com/sweep-tool/sweep/swarm"
 	"github.com/sweep-tool/sweep/sweep"
 )
@@ -51,4 +52,13 @@ func refused(err error) error {
 		return sweep.BadInput("run", "%v; pass {force} to remove it anyway", err)
 	}
 	return err
+}
+
+// CleanKubernetes deletes the namespaces sweep runs left on the cluster c
+// reaches (found by the sweep.run label): run runID's, or every run's that
+// is provably dead, or all with force, by the same rule as Clean; a named
+// run that is alive or cannot be told is bad input of {run}.
+func CleanKubernetes(ctx context.Context, c *kube.Client, runID string, force bool) ([]sweep.CleanOutcome[[]string], error) {
+	out, err := kube.CleanRuns(ctx, c, runID, force)
+	return out, refused(err)
 }

@@ -17,7 +17,7 @@ const orBuiltin = " or pass {k6} PATH, or use {driver} builtin"
 // with k6, its version.
 func (s *Session) pickDriver(ctx context.Context) (sweep.Driver, string, error) {
 	spec := s.spec
-	if spec.Driver == "builtin" || len(spec.LoadPlace()) > 0 { // a placed load: see placeLoad
+	if spec.Driver == "builtin" || len(spec.LoadPlace()) > 0 || spec.Kubernetes { // a placed load, or a Job: see placeLoad
 		if s.opts.K6Dashboard {
 			return nil, "", sweep.BadInput("k6_dashboard", "k6's web dashboard needs the k6 driver; drop {driver} builtin or {k6_dashboard}")
 		}

@@ -3,6 +3,7 @@ package session
 import (
 	"fmt"
 
+	"github.com/sweep-tool/sweep/kube"
 	"github.com/sweep-tool/sweep/load/remote"
 	"github.com/sweep-tool/sweep/swarm"
 	"github.com/sweep-tool/sweep/sweep"
@@ -14,6 +15,14 @@ import (
 // through the stack's manager with the stack's labels, so the stack's
 // cleanup by label removes it too.
 func (s *Session) placeLoad() error {
+	if st, ok := s.stack.(*kube.Stack); ok {
+		d, err := s.kubeLoad(st)
+		if err != nil {
+			return err
+		}
+		s.driver = d
+		return nil
+	}
 	if len(s.spec.LoadPlace()) == 0 {
 		return nil
 	}

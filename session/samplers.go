@@ -122,8 +122,16 @@ var _ metrics.Engine = engine.Engine(nil)
 // target receives of the load at spec's URL and, with a DSN, the
 // database.
 func (x *samplers) monitor(eng metrics.Engine, stacks []Stack, spec sweep.Spec) sweep.Monitor {
-	return &metrics.Monitor{Engine: eng, Containers: running(stacks), Target: spec.Service, URL: spec.URL,
+	m := &metrics.Monitor{Engine: eng, Containers: running(stacks), Target: spec.Service, URL: spec.URL,
 		DB: func() *metrics.DB { return x.db }, Pooler: func() *metrics.PgBouncer { return x.pooler }}
+	// a stack without a Docker Engine (Kubernetes) counts what its target
+	// received as its platform samples it
+	if c, ok := stacks[0].(interface {
+		Received(context.Context) (metrics.Counted, error)
+	}); ok && len(stacks) == 1 {
+		m.Received = c.Received
+	}
+	return m
 }
 
 // running lists the containers of whichever stack is up (one at a time

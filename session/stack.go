@@ -46,6 +46,11 @@ var (
 // and the services the axes name. With variants it builds one stack per
 // variant, the first the main one.
 func (s *Session) buildStacks(ctx context.Context) error {
+	if s.spec.Kubernetes {
+		var err error
+		s.stack, err = s.newStack(ctx, "manifests", s.spec.Manifests)
+		return err
+	}
 	if len(s.spec.Variants) == 0 {
 		if len(s.spec.Compose) == 0 {
 			return sweep.BadInput("compose", "no compose file; give {compose} FILE (repeatable)")
@@ -83,9 +88,12 @@ func (s *Session) newStack(ctx context.Context, field string, files []string) (S
 	spec := s.spec
 	var st Stack
 	var err error
-	if spec.Swarm {
+	switch {
+	case spec.Kubernetes:
+		st, err = s.newKubeStack(ctx, files)
+	case spec.Swarm:
 		st, err = s.newSwarmStack(ctx, files)
-	} else {
+	default:
 		st, err = s.newComposeStack(ctx, field, files)
 	}
 	if err != nil {

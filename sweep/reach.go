@@ -87,6 +87,14 @@ func (e *ProbeError) Error() string {
 // Unwrap returns what the HTTP client said.
 func (e *ProbeError) Unwrap() error { return e.Err }
 
+// URLProber is a Stack whose target the load reaches from elsewhere than
+// sweep's process (a Service name inside a cluster): it probes the URL
+// as the load would see it, with Probe's meaning (nil for any HTTP
+// answer, else a *ProbeError).
+type URLProber interface {
+	ProbeURL(ctx context.Context, url string) error
+}
+
 // ProbeTimeout bounds the one request of Probe.
 const ProbeTimeout = 10 * time.Second
 

@@ -71,6 +71,15 @@ type Spec struct {
 	// Swarm runs the stack as services of the Docker Swarm the client
 	// points at (package swarm) instead of as a compose project.
 	Swarm bool `json:"swarm,omitempty"`
+	// Kubernetes runs the stack from Manifests in a namespace of the run's
+	// own on the cluster the kubeconfig names (package kube), the load as
+	// Jobs in that namespace from LoadImage; KubeContext picks the
+	// kubeconfig's context (empty: the current one) and Container the
+	// target Deployment's container when it has several.
+	Kubernetes  bool     `json:"kubernetes,omitempty"`
+	Manifests   []string `json:"manifests,omitempty"`
+	KubeContext string   `json:"kube_context,omitempty"`
+	Container   string   `json:"container,omitempty"`
 	// Place adds swarm placement constraints, SERVICE=CONSTRAINT each
 	// (app=node.id==<id>, db=node.labels.role==db).
 	Place []string `json:"place,omitempty"`
@@ -260,9 +269,21 @@ func (s Spec) ValidatePlan() error {
 		{s.MinDuration > 0 && s.Precision == 0, "min_duration", "bounds the steady-state rule; give a precision too"},
 		{!validStrategy(s.Strategy), "strategy", "must be grid or halving"},
 		{s.ControlEvery < 0, "control_every", "must be >= 0 (0: no control cell)"},
-		{len(s.Place) > 0 && !s.Swarm, "place", "places services on a swarm; give {swarm} too"},
+		{s.Kubernetes && s.Swarm, "kubernetes", "runs the stack on Kubernetes; drop {swarm}, or drop {kubernetes} to run on the swarm"},
+		{s.Kubernetes && len(s.Manifests) == 0, "manifests", "a Kubernetes stack is its manifests; give {manifests} FILE|DIR (repeatable)"},
+		{!s.Kubernetes && len(s.Manifests) > 0, "manifests", "are a Kubernetes stack's; give {kubernetes} too"},
+		{!s.Kubernetes && s.KubeContext != "", "kube_context", "picks a Kubernetes cluster; give {kubernetes} too"},
+		{!s.Kubernetes && s.Container != "", "container", "names the target Deployment's container on Kubernetes; give {kubernetes} too"},
+		{s.Kubernetes && s.LoadImage == "", "load_image",
+			"on Kubernetes the load runs as a Job in the cluster, from an image holding sweep; give {load_image} IMAGE (make demo-images builds sweep-drive:<hash>)"},
+		{s.Kubernetes && (s.Driver == "k6" || s.Script != nil), "driver", "on Kubernetes only the built-in driver runs (as a Job) so far; use {driver} builtin"},
+		{s.Kubernetes && s.CPUSet != "", "cpuset", "a Kubernetes pod is not pinned to host CPUs by sweep (the kubelet's CPU manager decides); drop it with {kubernetes}"},
+		{s.Kubernetes && s.Parallel > 0, "parallel", "lanes run on a swarm; on Kubernetes one stack runs at a time so far"},
+		{s.Kubernetes && len(s.Variants) > 0, "variants", "variants run on compose or a swarm; on Kubernetes one stack runs so far"},
+		{s.Kubernetes && len(s.StackPlace()) > 0, "place", "on Kubernetes only the load is placed (load=KEY=VALUE, a node selector)"},
+		{len(s.Place) > 0 && !s.Swarm && !s.Kubernetes, "place", "places services on a swarm; give {swarm} too"},
 		{s.Swarm && s.CPUSet != "", "cpuset", "a swarm service cannot pin its containers to CPUs; drop it with {swarm}"},
-		{s.LoadImage != "" && len(s.LoadPlace()) == 0, "load_image", "is the image of a load placed on a node; give {place} load=CONSTRAINT too"},
+		{s.LoadImage != "" && len(s.LoadPlace()) == 0 && !s.Kubernetes, "load_image", "is the image of a load placed on a node; give {place} load=CONSTRAINT too"},
 		{len(s.LoadPlace()) > 0 && s.LoadImage == "", "load_image",
 			"a load placed on a node runs from an image holding sweep; give {load_image} IMAGE (make demo-images builds sweep-drive:<hash>)"},
 		{len(s.LoadPlace()) > 0 && (s.Driver == "k6" || s.Script != nil), "place", "only the built-in driver runs on a node; drop the load entry or use {driver} builtin"},

@@ -60,7 +60,11 @@ func (r *Runner) probeOnce(ctx context.Context, job Job, stack Stack, rec *resul
 	if r.probed[stack] {
 		return nil
 	}
-	err := r.timed(job, rec, "probe", func() error { return Probe(ctx, r.Spec.URL) })
+	probe := Probe
+	if p, ok := stack.(URLProber); ok {
+		probe = p.ProbeURL
+	}
+	err := r.timed(job, rec, "probe", func() error { return probe(ctx, r.Spec.URL) })
 	if err != nil {
 		if ctx.Err() == nil {
 			r.abort = &BadInputError{Field: "url", Msg: err.Error() + "; the target is ready, so the URL does not lead to it", Err: err}

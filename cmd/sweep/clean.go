@@ -10,13 +10,14 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/sweep-tool/sweep/engine"
+	"github.com/sweep-tool/sweep/kube"
 	"github.com/sweep-tool/sweep/session"
 	"github.com/sweep-tool/sweep/sweep"
 )
 
 func newCleanCmd(stdout io.Writer) *cobra.Command {
-	var runID string
-	var force bool
+	var runID, kubeContext string
+	var force, kubernetes bool
 	cmd := &cobra.Command{
 		Use:   "clean",
 		Short: "Remove containers, networks and volumes left by sweep runs that are no longer alive",
@@ -29,6 +30,16 @@ func newCleanCmd(stdout io.Writer) *cobra.Command {
 			if cmd.Flags().Changed("run") && runID == "" {
 				return sweep.BadInput("run", "is empty; give the id of the run to remove, or leave --run out to remove every run that is not alive")
 			}
+			if kubernetes {
+				c, err := kube.Connect(cmd.Context(), envOf(cmd.Context()), kubeContext)
+				if err != nil {
+					return sweep.BadInput("kubernetes", "%v", err)
+				}
+				return cleanKubernetes(cmd.Context(), stdout, c, runID, force)
+			}
+			if kubeContext != "" {
+				return sweep.BadInput("kube_context", "picks the cluster whose namespaces to clean; give {kubernetes} too")
+			}
 			eng, err := engine.Connect(cmd.Context(), envOf(cmd.Context()))
 			if err != nil {
 				return sweep.BadInput("run", "%v", err)
@@ -38,6 +49,8 @@ func newCleanCmd(stdout io.Writer) *cobra.Command {
 		},
 	}
 	cmd.Flags().StringVar(&runID, "run", "", "only this run id (default: every run with leftovers that is not alive)")
+	cmd.Flags().BoolVar(&kubernetes, "kubernetes", false, "clean the runs' namespaces (sweep-<run id>) on the Kubernetes cluster KUBECONFIG names instead of the engine")
+	cmd.Flags().StringVar(&kubeContext, "kube-context", "", "with --kubernetes: the kubeconfig context (default: the current one)")
 	cmd.Flags().BoolVar(&force, "force", false, "remove even a run that is alive or whose state cannot be told")
 	return cmd
 }
@@ -64,6 +77,23 @@ func clean(ctx context.Context, w io.Writer, eng session.CleanEngine, runID stri
 		}
 		fmt.Fprintf(w, "run %s: removed %d containers (%s), %d networks, %d volumes\n", o.ID,
 			len(o.Removed.Containers), strings.Join(o.Removed.Containers, ", "), len(o.Removed.Networks), len(o.Removed.Volumes))
+	}
+	return err
+}
+
+// cleanKubernetes runs session.CleanKubernetes and says what it did, run
+// by run, or that no namespace carries the label.
+func cleanKubernetes(ctx context.Context, w io.Writer, c *kube.Client, runID string, force bool) error {
+	done, err := session.CleanKubernetes(ctx, c, runID, force)
+	if len(done) == 0 && err == nil {
+		fmt.Fprintln(w, "nothing to clean: no namespace carries the sweep.run label")
+	}
+	for _, o := range done {
+		if o.Skipped != nil {
+			fmt.Fprintf(w, "run %s: skipped: %v\n", o.ID, errors.Unwrap(o.Skipped))
+			continue
+		}
+		fmt.Fprintf(w, "run %s: removed %d namespaces (%s)\n", o.ID, len(o.Removed), strings.Join(o.Removed, ", "))
 	}
 	return err
 }

@@ -18,8 +18,14 @@ import (
 // Bad input must name the input at fault (checkNamesInput).
 func runCLI(t *testing.T, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
+	return runCLIEnv(t, sweep.Env(os.Environ()), args...)
+}
+
+// runCLIEnv is runCLI in the environment env.
+func runCLIEnv(t *testing.T, env sweep.Env, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
 	var out, errb bytes.Buffer
-	err := run(t.Context(), args, sweep.Env(os.Environ()), &out, &errb)
+	err := run(t.Context(), args, env, &out, &errb)
 	if err != nil {
 		errb.WriteString("sweep: " + message(err) + "\n")
 	}

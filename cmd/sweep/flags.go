@@ -50,6 +50,11 @@ func newSpecFlags(fs *pflag.FlagSet) *specFlags {
 	fs.BoolVar(&s.Keep, "keep", false, "leave the stack up at the end")
 	fs.BoolVar(&s.Swarm, "swarm", false, "run the stack as services of the Docker Swarm that DOCKER_HOST or the context names (a manager), "+
 		"created from the same compose files (README: Past one host), instead of as a compose project on one engine")
+	fs.BoolVar(&s.Kubernetes, "kubernetes", false, "run the stack on the Kubernetes cluster KUBECONFIG (or ~/.kube/config) names, from --manifests, "+
+		"in a namespace sweep-<run id> of the run's own (README: Kubernetes); the target is the Deployment --service names, the load a Job from --load-image")
+	fs.StringArrayVar(&s.Manifests, "manifests", nil, "with --kubernetes: the stack's manifests, a file of multi-document YAML or a directory (repeatable; what helm template or kustomize build prints)")
+	fs.StringVar(&s.KubeContext, "kube-context", "", "with --kubernetes: the kubeconfig context (default: the current one)")
+	fs.StringVar(&s.Container, "container", "", "with --kubernetes: the target Deployment's container, when its pod has several")
 	fs.StringArrayVar(&s.Place, "place", nil, "with --swarm: SERVICE=CONSTRAINT, a placement constraint (repeatable), "+
 		"e.g. app=node.id==<id> or db=node.labels.role==db; load=CONSTRAINT runs the built-in driver there (with --load-image)")
 	fs.StringVar(&s.LoadImage, "load-image", "", "with --place load=...: the image holding sweep for the load's services (make demo-images: sweep-drive:<hash>)")
@@ -97,7 +102,7 @@ func durationVar(fs *pflag.FlagSet, d *sweep.Duration, name string, def time.Dur
 
 // configPaths are the config keys whose relative paths are relative to
 // the file; a variant's value is NAME=FILE[+FILE].
-var configPaths = map[string]flagfile.Rebase{"compose": flagfile.Rel, "db-reset-sql": flagfile.Rel, "script": flagfile.Rel,
+var configPaths = map[string]flagfile.Rebase{"compose": flagfile.Rel, "manifests": flagfile.Rel, "db-reset-sql": flagfile.Rel, "script": flagfile.Rel,
 	"variant": func(dir, s string) string {
 		name, files, ok := strings.Cut(s, "=")
 		if !ok {

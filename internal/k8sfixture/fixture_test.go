@@ -8,23 +8,6 @@ import (
 	"testing"
 )
 
-// upFixture returns the running fixture's state, or skips the test with
-// the reason (fails instead when SWEEP_REQUIRE_K8S=1, as CI sets it).
-func upFixture(t *testing.T) State {
-	t.Helper()
-	s, err := Load(Dir())
-	if errors.Is(err, ErrNotUp) {
-		if os.Getenv("SWEEP_REQUIRE_K8S") == "1" {
-			t.Fatalf("SWEEP_REQUIRE_K8S=1 but %v: make k8s-up", err)
-		}
-		t.Skipf("%v: make k8s-up starts it (SWEEP_REQUIRE_K8S=1 fails instead)", err)
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	return s
-}
-
 // TestSmoke runs smoke.sh against the running fixture: both nodes Ready,
 // the demo stack from manifests/demo.yaml serving create/read/update/delete
 // through its Service name from a pod on the other node, the 500m CPU limit
@@ -34,7 +17,7 @@ func TestSmoke(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: the smoke check takes 30-100 s")
 	}
-	s := upFixture(t)
+	s := up(t)
 	if len(s.Nodes) < 2 {
 		t.Skipf("the fixture has %d node; the smoke check needs 2 (K8S_NODES=2)", len(s.Nodes))
 	}
@@ -50,7 +33,7 @@ func TestSmoke(t *testing.T) {
 // TestSecondUpRefused: `fixture.sh up` while the fixture is up changes
 // nothing and says so. Needs root (the script takes the machine's lock).
 func TestSecondUpRefused(t *testing.T) {
-	s := upFixture(t)
+	s := up(t)
 	if os.Geteuid() != 0 {
 		t.Skip("needs root, as fixture.sh does")
 	}

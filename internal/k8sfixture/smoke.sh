@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # smoke.sh checks a running Kubernetes fixture (make k8s-up) end to end, as
 # the Go tests with client-go will: every node Ready; the demo stack from
-# manifests/demo.yaml (PostgreSQL on node 2, the app on node 1) ready and
+# manifests/demo.yaml and pods.yaml (PostgreSQL on node 2, the app on node 1) ready and
 # serving create/read/update/delete through the Service name `app` from a
 # pod on node 2, the app reaching `db` by name; the 500m CPU limit read back
 # from the app container's cgroup and a CPU-bound 500m pod using half a core;
@@ -40,7 +40,7 @@ k delete namespace "$NS" --ignore-not-found --wait=true >/dev/null
 k create namespace "$NS" >/dev/null
 trap 'k delete namespace "$NS" --wait=false >/dev/null 2>&1 || true' EXIT
 for ((t = 0; t < 50; t++)); do kn get serviceaccount default >/dev/null 2>&1 && break; sleep 0.2; done
-sed -e "s|@PG_IMAGE@|$PG_IMAGE|g" -e "s|@APP_IMAGE@|$APP_IMAGE|g" -e "s|@PROBE_IMAGE@|$PROBE_IMAGE|g" "$HERE/manifests/demo.yaml" | kn apply -f - >/dev/null
+sed -e "s|@PG_IMAGE@|$PG_IMAGE|g" -e "s|@APP_IMAGE@|$APP_IMAGE|g" -e "s|@PROBE_IMAGE@|$PROBE_IMAGE|g" "$HERE/manifests/demo.yaml" "$HERE/manifests/pods.yaml" | kn apply -f - >/dev/null
 # PostgreSQL's initdb took 50-90 s here when the machine was busy
 kn rollout status deployment/db --timeout=180s >/dev/null || fail "db not ready"
 kn rollout status deployment/app --timeout=90s >/dev/null || fail "app not ready"

@@ -1,0 +1,113 @@
+package k8sfixture
+
+import (
+	"context"
+	"errors"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/sweep-tool/sweep/kube"
+	"github.com/sweep-tool/sweep/sweep"
+)
+
+// Fixture is the running Kubernetes fixture (make k8s-up) with a client
+// connected to it, for tests.
+type Fixture struct {
+	State
+	Client *kube.Client
+	// Env names the fixture's kubeconfig (KUBECONFIG=...), as a front end
+	// would hand it to a backend.
+	Env sweep.Env
+}
+
+// Up returns the Kubernetes fixture with a client, or skips the test
+// with the reason (fails instead when SWEEP_REQUIRE_K8S=1, as CI sets
+// it; -short skips it too).
+func Up(t testing.TB) *Fixture {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("-short: the Kubernetes fixture's tests take minutes")
+	}
+	st := up(t)
+	env := sweep.Env{"KUBECONFIG=" + st.Kubeconfig}
+	ctx, cancel := context.WithTimeout(t.Context(), 15*time.Second)
+	defer cancel()
+	c, err := kube.Connect(ctx, env, "")
+	if err != nil {
+		absent(t, "the Kubernetes fixture does not answer: "+err.Error())
+	}
+	return &Fixture{State: st, Client: c, Env: env}
+}
+
+// Manifests writes the fixture's manifests (internal/k8sfixture/manifests,
+// by name) into a temporary directory with the demo's images in place of
+// @PG_IMAGE@, @APP_IMAGE@ and @PROBE_IMAGE@, and returns the file.
+func (fx *Fixture) Manifests(t testing.TB, repo string, names ...string) string {
+	t.Helper()
+	env := readEnvFile(t, repo+"/compose/demo/.env")
+	var all []byte
+	for _, n := range names {
+		b, err := os.ReadFile(repo + "/internal/k8sfixture/manifests/" + n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		all = append(append(all, b...), "\n---\n"...)
+	}
+	s := strings.NewReplacer("@PG_IMAGE@", env["SWEEP_DEMO_PG_IMAGE"], "@APP_IMAGE@", env["SWEEP_DEMO_APP_IMAGE"],
+		"@PROBE_IMAGE@", fx.ProbeImage).Replace(string(all))
+	path := t.TempDir() + "/manifests.yaml"
+	if err := os.WriteFile(path, []byte(s), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// DriveImage is the demo's sweep-drive image (compose/demo/.env), which
+// k8s-up loads into every node.
+func (fx *Fixture) DriveImage(t testing.TB, repo string) string {
+	t.Helper()
+	img := readEnvFile(t, repo+"/compose/demo/.env")["SWEEP_DEMO_DRIVE_IMAGE"]
+	if img == "" {
+		t.Fatal("no SWEEP_DEMO_DRIVE_IMAGE in compose/demo/.env: make demo-images")
+	}
+	return img
+}
+
+func readEnvFile(t testing.TB, path string) map[string]string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v: make demo-images writes it", err)
+	}
+	m := map[string]string{}
+	for _, line := range strings.Split(string(b), "\n") {
+		if k, v, ok := strings.Cut(line, "="); ok {
+			m[k] = v
+		}
+	}
+	return m
+}
+
+// up returns the fixture's state, or skips (fails) the test.
+func up(t testing.TB) State {
+	t.Helper()
+	s, err := Load(Dir())
+	if errors.Is(err, ErrNotUp) {
+		absent(t, err.Error()+": make k8s-up starts it")
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// absent skips the test with reason, or fails it when SWEEP_REQUIRE_K8S=1.
+func absent(t testing.TB, reason string) {
+	t.Helper()
+	if os.Getenv("SWEEP_REQUIRE_K8S") == "1" {
+		t.Fatal("SWEEP_REQUIRE_K8S=1 but " + reason)
+	}
+	t.Skip(reason + " (SWEEP_REQUIRE_K8S=1 fails instead)")
+}

@@ -1,0 +1,205 @@
+package kube
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"net/url"
+	"slices"
+	"strings"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/sweep-tool/sweep/results"
+	"github.com/sweep-tool/sweep/sweep"
+)
+
+func (s *Stack) ReadBack(ctx context.Context) (results.Applied, error) {
+	p, err := s.targetPod(ctx)
+	if err != nil {
+		return results.Applied{}, err
+	}
+	var c *corev1.Container
+	for i := range p.Spec.Containers {
+		if p.Spec.Containers[i].Name == s.container {
+			c = &p.Spec.Containers[i]
+		}
+	}
+	if c == nil {
+		return results.Applied{}, fmt.Errorf("pod %s has no container %s", p.Name, s.container)
+	}
+	a := results.Applied{Env: map[string]string{}, ReadFrom: "pod spec"}
+	lim := c.Resources.Limits
+	if q, ok := lim[corev1.ResourceCPU]; ok {
+		a.CPUs = float64(q.MilliValue()) / 1000
+	}
+	if q, ok := lim[corev1.ResourceMemory]; ok {
+		a.MemoryBytes = q.Value()
+	}
+	for _, e := range c.Env {
+		if slices.Contains(s.opts.SweptEnv, e.Name) {
+			a.Env[e.Name] = e.Value
+		}
+	}
+	for _, cs := range p.Status.ContainerStatuses {
+		if cs.Name != s.container {
+			continue
+		}
+		a.ContainerID = cs.ContainerID
+		if cs.State.Running != nil {
+			a.ContainerStartedAt = cs.State.Running.StartedAt.Time
+		}
+		if cs.Resources != nil {
+			if q, ok := cs.Resources.Limits[corev1.ResourceCPU]; ok {
+				if got := float64(q.MilliValue()) / 1000; got != a.CPUs {
+					return a, fmt.Errorf("pod %s: the kubelet applied a CPU limit of %g, the spec asks %g", p.Name, got, a.CPUs)
+				}
+				a.ReadFrom = "pod spec and status (kubelet)"
+			}
+		}
+	}
+	a.Nodes = map[string]results.NodeInfo{s.opts.Service: {ID: p.Spec.NodeName, Hostname: p.Spec.NodeName}}
+	if a.CPUs > 0 {
+		q, per, ok, err := s.cgroupCPU(ctx, p.Spec.NodeName, p.Name, s.container)
+		switch {
+		case err != nil:
+			a.ReadFrom += "; cgroup not read: " + err.Error()
+		case !ok:
+			a.ReadFrom += "; cgroup not read: the kubelet's cAdvisor metrics have no CPU quota of the container"
+		case math.Abs(q/per-a.CPUs) > 0.0005:
+			return a, fmt.Errorf("pod %s: its cgroup's CPU quota is %g per %g µs (%.3f CPUs), the spec asks %g", p.Name, q, per, q/per, a.CPUs)
+		default:
+			a.ReadFrom += fmt.Sprintf("; cgroup quota %g per %g µs (cAdvisor)", q, per)
+		}
+	}
+	return a, nil
+}
+
+func (s *Stack) Logs(ctx context.Context, n int) (string, error) {
+	p, err := s.targetPod(ctx)
+	if err != nil {
+		return "", err
+	}
+	tail := int64(n)
+	b, err := s.c.Core.CoreV1().Pods(s.ns).GetLogs(p.Name, &corev1.PodLogOptions{Container: s.container, TailLines: &tail}).Do(ctx).Raw()
+	if err != nil {
+		return "", fmt.Errorf("logs of %s: %w", p.Name, err)
+	}
+	return string(b), nil
+}
+
+func (s *Stack) NCPU(ctx context.Context) (int, error) {
+	nodes, err := s.c.Core.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return 0, fmt.Errorf("nodes: %w", err)
+	}
+	best := 0
+	for _, n := range nodes.Items {
+		if n.Spec.Unschedulable {
+			continue
+		}
+		if q, ok := n.Status.Allocatable[corev1.ResourceCPU]; ok {
+			best = max(best, int(q.MilliValue()/1000))
+		}
+	}
+	if best == 0 {
+		return 0, fmt.Errorf("no schedulable node reports allocatable CPU")
+	}
+	return best, nil
+}
+
+func (s *Stack) Info(ctx context.Context) (sweep.StackFacts, error) {
+	f := sweep.StackFacts{Tool: "kubernetes (client-go, server-side apply)", Images: map[string]string{}}
+	if v, err := s.c.Core.Discovery().ServerVersion(); err == nil {
+		f.ToolVersion = v.GitVersion
+	}
+	p, err := s.targetPod(ctx)
+	if err != nil {
+		return f, err
+	}
+	if n, err := s.c.Core.CoreV1().Nodes().Get(ctx, p.Spec.NodeName, metav1.GetOptions{}); err == nil {
+		if q, ok := n.Status.Capacity[corev1.ResourceCPU]; ok {
+			f.NCPU = int(q.Value())
+		}
+		f.RuntimeVersion = n.Status.NodeInfo.ContainerRuntimeVersion
+	}
+	pods, err := s.c.Core.CoreV1().Pods(s.ns).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return f, fmt.Errorf("pods: %w", err)
+	}
+	for _, p := range pods.Items {
+		if p.DeletionTimestamp != nil {
+			continue
+		}
+		for _, cs := range p.Status.ContainerStatuses {
+			f.Images[workloadOf(&p)+"/"+cs.Name] = cs.ImageID
+		}
+	}
+	return f, nil
+}
+
+func (s *Stack) Containers(ctx context.Context) (map[string]string, error) {
+	return map[string]string{}, nil
+}
+
+func workloadOf(p *corev1.Pod) string {
+	for _, o := range p.OwnerReferences {
+		switch o.Kind {
+		case "ReplicaSet":
+			if h := p.Labels[appsv1.DefaultDeploymentUniqueLabelKey]; h != "" {
+				return strings.TrimSuffix(o.Name, "-"+h)
+			}
+			return o.Name
+		case "StatefulSet", "Job":
+			return o.Name
+		}
+	}
+	return p.Name
+}
+
+func (s *Stack) ProbeURL(ctx context.Context, rawURL string) error {
+	u, err := url.Parse(rawURL)
+	if err != nil || u.Hostname() == "" {
+		return &sweep.ProbeError{URL: rawURL, Kind: sweep.ConnectOther, Err: fmt.Errorf("not a URL with a host")}
+	}
+	parts := strings.Split(u.Hostname(), ".")
+	if len(parts) > 1 && parts[1] != s.ns && parts[1] != "svc" {
+		return &sweep.ProbeError{URL: rawURL, Kind: sweep.ConnectDNS,
+			Err: fmt.Errorf("%s is not a Service of the run's namespace %s: on Kubernetes the load reaches the target by its Service name, e.g. http://%s:PORT", u.Hostname(), s.ns, s.opts.Service)}
+	}
+	svc := parts[0]
+	if _, err := s.c.Core.CoreV1().Services(s.ns).Get(ctx, svc, metav1.GetOptions{}); err != nil {
+		return &sweep.ProbeError{URL: rawURL, Kind: sweep.ConnectDNS,
+			Err: fmt.Errorf("no Service %s in the run's namespace %s (%v): on Kubernetes the load reaches the target by its Service name", svc, s.ns, err)}
+	}
+	port := u.Port()
+	if port == "" {
+		port = map[string]string{"https": "443"}[u.Scheme]
+		if port == "" {
+			port = "80"
+		}
+	}
+	pctx, cancel := context.WithTimeout(ctx, sweep.ProbeTimeout)
+	defer cancel()
+	name := svc + ":" + port
+	if u.Scheme == "https" {
+		name = "https:" + name
+	}
+	var code int
+	res := s.c.Core.CoreV1().RESTClient().Get().Namespace(s.ns).Resource("services").
+		Name(name).SubResource("proxy").Suffix(u.EscapedPath()).Do(pctx).StatusCode(&code)
+	raw, err := res.Raw()
+	if err == nil {
+		return nil
+	}
+	// the API server's own failures to reach the Service (no endpoint,
+	// connection refused) come back as 503s of its words; anything else
+	// with a status is the target's own answer
+	if body := string(raw); code > 0 && !strings.Contains(body, "no endpoints available") &&
+		!strings.Contains(body, "error trying to reach service") && !strings.Contains(body, "connection refused") {
+		return nil
+	}
+	return &sweep.ProbeError{URL: rawURL, Kind: sweep.ConnectRefused, Err: fmt.Errorf("through the API server's proxy to Service %s: %v", name, err)}
+}

@@ -1,0 +1,206 @@
+package kube
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/sweep-tool/sweep/sweep"
+)
+
+func (s *Stack) WaitReady(ctx context.Context, timeout time.Duration) error {
+	wctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	err := s.waitDeployment(wctx, s.opts.Service)
+	if err != nil && ctx.Err() == nil && wctx.Err() != nil {
+		return fmt.Errorf("%w: deployment %s not ready within %s: %s", sweep.ErrNotReady, s.opts.Service, timeout, s.podTrouble(ctx, s.opts.Service))
+	}
+	return err
+}
+
+func (s *Stack) waitWorkload(ctx context.Context, o Object) error {
+	var err error
+	switch o.GetKind() {
+	case "Deployment":
+		err = s.waitDeployment(ctx, o.GetName())
+	case "StatefulSet":
+		err = poll(ctx, 0, func() (bool, error) {
+			st, err := s.c.Core.AppsV1().StatefulSets(s.ns).Get(ctx, o.GetName(), metav1.GetOptions{})
+			if err != nil {
+				return false, err
+			}
+			want := int32(1)
+			if st.Spec.Replicas != nil {
+				want = *st.Spec.Replicas
+			}
+			return st.Status.ObservedGeneration >= st.Generation && st.Status.ReadyReplicas == want &&
+				st.Status.UpdatedReplicas == want && st.Status.CurrentRevision == st.Status.UpdateRevision, nil
+		})
+	case "Pod":
+		err = poll(ctx, 0, func() (bool, error) {
+			p, err := s.c.Core.CoreV1().Pods(s.ns).Get(ctx, o.GetName(), metav1.GetOptions{})
+			if err != nil {
+				return false, err
+			}
+			return podReady(p) || p.Status.Phase == corev1.PodSucceeded, nil
+		})
+	default:
+		return nil
+	}
+	if err != nil && ctx.Err() != nil {
+		return fmt.Errorf("%w: %s not ready: %s", sweep.ErrNotReady, o.Ref(), s.podTrouble(context.WithoutCancel(ctx), o.GetName()))
+	}
+	return err
+}
+
+func (s *Stack) waitDeployment(ctx context.Context, name string) error {
+	return poll(ctx, 0, func() (bool, error) {
+		d, err := s.c.Core.AppsV1().Deployments(s.ns).Get(ctx, name, metav1.GetOptions{})
+		if err != nil {
+			return false, err
+		}
+		want := int32(1)
+		if d.Spec.Replicas != nil {
+			want = *d.Spec.Replicas
+		}
+		st := d.Status
+		if st.ObservedGeneration < d.Generation || st.UpdatedReplicas != want || st.ReadyReplicas != want ||
+			st.AvailableReplicas != want || st.Replicas != want {
+			return false, nil
+		}
+		pods, err := s.podsOf(ctx, d)
+		if err != nil {
+			return false, err
+		}
+		return len(pods) == int(want), nil
+	})
+}
+
+func (s *Stack) podsOf(ctx context.Context, d *appsv1.Deployment) ([]corev1.Pod, error) {
+	sel, err := metav1.LabelSelectorAsSelector(d.Spec.Selector)
+	if err != nil {
+		return nil, fmt.Errorf("deployment %s: selector: %w", d.Name, err)
+	}
+	l, err := s.c.Core.CoreV1().Pods(s.ns).List(ctx, metav1.ListOptions{LabelSelector: sel.String()})
+	if err != nil {
+		return nil, fmt.Errorf("pods of %s: %w", d.Name, err)
+	}
+	return l.Items, nil
+}
+
+func (s *Stack) podTrouble(ctx context.Context, name string) string {
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	l, err := s.c.Core.CoreV1().Pods(s.ns).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return "pods: " + err.Error()
+	}
+	var out []string
+	for _, p := range l.Items {
+		if !strings.HasPrefix(p.Name, name) {
+			continue
+		}
+		out = append(out, describePod(&p))
+	}
+	if len(out) == 0 {
+		return "no pod"
+	}
+	return strings.Join(out, "; ")
+}
+
+func describePod(p *corev1.Pod) string {
+	var why []string
+	for _, c := range p.Status.Conditions {
+		if c.Status != corev1.ConditionTrue && c.Message != "" {
+			why = append(why, fmt.Sprintf("%s: %s", c.Type, c.Message))
+		}
+	}
+	for _, cs := range p.Status.ContainerStatuses {
+		switch {
+		case cs.State.Waiting != nil:
+			why = append(why, fmt.Sprintf("%s waiting: %s %s", cs.Name, cs.State.Waiting.Reason, cs.State.Waiting.Message))
+		case cs.State.Terminated != nil:
+			why = append(why, fmt.Sprintf("%s terminated: %s (exit %d)", cs.Name, cs.State.Terminated.Reason, cs.State.Terminated.ExitCode))
+		case !cs.Ready:
+			why = append(why, cs.Name+" running, not ready")
+		}
+		if cs.RestartCount > 0 {
+			why = append(why, fmt.Sprintf("%s restarted %d times", cs.Name, cs.RestartCount))
+		}
+	}
+	s := fmt.Sprintf("pod %s %s", p.Name, p.Status.Phase)
+	if p.DeletionTimestamp != nil {
+		s += " (terminating)"
+	}
+	if len(why) > 0 {
+		s += ": " + strings.Join(why, ", ")
+	}
+	return s
+}
+
+func podReady(p *corev1.Pod) bool {
+	if p.DeletionTimestamp != nil || p.Status.Phase != corev1.PodRunning {
+		return false
+	}
+	for _, c := range p.Status.Conditions {
+		if c.Type == corev1.PodReady {
+			return c.Status == corev1.ConditionTrue
+		}
+	}
+	return false
+}
+
+func poll(ctx context.Context, timeout time.Duration, f func() (bool, error)) error {
+	if timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, timeout)
+		defer cancel()
+	}
+	t := time.NewTicker(250 * time.Millisecond)
+	defer t.Stop()
+	for {
+		done, err := f()
+		if err != nil && !(ctx.Err() != nil && errors.Is(err, ctx.Err())) {
+			return err
+		}
+		if done {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-t.C:
+		}
+	}
+}
+
+func (s *Stack) targetPod(ctx context.Context) (*corev1.Pod, error) {
+	d, err := s.c.Core.AppsV1().Deployments(s.ns).Get(ctx, s.opts.Service, metav1.GetOptions{})
+	if err != nil {
+		return nil, fmt.Errorf("deployment %s: %w", s.opts.Service, err)
+	}
+	pods, err := s.podsOf(ctx, d)
+	if err != nil {
+		return nil, err
+	}
+	var live []*corev1.Pod
+	for i := range pods {
+		if pods[i].DeletionTimestamp == nil && pods[i].Status.Phase == corev1.PodRunning {
+			live = append(live, &pods[i])
+		}
+	}
+	if len(live) != 1 {
+		var all []string
+		for i := range pods {
+			all = append(all, describePod(&pods[i]))
+		}
+		return nil, fmt.Errorf("deployment %s: %d running pods, want 1 (%s)", s.opts.Service, len(live), strings.Join(all, "; "))
+	}
+	return live[0], nil
+}
