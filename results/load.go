@@ -41,6 +41,10 @@ type Run struct {
 	// Compose lists the run's base compose files as the spec saved them
 	// (relative paths are relative to where sweep ran).
 	Compose []string
+	// Manifests are a Kubernetes run's manifests, and Container its
+	// target's container when the spec named one (as saved).
+	Manifests []string
+	Container string
 	// HostCPUs is the engine host's CPU count from sweep.json's host
 	// facts; 0 when the run did not record it.
 	HostCPUs int
@@ -116,6 +120,8 @@ type specFacts struct {
 	PoolEnv   string    `json:"pool_env"`
 	PerWeb    bool      `json:"pool_per_web"`
 	Compose   []string  `json:"compose"`
+	Manifests []string  `json:"manifests"`
+	Container string    `json:"container"`
 	Strategy  string    `json:"strategy"`
 	MaxRepeat int       `json:"max_repeat"`
 }
@@ -135,7 +141,7 @@ func LoadRun(dir string) (*Run, error) {
 		Dir: dir, RunID: meta.RunID, Service: spec.Service,
 		WebEnv: spec.WebEnv, PoolEnv: spec.PoolEnv, PoolPerWeb: spec.PerWeb,
 		CPUs: spec.CPUs, WebMult: spec.WebMult, DBMult: spec.DBMult,
-		Compose: spec.Compose, HostCPUs: meta.Host.CPUCount, Strategy: spec.Strategy,
+		Compose: spec.Compose, Manifests: spec.Manifests, Container: spec.Container, HostCPUs: meta.Host.CPUCount, Strategy: spec.Strategy,
 		MaxRepeat: spec.MaxRepeat,
 	}
 	finished := 0

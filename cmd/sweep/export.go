@@ -17,12 +17,13 @@ func newExportCmd(stdout, stderr io.Writer) *cobra.Command {
 	var format, out string
 	cmd := &cobra.Command{
 		Use:   "export RUN_DIR --cpus N",
-		Short: "Write a profile's web threads and pool at a CPU budget as an env file, a compose override or JSON",
+		Short: "Write a profile's web threads and pool at a CPU budget as an env file, a compose override, JSON or a Kubernetes patch",
 		Long: "Takes the multipliers the report of RUN_DIR recommends for --profile and derives the values at --cpus by the\n" +
 			"grid's rule (rounded half to even). --format env writes WEB_ENV=…/POOL_ENV=… lines with the run's variable\n" +
 			"names; compose an override of the run's target service with its CPU limit where the stack's compose files\n" +
 			"keep it (service cpus or deploy.resources.limits.cpus) and the env, to list after those files; json the\n" +
-			"values and where they come from. A budget outside the measured CPU limits is said on stderr, with the USL\n" +
+			"values and where they come from; kubernetes a strategic merge patch of the run's target Deployment (its container's\n" +
+			"CPU limit, an equal request, and the env) for kubectl patch --type strategic or kustomize. A budget outside the measured CPU limits is said on stderr, with the USL\n" +
 			"fit's predicted RPS when the run has one. A profile with no qualifying pair exits 1.",
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -32,10 +33,12 @@ func newExportCmd(stdout, stderr io.Writer) *cobra.Command {
 	}
 	cmd.Flags().StringVar(&opts.Profile, "profile", "balanced", "the recommendation to export: latency, balanced or throughput")
 	cmd.Flags().Float64Var(&opts.CPUs, "cpus", 0, "the CPU budget to export the values for, e.g. 4")
-	cmd.Flags().StringVar(&format, "format", string(export.FormatEnv), "env, compose or json")
+	cmd.Flags().StringVar(&format, "format", string(export.FormatEnv), "env, compose, json or kubernetes")
 	cmd.Flags().StringVarP(&out, "output", "o", "", "write to this file instead of stdout")
 	cmd.Flags().StringArrayVar(&opts.Compose, "compose", nil,
 		"the stack's compose files for --format compose (repeatable; default: the files the run used)")
+	cmd.Flags().StringArrayVar(&opts.Manifests, "manifests", nil,
+		"the stack's Kubernetes manifests for --format kubernetes (repeatable; default: those the run used)")
 	bindAnalysis(cmd, &opts.Report)
 	return cmd
 }

@@ -42,6 +42,9 @@ type Options struct {
 	// run's spec saved (relative to the working directory, as the run
 	// resolved them).
 	Compose []string
+	// Manifests name a Kubernetes stack's manifests; empty: those the
+	// run's spec saved.
+	Manifests []string
 	// Report is the analysis that picks the multipliers (error bound,
 	// noise band), as for sweep report.
 	Report report.Options
@@ -85,6 +88,10 @@ type Settings struct {
 
 	base  *compose.Base
 	files []string // the base compose files base was read from
+	// container is the target Deployment's container, and poolContainers
+	// those of a Deployment the pool goes to (kubernetes format)
+	container      string
+	poolContainers map[string][]string
 }
 
 // Export builds the settings opts asks for from run. Bad options are
@@ -113,8 +120,13 @@ func Export(run *results.Run, opts Options) (*Settings, error) {
 	if !s.InRange {
 		s.predict(rep)
 	}
-	if opts.Format == FormatCompose {
+	switch opts.Format {
+	case FormatCompose:
 		if err := s.readBase(run, opts.Compose, opts.Env); err != nil {
+			return nil, err
+		}
+	case FormatKubernetes:
+		if err := s.readManifests(run, opts.Manifests); err != nil {
 			return nil, err
 		}
 	}

@@ -26,7 +26,8 @@ func gop(t *testing.T) *results.Run {
 
 func options(profile string, cpus float64, f Format) Options {
 	return Options{Profile: profile, CPUs: cpus, Format: f, Report: report.DefaultOptions(),
-		Compose: []string{filepath.Join("testdata", "aidbox-compose.yaml")}}
+		Compose:   []string{filepath.Join("testdata", "aidbox-compose.yaml")},
+		Manifests: []string{filepath.Join("testdata", "aidbox-k8s.yaml")}}
 }
 
 // TestRoundingIsTheGrids pins the exported values to the grid's rule at
@@ -294,5 +295,35 @@ func TestPoolOfAnotherService(t *testing.T) {
 		if !strings.Contains(b.String(), w) {
 			t.Errorf("%s:\n%s\nwant it to hold\n%s", f, b.String(), w)
 		}
+	}
+}
+
+// TestKubernetesPoolOfAnotherDeployment: a run whose pool went to
+// another Deployment (pool_env db:POOL) exports a second patch document
+// naming each of that Deployment's containers; manifests without the
+// target Deployment are bad input.
+func TestKubernetesPoolOfAnotherDeployment(t *testing.T) {
+	t.Parallel()
+	run := gop(t)
+	run.PoolEnv = "db:POOL"
+	opts := options("throughput", 4, FormatKubernetes)
+	s, err := Export(run, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	if err := Write(&b, s, FormatKubernetes); err != nil {
+		t.Fatal(err)
+	}
+	want := "---\n# The pool goes to Deployment db (the run's pool_env db:POOL): patch it with this document.\n" +
+		"apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: db\nspec:\n  template:\n    spec:\n      containers:\n" +
+		"        - name: postgres\n          env:\n            - name: POOL\n              value: \"9\"\n" +
+		"        - name: exporter\n          env:\n            - name: POOL\n              value: \"9\"\n"
+	if !strings.HasSuffix(b.String(), want) {
+		t.Errorf("patch:\n%s\nwant it to end with\n%s", b.String(), want)
+	}
+	run.Service = "web"
+	if _, err := Export(run, opts); !errors.Is(err, sweep.ErrBadInput) || !strings.Contains(err.Error(), `"web" is not a Deployment`) {
+		t.Errorf("target not in the manifests: %v", err)
 	}
 }

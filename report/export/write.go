@@ -22,10 +22,13 @@ const (
 	FormatEnv     Format = "env"
 	FormatCompose Format = "compose"
 	FormatJSON    Format = "json"
+	// FormatKubernetes is a strategic merge patch of the target
+	// Deployment (its container's CPU limit and request, and env).
+	FormatKubernetes Format = "kubernetes"
 )
 
 // Formats lists every format.
-var Formats = []Format{FormatEnv, FormatCompose, FormatJSON}
+var Formats = []Format{FormatEnv, FormatCompose, FormatJSON, FormatKubernetes}
 
 // ParseFormat reads a format name; another name is bad input.
 func ParseFormat(s string) (Format, error) {
@@ -54,6 +57,8 @@ func Write(w io.Writer, s *Settings, f Format) error {
 		return writeCompose(w, s)
 	case FormatJSON:
 		return writeJSON(w, s)
+	case FormatKubernetes:
+		return writeKubernetes(w, s)
 	}
 	_, err := ParseFormat(string(f))
 	return err
