@@ -22,12 +22,12 @@ import (
 // ready, or its control failed) for ControlDuration after the usual
 // warm-up: the control, filed as cells/<id>/control<lane> apart from the
 // cell's repetitions, shows whether the lanes' nodes measure alike. Lane
-// 1 then measures that cell's first job on the target its control left
-// running. The other jobs wait in one queue in the schedule's order; a
-// lane takes the next one whenever it is free, so the lanes finish
-// together even when cells take unequal time (a steady-state stop, a
-// failure, a slower node), and a lane that stops (its stack failed) leaves
-// its share to the others.
+// 1 then measures that cell's first job, applied again as every job is
+// (never on the target its control warmed up). The other jobs wait in
+// one queue in the schedule's order; a lane takes the next one whenever
+// it is free, so the lanes finish together even when cells take unequal
+// time (a steady-state stop, a failure, a slower node), and a lane that
+// stops (its stack failed) leaves its share to the others.
 type Lanes struct {
 	Runners []*Runner
 	Control bool
@@ -65,8 +65,7 @@ func ControlJob(spec Spec, job Job, lane int) Job {
 
 // Deal is what each lane runs before it takes jobs from the shared
 // queue, and the queue: with control, every lane's control and then, on
-// lane 1, the first job (its control left that cell's target running);
-// without, nothing and every job.
+// lane 1, the first job; without, nothing and every job.
 func Deal(specs []Spec, jobs []Job, control bool) ([][]Job, []Job) {
 	first := make([][]Job, len(specs))
 	if !control || len(specs) < 2 || len(jobs) == 0 {

@@ -82,9 +82,9 @@ func laneSpec(url string) sweep.Spec {
 // (its first cell waits until lane 1 measured 4 phases; lane 1 waits
 // for it to take that cell): both lanes
 // measure the first cell's control (5 s, a quarter of 20 s, at least
-// 5 s) filed apart, lane 1 then that cell's r1 on the target its
-// control left (no apply), and the queue gives lane 1 the cells the
-// slow lane 2 could not take.
+// 5 s) filed apart, lane 1 then that cell's r1 on a target applied
+// again for it, as every job is, and the queue gives lane 1 the cells
+// the slow lane 2 could not take.
 func TestLanes(t *testing.T) {
 	t.Parallel()
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusNoContent) }))
@@ -95,12 +95,14 @@ func TestLanes(t *testing.T) {
 	var seen [2][]string
 	took, measured4 := make(chan struct{}), make(chan struct{})
 	lanes := &sweep.Lanes{Control: true}
+	var stacks [2]*memstack.Stack
 	for k, d := range []laneDriver{
 		{rps: 100, gate: took, done: measured4, closeAt: 4},
 		{rps: 130, started: took, gate: measured4, once: &sync.Once{}},
 	} {
 		d.mu, d.seen, d.run = &mu, &seen[k], dir
-		lanes.Runners = append(lanes.Runners, &sweep.Runner{Spec: spec, Dir: dir, Stack: &memstack.Stack{}, Driver: d})
+		stacks[k] = &memstack.Stack{}
+		lanes.Runners = append(lanes.Runners, &sweep.Runner{Spec: spec, Dir: dir, Stack: stacks[k], Driver: d})
 	}
 	jobs := sweep.Schedule(spec.Cells(), 1, sweep.OrderGrid, 0)
 	sum, controls, err := lanes.Run(t.Context(), jobs)
@@ -124,11 +126,20 @@ func TestLanes(t *testing.T) {
 	if len(sum.Records) != 4 {
 		t.Fatalf("%d records, want the 4 jobs' (the controls apart)", len(sum.Records))
 	}
+	for k, st := range stacks {
+		var applied []string
+		for _, a := range st.Applied {
+			rel, _ := filepath.Rel(dir, a)
+			applied = append(applied, filepath.ToSlash(rel))
+		}
+		if !slices.Equal(applied, seen[k]) {
+			t.Errorf("lane %d applied %q for the jobs it measured, %q: want one apply per job", k+1, applied, seen[k])
+		}
+	}
 	for _, rec := range sum.Records {
 		_, applied := rec.PhasesS["apply"]
-		kept := rec.Cell.ID == jobs[0].Cell.ID
-		if rec.Control != 0 || rec.Repetition != 1 || applied == kept || rec.DurationS != 20 {
-			t.Errorf("%s: control %d, r%d, applied %v, %g s; want r1 of 20 s, applied unless lane 1's first cell",
+		if rec.Control != 0 || rec.Repetition != 1 || !applied || rec.DurationS != 20 {
+			t.Errorf("%s: control %d, r%d, applied %v, %g s; want r1 of 20 s, applied",
 				rec.Cell.ID, rec.Control, rec.Repetition, applied, rec.DurationS)
 		}
 	}

@@ -88,10 +88,6 @@ type Runner struct {
 	Now func() time.Time
 	// Sleep waits between cells; nil uses a timer that ctx cancels.
 	Sleep func(ctx context.Context, d time.Duration)
-	// kept is the cell whose control (Job.Control) this runner measured
-	// ok as its last job: the next job of that cell measures the target
-	// the control left running instead of applying it again (see Lanes).
-	kept string
 }
 
 // ErrTooManyFailures is returned when --max-failures cells have failed.
@@ -201,9 +197,6 @@ func (r *Runner) runJob(ctx context.Context, job Job) results.Record {
 			break
 		}
 	}
-	if job.Control > 0 && rec.Status == results.StatusOK {
-		r.kept = job.Cell.ID
-	}
 	return rec
 }
 
@@ -275,7 +268,10 @@ func (r *Runner) phases(ctx context.Context, job Job, dir string, rec *results.R
 // setup applies the cell to the target, waits until it is ready and
 // checks what the engine reports; on a stack's first start it brings up
 // the services the target needs and runs Prepare first, and sends one
-// request to the URL last (see start.go).
+// request to the URL last (see start.go). Every job is applied, a
+// control and the same cell's next job too: the backend recreates the
+// target each time, so no job measures what an earlier one warmed up
+// (a JIT, caches), as the study's method requires.
 func (r *Runner) setup(ctx context.Context, job Job, dir string, rec *results.Record) error {
 	cfg := r.targetConfig(job.Cell, dir)
 	stack := r.stackFor(ctx, job.Cell)
@@ -285,17 +281,11 @@ func (r *Runner) setup(ctx context.Context, job Job, dir string, rec *results.Re
 	if err := r.overLimitCell(job.Cell, rec); err != nil {
 		return err
 	}
-	kept := r.kept == job.Cell.ID && job.Control == 0
-	r.kept = ""
-	if kept {
-		r.logf("%s %s: measures the target its control left running (not applied again)", job.Cell.ID, job.Label())
-	} else {
-		if err := r.timed(job, rec, "apply", func() error { return stack.Apply(ctx, cfg) }); err != nil {
-			return fmt.Errorf("apply: %w", err)
-		}
-		if err := r.timed(job, rec, "ready", func() error { return stack.WaitReady(ctx, r.Spec.ReadyTimeout.Std()) }); err != nil {
-			return fmt.Errorf("ready: %w", err)
-		}
+	if err := r.timed(job, rec, "apply", func() error { return stack.Apply(ctx, cfg) }); err != nil {
+		return fmt.Errorf("apply: %w", err)
+	}
+	if err := r.timed(job, rec, "ready", func() error { return stack.WaitReady(ctx, r.Spec.ReadyTimeout.Std()) }); err != nil {
+		return fmt.Errorf("ready: %w", err)
 	}
 	err := r.timed(job, rec, "readback", func() error {
 		applied, err := stack.ReadBack(ctx)

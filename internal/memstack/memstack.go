@@ -6,27 +6,40 @@ package memstack
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"github.com/sweep-tool/sweep/results"
 	"github.com/sweep-tool/sweep/sweep"
 )
 
-// Stack keeps the last configuration applied.
-type Stack struct{ Last sweep.TargetConfig }
+// Stack keeps the last configuration applied. Every Apply recreates the
+// target as a real backend does: a new container, c1, c2, … in the order
+// of the applies, whose ReadBack reports it.
+type Stack struct {
+	Last sweep.TargetConfig
+	// Applied is the directory of every Apply (TargetConfig.Dir: the
+	// job's), in order.
+	Applied []string
+}
 
 // StartDeps starts nothing.
 func (s *Stack) StartDeps(context.Context, sweep.TargetConfig, time.Duration) error { return nil }
 
-// Apply keeps cfg as the target's configuration.
-func (s *Stack) Apply(_ context.Context, cfg sweep.TargetConfig) error { s.Last = cfg; return nil }
+// Apply keeps cfg as the target's configuration, on a new container.
+func (s *Stack) Apply(_ context.Context, cfg sweep.TargetConfig) error {
+	s.Last = cfg
+	s.Applied = append(s.Applied, cfg.Dir)
+	return nil
+}
 
 // WaitReady is ready at once.
 func (s *Stack) WaitReady(context.Context, time.Duration) error { return nil }
 
-// ReadBack reports the last configuration as applied.
+// ReadBack reports the last configuration as applied, on the container
+// the last Apply created.
 func (s *Stack) ReadBack(context.Context) (results.Applied, error) {
-	return results.Applied{CPUs: s.Last.CPUs, Env: s.Last.Env, ContainerID: "c"}, nil
+	return results.Applied{CPUs: s.Last.CPUs, Env: s.Last.Env, ContainerID: fmt.Sprint("c", len(s.Applied))}, nil
 }
 
 // Logs has none.
