@@ -51,8 +51,8 @@ func (s *Stack) Watch(ctx context.Context) (sweep.StackWatch, error) {
 		changed: make(chan struct{}), done: make(chan struct{})}
 	for i := range l.Items {
 		p := &l.Items[i]
-		if p.Status.Phase == corev1.PodSucceeded {
-			continue // a finished Job's pod
+		if p.Status.Phase == corev1.PodSucceeded || p.Labels[LabelLoad] != "" {
+			continue // a finished Job's pod, or the load's
 		}
 		pw.seen[p.UID] = stateOf(p)
 	}
@@ -99,6 +99,9 @@ var errWatchEnded = fmt.Errorf("pod watch ended")
 
 // see compares one pod's event with what the watch knew of it.
 func (pw *podWatch) see(t watch.EventType, p *corev1.Pod) {
+	if p.Labels[LabelLoad] != "" {
+		return // the load's own Job pods come and go with each phase
+	}
 	pw.mu.Lock()
 	defer pw.mu.Unlock()
 	svc := workloadOf(p)
