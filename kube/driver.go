@@ -21,7 +21,8 @@ import (
 	"github.com/sweep-tool/sweep/sweep"
 )
 
-// LabelLoad marks the load's Jobs and their pods (value "builtin").
+// LabelLoad marks the load's Jobs and their pods: "warmup" or "measure",
+// the phase they drive.
 const LabelLoad = "sweep.load"
 
 // DriverOptions configure the load Jobs.
@@ -152,7 +153,11 @@ func (d *Driver) job(req sweep.LoadRequest) *batchv1.Job {
 	b := make([]byte, 4)
 	_, _ = rand.Read(b)
 	name := "sweep-load-" + hex.EncodeToString(b)
-	labels := merge(d.opts.Labels, map[string]string{LabelLoad: "builtin"})
+	phase := "measure"
+	if req.Warmup {
+		phase = "warmup"
+	}
+	labels := merge(d.opts.Labels, map[string]string{LabelLoad: phase})
 	zero := int32(0)
 	// the Job's own deadline: the phase, the start and the grace, so a
 	// load left behind by a crashed sweep ends by itself

@@ -48,7 +48,7 @@ func TestPodWatchSees(t *testing.T) {
 	pw.see(watch.Deleted, gone.DeepCopy())
 	pw.see(watch.Added, pod("3", "app-abc-z", "app", 0))
 	load := pod("9", "sweep-load-1-x", "sweep-load-1", 0)
-	load.Labels[LabelLoad] = "builtin"
+	load.Labels[LabelLoad] = "measure"
 	pw.see(watch.Added, load) // the load's Job pod: not a change of the stack
 	ev := pod("2", "db-abc-y", "db", 1)
 	ev.Status.Reason, ev.Status.Message = "Evicted", "the node was low on memory"
