@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"path"
+	"strings"
 
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
@@ -16,7 +18,13 @@ import (
 // cAdvisor reads from the cgroup): the limit the kernel enforces, on any
 // cluster whose API server proxies to its kubelets. ok is false when the
 // kubelet lists no such series (a container without a quota has none).
-func (s *Stack) cgroupCPU(ctx context.Context, node, pod, container string) (quota, period float64, ok bool, err error) {
+//
+// A series is the container's when its labels name it (namespace, pod,
+// container), or, where cAdvisor knows the cgroups but not the runtime's
+// containers (it labels nothing then: seen on containerd with cgroup v1),
+// when its cgroup path (the id label) ends in a directory named by the
+// container's id (cgroupfs: <id>; systemd: cri-containerd-<id>.scope).
+func (s *Stack) cgroupCPU(ctx context.Context, node, pod, container, containerID string) (quota, period float64, ok bool, err error) {
 	raw, err := s.c.Core.CoreV1().RESTClient().Get().Resource("nodes").Name(node).
 		SubResource("proxy").Suffix("metrics/cadvisor").DoRaw(ctx)
 	if err != nil {
@@ -27,13 +35,15 @@ func (s *Stack) cgroupCPU(ctx context.Context, node, pod, container string) (quo
 	if err != nil {
 		return 0, 0, false, fmt.Errorf("cAdvisor metrics of node %s: %w", node, err)
 	}
+	_, cid, _ := strings.Cut(containerID, "://")
 	find := func(name string) (float64, bool) {
 		f := families[name]
 		if f == nil {
 			return 0, false
 		}
 		for _, m := range f.GetMetric() {
-			if label(m, "namespace") == s.ns && label(m, "pod") == pod && label(m, "container") == container {
+			byName := label(m, "namespace") == s.ns && label(m, "pod") == pod && label(m, "container") == container
+			if byName || (cid != "" && strings.Contains(path.Base(label(m, "id")), cid)) {
 				return m.GetGauge().GetValue(), true
 			}
 		}

@@ -62,7 +62,7 @@ func (s *Stack) ReadBack(ctx context.Context) (results.Applied, error) {
 	}
 	a.Nodes = map[string]results.NodeInfo{s.opts.Service: {ID: p.Spec.NodeName, Hostname: p.Spec.NodeName}}
 	if a.CPUs > 0 {
-		q, per, ok, err := s.cgroupCPU(ctx, p.Spec.NodeName, p.Name, s.container)
+		q, per, ok, err := s.cgroupCPU(ctx, p.Spec.NodeName, p.Name, s.container, a.ContainerID)
 		switch {
 		case err != nil:
 			a.ReadFrom += "; cgroup not read: " + err.Error()
