@@ -2,6 +2,7 @@ package kube
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"math"
 	"net/url"
@@ -183,23 +184,35 @@ func (s *Stack) ProbeURL(ctx context.Context, rawURL string) error {
 	}
 	pctx, cancel := context.WithTimeout(ctx, sweep.ProbeTimeout)
 	defer cancel()
-	name := svc + ":" + port
-	if u.Scheme == "https" {
-		name = "https:" + name
+	scheme := u.Scheme
+	if scheme == "http" {
+		scheme = "" // the proxy's default
 	}
-	var code int
-	res := s.c.Core.CoreV1().RESTClient().Get().Namespace(s.ns).Resource("services").
-		Name(name).SubResource("proxy").Suffix(u.EscapedPath()).Do(pctx).StatusCode(&code)
-	raw, err := res.Raw()
+	body, err := s.c.Core.CoreV1().Services(s.ns).ProxyGet(scheme, svc, port, u.EscapedPath(), nil).DoRaw(pctx)
 	if err == nil {
 		return nil
 	}
 	// the API server's own failures to reach the Service (no endpoint,
-	// connection refused) come back as 503s of its words; anything else
-	// with a status is the target's own answer
-	if body := string(raw); code > 0 && !strings.Contains(body, "no endpoints available") &&
-		!strings.Contains(body, "error trying to reach service") && !strings.Contains(body, "connection refused") {
-		return nil
+	// a port it does not have, a refused connection) are Status objects
+	// of its words; any other body is the target's own answer with an
+	// error status
+	var st metav1.Status
+	if json.Unmarshal(body, &st) != nil || st.Kind != "Status" || !proxyFailure(st.Message) {
+		if len(body) > 0 {
+			return nil
+		}
 	}
+	name := svc + ":" + port
 	return &sweep.ProbeError{URL: rawURL, Kind: sweep.ConnectRefused, Err: fmt.Errorf("through the API server's proxy to Service %s: %v", name, err)}
+}
+
+// proxyFailure reports whether an API server's Status message says its
+// proxy could not reach a Service (rather than relaying its answer).
+func proxyFailure(msg string) bool {
+	for _, m := range []string{"error trying to reach service", "no endpoints available", "no service port", "not found", "unknown port", "no such port", "connection refused", "dial tcp"} {
+		if strings.Contains(msg, m) {
+			return true
+		}
+	}
+	return false
 }

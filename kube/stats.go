@@ -53,7 +53,8 @@ func (s *Stack) Received(ctx context.Context) (metrics.Counted, error) {
 			continue
 		}
 		if ps.Network == nil {
-			return metrics.Counted{}, fmt.Errorf("the kubelet of node %s has no network statistics of pod %s yet", p.Spec.NodeName, p.Name)
+			return metrics.Counted{}, fmt.Errorf("the kubelet of node %s reports no network statistics of pod %s "+
+				"(its cAdvisor does not see the runtime's containers, as on sweep's test fixture)", p.Spec.NodeName, p.Name)
 		}
 		var c metrics.Counted
 		c.At = ps.Network.Time

@@ -86,3 +86,21 @@ func TestWorkloadOf(t *testing.T) {
 		}
 	}
 }
+
+// TestProxyFailure: the API server's own words for a Service it cannot
+// reach, as the fixture's API server said them, are failures; a target's
+// body is not.
+func TestProxyFailure(t *testing.T) {
+	for msg, want := range map[string]bool{
+		`no service port 9999 found for service "app"`:                                         true,
+		`no endpoints available for service "app"`:                                             true,
+		`error trying to reach service: dial tcp 10.244.1.5:8080: connect: connection refused`: true,
+		`services "nope" not found`:                                                            true,
+		`Not Found`:                                                                            false,
+		`{"error":"no such patient"}`:                                                          false,
+	} {
+		if got := proxyFailure(msg); got != want {
+			t.Errorf("proxyFailure(%q) = %v, want %v", msg, got, want)
+		}
+	}
+}

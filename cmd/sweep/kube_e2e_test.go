@@ -32,7 +32,7 @@ func TestKubernetesRunEndToEnd(t *testing.T) {
 	code, _, stderr := runCLIEnv(t, fx.Env.With("HOME="+t.TempDir()), "run", "--kubernetes",
 		"--manifests", fx.Manifests(t, "../..", "demo.yaml"), "--service", "app", "--url", "http://app:8080",
 		"--ready-path", "/health", "--load-image", fx.DriveImage(t, "../.."), "--place", "load=sweep.index=2",
-		"--cpus", "0.5,1", "--web-mult", "1,2", "--db-mult", "2", "--load", "vus=8",
+		"--cpus", "0.5,1", "--web-mult", "2,4", "--db-mult", "2", "--load", "vus=8",
 		"--warmup", "1s", "--duration", "3s", "--control-every", "0", "--out", out)
 	if code != exitOK {
 		t.Fatalf("exit %d, want 0\nstderr:\n%s", code, stderr)

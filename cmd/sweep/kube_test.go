@@ -12,7 +12,6 @@ import (
 	"github.com/sweep-tool/sweep/sweep"
 )
 
-
 // TestKubernetesBadInput: what is wrong with a Kubernetes run is exit 2
 // naming the flag, within seconds, before anything is applied (no run
 // directory made): a Deployment not in the manifests, a kind refused, an

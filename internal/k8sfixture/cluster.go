@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"os"
+	"os/exec"
 	"strings"
 	"testing"
 	"time"
@@ -64,13 +65,19 @@ func (fx *Fixture) Manifests(t testing.TB, repo string, names ...string) string 
 	return path
 }
 
-// DriveImage is the demo's sweep-drive image (compose/demo/.env), which
-// k8s-up loads into every node.
+// DriveImage is the demo's sweep-drive image (compose/demo/.env), loaded
+// into every node (fixture.sh load): k8s-up loaded the one of its time,
+// and a test run since may have rebuilt it from a changed tree.
 func (fx *Fixture) DriveImage(t testing.TB, repo string) string {
 	t.Helper()
 	img := readEnvFile(t, repo+"/compose/demo/.env")["SWEEP_DEMO_DRIVE_IMAGE"]
 	if img == "" {
 		t.Fatal("no SWEEP_DEMO_DRIVE_IMAGE in compose/demo/.env: make demo-images")
+	}
+	load := exec.Command("bash", repo+"/internal/k8sfixture/fixture.sh", "load", img)
+	load.Env = append(os.Environ(), "SWEEP_K8S_DIR="+fx.Dir)
+	if out, err := load.CombinedOutput(); err != nil {
+		t.Fatalf("load %s into the fixture's nodes: %v\n%s", img, err, out)
 	}
 	return img
 }
