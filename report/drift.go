@@ -50,13 +50,15 @@ type DriftMetric struct {
 // one's at 95 %, over every split), whose change over the run exceeds
 // the band of the scatter it was tested against (bandOf the scatter's
 // coefficient of variation): a significant but small change over many
-// controls is no drift. The trend is tried first. ok is false when the
-// figure did not drift.
-func drifted(ys []float64) (DriftMetric, bool) {
+// controls is no drift. The trend is tried first. start is the level the
+// figure drifted from: the trend's fitted value at the first control, or
+// the mean of the stretch before the step. ok is false when the figure
+// did not drift.
+func drifted(ys []float64) (dm DriftMetric, start float64, ok bool) {
 	n := len(ys)
 	mean := stat.Mean(ys, nil)
 	if n < MinControls || mean <= 0 {
-		return DriftMetric{}, false
+		return DriftMetric{}, 0, false
 	}
 	if slope, significant := confidence.Trend(ys); significant {
 		xMean, sse := float64(n-1)/2, 0.0
@@ -66,22 +68,26 @@ func drifted(ys []float64) (DriftMetric, bool) {
 		}
 		dm := DriftMetric{Kind: "trend", Change: slope * float64(n-1) / mean, Band: bandOf(math.Sqrt(sse/float64(n-2)) / mean)}
 		if math.Abs(dm.Change) > dm.Band {
-			return dm, true
+			return dm, mean - slope*xMean, true
 		}
 	}
-	if _, diff, sd, significant := confidence.Shift(ys); significant {
+	if at, diff, sd, significant := confidence.Shift(ys); significant {
 		dm := DriftMetric{Kind: "step", Change: diff / mean, Band: bandOf(sd / mean)}
-		return dm, math.Abs(dm.Change) > dm.Band
+		return dm, stat.Mean(ys[:at], nil), math.Abs(dm.Change) > dm.Band
 	}
-	return DriftMetric{}, false
+	return DriftMetric{}, 0, false
 }
 
 // RunDrift tests the run's control cell for drift in RPS and p99 and,
 // when either drifted, finds the stretch the drift covers: the controls
-// that lie further from the first control than half the fitted change
-// and than the band, the stretch from the control before the first of
-// them to the end of the last, and the cells measured in it. Nil
-// without drift or with fewer than MinControls ok controls.
+// that lie further from the level the figure drifted from (see drifted)
+// than half the fitted change and than the band, the stretch from the
+// control before the first of them to the end of the last, and the cells
+// measured in it. Nil without drift or with fewer than MinControls ok
+// controls. The level is the fit's, not the first control's: a first
+// control off its stretch (the first on a fresh database, a busy second)
+// would otherwise lie as far from the drifted level as from its own and
+// hide a drift the test found.
 func RunDrift(run *results.Run) *Drift {
 	id, series := controlSeries(run)
 	var ok []results.Control
@@ -100,7 +106,7 @@ func RunDrift(run *results.Run) *Drift {
 		m  Metric
 		ys []float64
 	}{{MetricRPS, rps}, {MetricP99, p99}} {
-		dm, yes := drifted(f.ys)
+		dm, start, yes := drifted(f.ys)
 		if !yes {
 			continue
 		}
@@ -109,7 +115,7 @@ func RunDrift(run *results.Run) *Drift {
 		mean := stat.Mean(f.ys, nil)
 		limit := mean * max(dm.Band, math.Abs(dm.Change)/2)
 		for i, y := range f.ys {
-			off[i] = off[i] || math.Abs(y-f.ys[0]) > limit
+			off[i] = off[i] || math.Abs(y-start) > limit
 		}
 	}
 	first, last := slices.Index(off, true), len(off)-1-slices.Index(reversed(off), true)

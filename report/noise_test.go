@@ -158,7 +158,7 @@ func TestDriftRule(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			dm, got := drifted(tc.ys)
+			dm, _, got := drifted(tc.ys)
 			if got != tc.drift {
 				t.Errorf("drift %v (%+v), want %v", got, dm, tc.drift)
 			}
@@ -200,6 +200,36 @@ func TestRunDriftMarksTheStretch(t *testing.T) {
 	flat := []ctl{{1000, 20}, {1010, 20.2}, {990, 19.8}, {1005, 20.1}, {995, 19.9}}
 	if rep, err := Build(controlRun(t, fourCells, flat), DefaultOptions()); err != nil || rep.Drift != nil {
 		t.Errorf("flat controls: err %v, drift %+v", err, rep.Drift)
+	}
+}
+
+// TestRunDriftFromAnOffFirstControl: the stretch is measured from the
+// level the control drifted from, not from its first measurement. The
+// first control here lies 20 % under the two after it (a first on a
+// fresh database, a busy second) and the step to 700 is flagged (−48 %
+// beyond a 33 % band); measured from the first control's 1000, no
+// control lay off it by the limit (the band) and the drift found was
+// reported as none; from the first stretch's mean (1165) the two
+// controls at 700 are off, and the cells measured beside them marked.
+func TestRunDriftFromAnOffFirstControl(t *testing.T) {
+	t.Parallel()
+	controls := []ctl{{1000, 20}, {1250, 20.2}, {1245, 19.8}, {700, 20.1}, {695, 19.9}}
+	rep, err := Build(controlRun(t, fourCells, controls), DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := rep.Drift
+	if d == nil {
+		t.Fatal("no drift")
+	}
+	if len(d.Metrics) != 1 || d.Metrics[0].Metric != MetricRPS || d.Metrics[0].Kind != "step" || d.Metrics[0].Change > -0.4 {
+		t.Errorf("metrics %+v, want RPS down by a step", d.Metrics)
+	}
+	if want := []string{"cpu_1__web_3__db_6", "cpu_1__web_4__db_8"}; !slices.Equal(d.Cells, want) {
+		t.Errorf("drifted cells %v, want %v", d.Cells, want)
+	}
+	if !d.From.Equal(t0.Add(8 * time.Minute)) {
+		t.Errorf("stretch from %s, want the third control's start", d.From)
 	}
 }
 
