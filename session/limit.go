@@ -128,5 +128,5 @@ func (l *levels) measure(ctx context.Context, level int) (limit.Level, error) {
 	if rec.Status == results.StatusFailed {
 		l.broken = l.apply(ctx)
 	}
-	return limit.FromRecord(rec, l.runner.Spec.Service, l.dbService), nil
+	return limit.FromRecord(rec, limit.StackOf(l.runner.Spec, l.dbService)), nil
 }

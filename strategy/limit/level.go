@@ -81,9 +81,14 @@ type Signals struct {
 	// was throttled.
 	TargetThrottledPct float64 `json:"target_throttled_pct"`
 	// DBActivePeak is the most sessions of the target database busy at
-	// once; DBPool the target's pool size.
+	// once; DBPool the sessions the pool lets the database see: the pool
+	// size, or web threads × pool when each web worker has its own pool
+	// (--pool-per-web).
 	DBActivePeak int `json:"db_active_peak"`
 	DBPool       int `json:"db_pool"`
+	// Pooler is the connection pooler (PgBouncer) between the target and
+	// the database, when it was sampled (--pooler-dsn); nil otherwise.
+	Pooler *PoolerSignals `json:"pooler,omitempty"`
 	// Dropped counts iterations the open model could not start.
 	Dropped int64 `json:"dropped_iterations"`
 	// Errors counts failed requests by class.
@@ -91,6 +96,36 @@ type Signals struct {
 	// Failed is the reason the level's run failed (the target died or was
 	// replaced); empty when it ran.
 	Failed string `json:"failed,omitempty"`
+}
+
+// PoolerSignals are a pooler's figures over a level.
+type PoolerSignals struct {
+	// ClientsWaitingPeak is the most clients waiting for a server
+	// connection at once; ServersActivePeak the most server connections
+	// busy at once.
+	ClientsWaitingPeak int `json:"clients_waiting_peak"`
+	ServersActivePeak  int `json:"servers_active_peak"`
+	// CPUCores is the pooler container's mean CPU in cores (PgBouncer runs
+	// one thread: 1 core is all it can use); nil when its service is not
+	// known or its container was not sampled.
+	CPUCores *float64 `json:"cpu_cores,omitempty"`
+}
+
+// Stack says whose figures a record's are: the services of the target,
+// the database and the pooler ("" when there is none), and whether each
+// web worker of the target has its own pool.
+type Stack struct {
+	Target, DB, Pooler string
+	PoolPerWeb         bool
+}
+
+// StackOf is the stack of a run of spec; db is the database's service.
+// The pooler is the service that holds the pool when {pool_env} names
+// another service than the target (PgBouncer's default_pool_size), else
+// none: its CPU is then not read, its pool figures still are when the
+// record has them.
+func StackOf(spec sweep.Spec, db string) Stack {
+	return Stack{Target: spec.Service, DB: db, Pooler: spec.PoolTarget().Service, PoolPerWeb: spec.PoolPerWeb}
 }
 
 // successRate is the share of a level's attempts that succeeded. An
@@ -105,18 +140,28 @@ func successRate(m results.Measurement) float64 {
 	return ok / float64(m.Requests+m.ConnectErrors)
 }
 
-// FromRecord reads a level from the record of its run; target and db are
-// the services whose containers are the target and the database.
-func FromRecord(rec results.Record, target, db string) Level {
+// FromRecord reads a level from the record of its run; st names the
+// services whose containers are the target, the database and the pooler.
+func FromRecord(rec results.Record, st Stack) Level {
 	l := Level{Requests: rec.Requests, SuccessRate: successRate(rec.Measurement), LatencyMS: rec.LatencyMS,
 		ElapsedS: rec.DurationS}
 	if l.ElapsedS == 0 {
 		l.ElapsedS = rec.PhasesS["measure"]
 	}
 	l.Signals = Signals{DBPool: rec.Cell.DBPool, Dropped: rec.DroppedIterations, Errors: rec.Errors}
+	if st.PoolPerWeb {
+		l.Signals.DBPool *= max(1, rec.Cell.WebThreads)
+	}
 	if rec.Status == results.StatusFailed {
 		l.Signals.Failed = rec.Reason
 	}
+	if p := rec.Pooler; p != nil && p.Samples > p.SamplesMissing {
+		l.Signals.Pooler = &PoolerSignals{ClientsWaitingPeak: p.ClWaitingPeak, ServersActivePeak: p.SvActivePeak}
+		if r, ok := rec.Resources[st.Pooler]; ok && st.Pooler != "" && r.Samples > 0 {
+			l.Signals.Pooler.CPUCores = &r.CPUCoresMean
+		}
+	}
+	target, db := st.Target, st.DB
 	if r, ok := rec.Resources[target]; ok && r.Samples > 0 {
 		l.TargetCPUPct = &r.CPUPctOfLimitMean
 		if r.Periods > 0 {

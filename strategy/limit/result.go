@@ -61,8 +61,14 @@ const (
 	// (each throttled period stalls every thread of the target until the
 	// next one, which lands directly in the tail latency).
 	BottleneckTargetCPU = "target-cpu"
-	// BottleneckPool: the sessions busy at once reached the target's pool
-	// size, so requests waited for a connection.
+	// BottleneckPoolerCPU: clients waited at the connection pooler while
+	// its container used 85 % of a core or more (PgBouncer runs one
+	// thread): the pooler, not the database, set the pace.
+	BottleneckPoolerCPU = "pooler-cpu"
+	// BottleneckPool: the sessions busy at once reached what the pool
+	// allows the database (web threads × pool with a pool per web worker),
+	// or clients waited at the pooler with all its server connections
+	// busy, so requests waited for a connection.
 	BottleneckPool = "pool"
 	// BottleneckDBCPU: the database container's mean CPU is at or above
 	// 85 % of its limit (of the engine's CPUs when it has none).
@@ -84,6 +90,8 @@ const (
 	saturatedPct = 85
 	throttledPct = 20
 	errorPct     = 1
+	// poolerCores is the CPU at which a one-thread pooler is saturated.
+	poolerCores = 0.85
 )
 
 // Classify names the bottleneck of a failing level from its figures.
@@ -95,9 +103,20 @@ func Classify(l Level) Bottleneck {
 		b.Name = BottleneckTargetCPU
 		b.Evidence = fmt.Sprintf("target CPU %.0f%% of its limit, throttled in %.0f%% of CFS periods",
 			*l.TargetCPUPct, s.TargetThrottledPct)
+	case poolerSaturated(s.Pooler):
+		b.Name = BottleneckPoolerCPU
+		b.Evidence = fmt.Sprintf("pooler CPU %.2f cores (one thread), %d clients waiting at peak, %d server connections busy",
+			*s.Pooler.CPUCores, s.Pooler.ClientsWaitingPeak, s.Pooler.ServersActivePeak)
 	case s.DBPool > 0 && s.DBActivePeak >= s.DBPool:
 		b.Name = BottleneckPool
 		b.Evidence = fmt.Sprintf("%d DB sessions busy at once with a pool of %d", s.DBActivePeak, s.DBPool)
+		if p := s.Pooler; p != nil && p.ClientsWaitingPeak > 0 {
+			b.Evidence += fmt.Sprintf(", %d clients waiting at the pooler", p.ClientsWaitingPeak)
+		}
+	case s.DBPool > 0 && s.Pooler != nil && s.Pooler.ClientsWaitingPeak > 0 && s.Pooler.ServersActivePeak >= s.DBPool:
+		b.Name = BottleneckPool
+		b.Evidence = fmt.Sprintf("%d clients waiting at the pooler, its %d server connections of a pool of %d all busy",
+			s.Pooler.ClientsWaitingPeak, s.Pooler.ServersActivePeak, s.DBPool)
 	case l.DBCPUPct != nil && *l.DBCPUPct >= saturatedPct:
 		b.Name = BottleneckDBCPU
 		b.Evidence = fmt.Sprintf("database CPU %.0f%% of its limit", *l.DBCPUPct)
@@ -112,6 +131,12 @@ func Classify(l Level) Bottleneck {
 	return b
 }
 
+// poolerSaturated reports whether clients waited at a pooler whose one
+// thread was saturated.
+func poolerSaturated(p *PoolerSignals) bool {
+	return p != nil && p.CPUCores != nil && *p.CPUCores >= poolerCores && p.ClientsWaitingPeak > 0
+}
+
 // noneEvidence lists the figures that stayed below their limits.
 func noneEvidence(l Level) string {
 	var seen []string
@@ -121,6 +146,9 @@ func noneEvidence(l Level) string {
 	}
 	if l.Signals.DBPool > 0 && l.DBSessionsPeak != nil {
 		seen = append(seen, fmt.Sprintf("%d of %d pool sessions busy at peak", l.Signals.DBActivePeak, l.Signals.DBPool))
+	}
+	if p := l.Signals.Pooler; p != nil {
+		seen = append(seen, poolerText(p))
 	}
 	msg := "no measured resource at its limit"
 	if len(seen) > 0 {
@@ -151,4 +179,13 @@ func errorEvidence(l Level) string {
 		msg += " (" + strings.Join(parts, ", ") + ")"
 	}
 	return msg
+}
+
+// poolerText is a pooler's figures in words.
+func poolerText(p *PoolerSignals) string {
+	cpu := "pooler CPU not sampled"
+	if p.CPUCores != nil {
+		cpu = fmt.Sprintf("pooler CPU %.2f cores", *p.CPUCores)
+	}
+	return fmt.Sprintf("%s, %d clients waiting at peak", cpu, p.ClientsWaitingPeak)
 }

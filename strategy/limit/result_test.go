@@ -24,6 +24,14 @@ func TestClassify(t *testing.T) {
 		{"cpu at its limit", BottleneckTargetCPU, Level{TargetCPUPct: ptr(96.0), SuccessRate: 0.5}},
 		{"throttled", BottleneckTargetCPU, Level{TargetCPUPct: ptr(60.0), Signals: Signals{TargetThrottledPct: 35}}},
 		{"pool", BottleneckPool, Level{TargetCPUPct: ptr(50.0), Signals: Signals{DBActivePeak: 4, DBPool: 4}}},
+		{"pooler cpu", BottleneckPoolerCPU, Level{TargetCPUPct: ptr(60.0), Signals: Signals{DBActivePeak: 8, DBPool: 8,
+			Pooler: &PoolerSignals{CPUCores: ptr(0.9), ClientsWaitingPeak: 12, ServersActivePeak: 8}}}},
+		{"pooler busy but nobody waits", BottleneckNone, Level{SuccessRate: 1, TargetCPUPct: ptr(60.0), DBSessionsPeak: ptr(3),
+			Signals: Signals{DBActivePeak: 3, DBPool: 8, Pooler: &PoolerSignals{CPUCores: ptr(0.95), ServersActivePeak: 3}}}},
+		{"pooler's servers all busy", BottleneckPool, Level{TargetCPUPct: ptr(60.0), Signals: Signals{DBActivePeak: 3, DBPool: 4,
+			Pooler: &PoolerSignals{CPUCores: ptr(0.3), ClientsWaitingPeak: 5, ServersActivePeak: 4}}}},
+		{"pooler's clients wait, servers not all busy", BottleneckNone, Level{SuccessRate: 1, TargetCPUPct: ptr(60.0),
+			Signals: Signals{DBActivePeak: 3, DBPool: 4, Pooler: &PoolerSignals{ClientsWaitingPeak: 5, ServersActivePeak: 3}}}},
 		{"db cpu", BottleneckDBCPU, Level{DBCPUPct: ptr(90.0), Signals: Signals{DBActivePeak: 3, DBPool: 4}}},
 		{"errors", BottleneckErrors, Level{SuccessRate: 0.95, Signals: Signals{Errors: map[string]int64{"http_503": 5}}}},
 		{"run failed", BottleneckErrors, Level{SuccessRate: 1, Signals: Signals{Failed: "target died"}}},
@@ -50,6 +58,20 @@ func TestErrorEvidenceNamesTheLargestClasses(t *testing.T) {
 	}
 }
 
+func TestPoolerEvidence(t *testing.T) {
+	t.Parallel()
+	l := Level{TargetCPUPct: ptr(70.0), Signals: Signals{DBActivePeak: 4, DBPool: 4,
+		Pooler: &PoolerSignals{CPUCores: ptr(0.97), ClientsWaitingPeak: 30, ServersActivePeak: 4}}}
+	if got, want := Classify(l).Evidence, "pooler CPU 0.97 cores (one thread), 30 clients waiting at peak, 4 server connections busy"; got != want {
+		t.Errorf("evidence %q, want %q", got, want)
+	}
+	l.Signals.Pooler.CPUCores = ptr(0.4)
+	if got, want := Classify(l), (Bottleneck{Name: BottleneckPool,
+		Evidence: "4 DB sessions busy at once with a pool of 4, 30 clients waiting at the pooler"}); got != want {
+		t.Errorf("Classify = %+v, want %+v", got, want)
+	}
+}
+
 func TestNoneEvidenceListsWhatStayedBelow(t *testing.T) {
 	t.Parallel()
 	l := Level{SuccessRate: 1, TargetCPUPct: ptr(51.0), DBSessionsPeak: ptr(2),
@@ -72,7 +94,7 @@ func TestFromRecord(t *testing.T) {
 		},
 		DB: &results.DBStats{Sessions: results.DBSessions{TotalMean: 3.5, TotalPeak: 4, ActivePeak: 2}, Samples: 2},
 	}
-	l := FromRecord(rec, "app", "db")
+	l := FromRecord(rec, Stack{Target: "app", DB: "db"})
 	switch {
 	case l.Requests != 1000 || l.SuccessRate != 0.98 || l.ElapsedS != 2.01 || l.LatencyMS.P99 != 12:
 		t.Errorf("measurement: %+v", l)
@@ -84,14 +106,14 @@ func TestFromRecord(t *testing.T) {
 		t.Errorf("signals: %+v", l.Signals)
 	}
 	refused := FromRecord(results.Record{Status: results.StatusOK, Measurement: results.Measurement{Requests: 1000,
-		ErrorRate: 0.02, ConnectErrors: 250}}, "app", "db")
+		ErrorRate: 0.02, ConnectErrors: 250}}, Stack{Target: "app", DB: "db"})
 	if want := 980.0 / 1250; refused.Requests != 1000 || math.Abs(refused.SuccessRate-want) > 1e-12 {
 		t.Errorf("%d requests, success rate %v, want 1000 and %v (attempts that did not connect failed)",
 			refused.Requests, refused.SuccessRate, want)
 	}
 	bare := FromRecord(results.Record{Status: results.StatusFailed, Reason: "boom", PhasesS: map[string]float64{"measure": 1.5},
 		Resources: map[string]results.ResourceStats{"db": {Samples: 0}},
-		DB:        &results.DBStats{Samples: 1, SamplesMissing: 1}}, "app", "db")
+		DB:        &results.DBStats{Samples: 1, SamplesMissing: 1}}, Stack{Target: "app", DB: "db"})
 	if bare.TargetCPUPct != nil || bare.DBCPUPct != nil || bare.DBSessionsMean != nil || bare.ElapsedS != 1.5 ||
 		bare.Signals.Failed != "boom" {
 		t.Errorf("a failed record without readings: %+v", bare)
