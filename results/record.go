@@ -108,7 +108,7 @@ type SafeLimit struct {
 	// stopped at --max-level or --max-steps first).
 	FailsAt int `json:"fails_at,omitempty"`
 	// Bottleneck names what ran out first at FailsAt (strategy/limit's
-	// labels: target-cpu, pooler-cpu, pool, db-cpu, errors, load-generator, none).
+	// labels: target-cpu, pooler-cpu, pool, db-cpu, errors, load-generator, host-cpu, none).
 	Bottleneck string `json:"bottleneck,omitempty"`
 	// SLO is the objective the levels were judged by; Steps the number of
 	// levels measured.

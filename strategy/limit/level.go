@@ -86,6 +86,10 @@ type Signals struct {
 	// (--pool-per-web).
 	DBActivePeak int `json:"db_active_peak"`
 	DBPool       int `json:"db_pool"`
+	// HostCPUPressure is the share of the level's measured phase in which
+	// some runnable task on the host waited for a CPU (PSI cpu some,
+	// 0..1); nil when the kernel did not say.
+	HostCPUPressure *float64 `json:"host_cpu_pressure,omitempty"`
 	// Pooler is the connection pooler (PgBouncer) between the target and
 	// the database, when it was sampled (--pooler-dsn); nil otherwise.
 	Pooler *PoolerSignals `json:"pooler,omitempty"`
@@ -154,6 +158,9 @@ func FromRecord(rec results.Record, st Stack) Level {
 	}
 	if rec.Status == results.StatusFailed {
 		l.Signals.Failed = rec.Reason
+	}
+	if rec.Host != nil && rec.Host.CPUPressure != nil {
+		l.Signals.HostCPUPressure = &rec.Host.CPUPressure.SomeShare
 	}
 	if p := rec.Pooler; p != nil && p.Samples > p.SamplesMissing {
 		l.Signals.Pooler = &PoolerSignals{ClientsWaitingPeak: p.ClWaitingPeak, ServersActivePeak: p.SvActivePeak}

@@ -64,7 +64,8 @@ func TestFromRecordPoolerAndSessionsAllowed(t *testing.T) {
 			"app":       {CPUPctOfLimitMean: 90, Samples: 3},
 			"pgbouncer": {CPUCoresMean: 0.93, CPUPctOfLimitMean: 46.5, Samples: 3},
 		},
-		Pooler: &results.PoolerStats{ClWaitingPeak: 17, SvActivePeak: 8, Samples: 3, SamplesMissing: 1}}
+		Pooler: &results.PoolerStats{ClWaitingPeak: 17, SvActivePeak: 8, Samples: 3, SamplesMissing: 1},
+		Host:   &results.HostStats{CPUPressure: &results.CPUPressure{SomeShare: 0.61}}}
 
 	php := FromRecord(rec, Stack{Target: "app", DB: "db", Pooler: "pgbouncer"})
 	p := php.Signals.Pooler
@@ -75,6 +76,8 @@ func TestFromRecordPoolerAndSessionsAllowed(t *testing.T) {
 		t.Errorf("pooler %+v cores %v, want 0.93 cores, 17 waiting, 8 busy", p, *p.CPUCores)
 	case php.Signals.DBPool != 8:
 		t.Errorf("pool allows %d sessions, want the pool, 8", php.Signals.DBPool)
+	case php.Signals.HostCPUPressure == nil || *php.Signals.HostCPUPressure != 0.61:
+		t.Errorf("host CPU pressure %v, want 0.61", php.Signals.HostCPUPressure)
 	}
 
 	unnamed := FromRecord(rec, Stack{Target: "app", DB: "db"})

@@ -80,6 +80,11 @@ const (
 	// load generator could not start them in time) with nothing else at
 	// a limit: the level measured the generator, not the target.
 	BottleneckLoadGenerator = "load-generator"
+	// BottleneckHostCPU: nothing the samplers see at a limit, but
+	// runnable tasks on the host waited for a CPU in half the measured
+	// phase or more (PSI): the target's threads queued for the host's
+	// cores, which its own CPU limit does not show (a shared host).
+	BottleneckHostCPU = "host-cpu"
 	// BottleneckNone: nothing near a limit; latency grew with the offered
 	// load (queueing) before any measured resource ran out.
 	BottleneckNone = "none"
@@ -92,6 +97,9 @@ const (
 	errorPct     = 1
 	// poolerCores is the CPU at which a one-thread pooler is saturated.
 	poolerCores = 0.85
+	// hostPressure is the share of a phase with tasks waiting for a CPU
+	// at which the host is the bottleneck when nothing else is.
+	hostPressure = 0.5
 )
 
 // Classify names the bottleneck of a failing level from its figures.
@@ -125,6 +133,12 @@ func Classify(l Level) Bottleneck {
 	case s.Dropped > 0:
 		b.Name = BottleneckLoadGenerator
 		b.Evidence = fmt.Sprintf("%d iterations dropped by the load generator", s.Dropped)
+	case s.HostCPUPressure != nil && *s.HostCPUPressure >= hostPressure:
+		b.Name = BottleneckHostCPU
+		b.Evidence = fmt.Sprintf("tasks on the host waited for a CPU in %.0f%% of the phase (PSI)", 100**s.HostCPUPressure)
+		if below := belowLimits(l); len(below) > 0 {
+			b.Evidence += "; below their limits: " + strings.Join(below, "; ")
+		}
 	default:
 		b.Name, b.Evidence = BottleneckNone, noneEvidence(l)
 	}
@@ -139,6 +153,15 @@ func poolerSaturated(p *PoolerSignals) bool {
 
 // noneEvidence lists the figures that stayed below their limits.
 func noneEvidence(l Level) string {
+	msg := "no measured resource at its limit"
+	if seen := belowLimits(l); len(seen) > 0 {
+		msg += " (" + strings.Join(seen, "; ") + ")"
+	}
+	return msg + ": the tail grew with queueing inside the target, e.g. for its web threads"
+}
+
+// belowLimits lists a level's figures that stayed below their limits.
+func belowLimits(l Level) []string {
 	var seen []string
 	if l.TargetCPUPct != nil {
 		seen = append(seen, fmt.Sprintf("target CPU %.0f%%, throttled in %.0f%% of periods",
@@ -150,11 +173,7 @@ func noneEvidence(l Level) string {
 	if p := l.Signals.Pooler; p != nil {
 		seen = append(seen, poolerText(p))
 	}
-	msg := "no measured resource at its limit"
-	if len(seen) > 0 {
-		msg += " (" + strings.Join(seen, "; ") + ")"
-	}
-	return msg + ": the tail grew with queueing inside the target, e.g. for its web threads"
+	return seen
 }
 
 // errorEvidence names the failure or the largest error classes.

@@ -32,6 +32,12 @@ func TestClassify(t *testing.T) {
 			Pooler: &PoolerSignals{CPUCores: ptr(0.3), ClientsWaitingPeak: 5, ServersActivePeak: 4}}}},
 		{"pooler's clients wait, servers not all busy", BottleneckNone, Level{SuccessRate: 1, TargetCPUPct: ptr(60.0),
 			Signals: Signals{DBActivePeak: 3, DBPool: 4, Pooler: &PoolerSignals{ClientsWaitingPeak: 5, ServersActivePeak: 3}}}},
+		{"host contended, nothing else", BottleneckHostCPU, Level{SuccessRate: 1, TargetCPUPct: ptr(30.0),
+			Signals: Signals{HostCPUPressure: ptr(0.9)}}},
+		{"host contended, target at its limit", BottleneckTargetCPU, Level{SuccessRate: 1, TargetCPUPct: ptr(95.0),
+			Signals: Signals{HostCPUPressure: ptr(0.9)}}},
+		{"host lightly contended", BottleneckNone, Level{SuccessRate: 1, TargetCPUPct: ptr(30.0),
+			Signals: Signals{HostCPUPressure: ptr(0.3)}}},
 		{"db cpu", BottleneckDBCPU, Level{DBCPUPct: ptr(90.0), Signals: Signals{DBActivePeak: 3, DBPool: 4}}},
 		{"errors", BottleneckErrors, Level{SuccessRate: 0.95, Signals: Signals{Errors: map[string]int64{"http_503": 5}}}},
 		{"run failed", BottleneckErrors, Level{SuccessRate: 1, Signals: Signals{Failed: "target died"}}},
@@ -69,6 +75,17 @@ func TestPoolerEvidence(t *testing.T) {
 	if got, want := Classify(l), (Bottleneck{Name: BottleneckPool,
 		Evidence: "4 DB sessions busy at once with a pool of 4, 30 clients waiting at the pooler"}); got != want {
 		t.Errorf("Classify = %+v, want %+v", got, want)
+	}
+}
+
+func TestHostEvidence(t *testing.T) {
+	t.Parallel()
+	l := Level{SuccessRate: 1, TargetCPUPct: ptr(27.0), DBSessionsPeak: ptr(4), Signals: Signals{HostCPUPressure: ptr(0.912),
+		DBPool: 8, Pooler: &PoolerSignals{CPUCores: ptr(0.21)}}}
+	want := "tasks on the host waited for a CPU in 91% of the phase (PSI); below their limits: target CPU 27%, " +
+		"throttled in 0% of periods; 0 of 8 pool sessions busy at peak; pooler CPU 0.21 cores, 0 clients waiting at peak"
+	if got := Classify(l); got.Name != BottleneckHostCPU || got.Evidence != want {
+		t.Errorf("Classify = %+v, want host-cpu with %q", got, want)
 	}
 }
 
