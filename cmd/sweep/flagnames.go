@@ -34,7 +34,7 @@ var pseudoFlags = map[string]bool{"report": true, "run-id": true, "help": true}
 // --warmup and --duration, and a selection's keep fraction and
 // measurements are halving's own. An error about one names it as it is
 // ("plan: round 1 measures 1s, less than 2s").
-var libraryInputs = map[string]bool{"alpha": true, "plan": true, "keep_fraction": true, "measurements": true}
+var libraryInputs = map[string]bool{"alpha": true, "plan": true, "keep_fraction": true, "measurements": true, "stacks": true}
 
 // flagNames is every flag name of every command, once asked.
 var flagNames struct {

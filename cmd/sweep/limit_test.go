@@ -192,3 +192,26 @@ func removeLimit(t *testing.T, dir string) {
 		t.Logf("clean limit run %s: removed %v: %v", r.RunID, got.Containers, err)
 	}
 }
+
+// TestLimitsCommand: sweep limits prints the stacks' table from recorded
+// searches; arguments that are not NAME=DIR and directories without a
+// search are bad input (exit 2) naming the stacks.
+func TestLimitsCommand(t *testing.T) {
+	t.Parallel()
+	data := filepath.Join("..", "..", "strategy", "limit", "testdata", "stacks")
+	code, out, errOut := runCLI(t, "limits", "php="+filepath.Join(data, "php"), "node="+filepath.Join(data, "node"))
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	for _, want := range []string{"│ php   │ 4 ", "│ node  │ 31 ", "host-cpu", "ranking by safe limit: node 31 > php 4"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	for _, args := range [][]string{{"limits"}, {"limits", "php"}, {"limits", "php=" + t.TempDir()}} {
+		code, _, errOut := runCLI(t, args...)
+		if code != 2 || !strings.Contains(errOut, "stacks: ") {
+			t.Errorf("sweep %s: exit %d, %q; want 2 naming the stacks", strings.Join(args, " "), code, errOut)
+		}
+	}
+}

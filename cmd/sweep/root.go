@@ -30,7 +30,7 @@ func newRootCmd(ctx context.Context, stdout, stderr io.Writer) *cobra.Command {
 	root.AddCommand(newPlanCmd(stdout, stderr), newRunCmd(stdout, stderr), newCleanCmd(stdout),
 		newReportCmd(stdout, stderr), newCompareCmd(stdout),
 		newCheckCmd(stdout, stderr), newResumeCmd(stdout, stderr), newRerunCmd(stdout, stderr),
-		newLimitCmd(stdout, stderr), newReplayCmd(stdout), newExportCmd(stdout, stderr),
+		newLimitCmd(stdout, stderr), newLimitsCmd(stdout), newReplayCmd(stdout), newExportCmd(stdout, stderr),
 		newDriveCmd(stdout))
 	root.SetContext(ctx)
 	return root

@@ -63,26 +63,38 @@ func header(m Model) string {
 // WriteTable prints the study's table (one column per level, by level),
 // then the safe limit, the bottleneck and why each failing level failed.
 func WriteTable(w io.Writer, r Result) error {
-	tab := tablewriter.NewTable(w, tablewriter.WithHeaderAutoFormat(tw.Off), tablewriter.WithRowAutoWrap(tw.WrapNone))
 	head := []any{header(r.Config.Model)}
 	for _, l := range r.Levels {
 		head = append(head, strconv.Itoa(l.Level))
 	}
-	tab.Header(head...)
+	rows := make([][]string, 0, len(tableRows))
 	for _, rw := range tableRows {
 		cells := []string{rw.label}
 		for _, l := range r.Levels {
 			cells = append(cells, rw.cell(l))
 		}
-		if err := tab.Append(cells); err != nil {
-			return fmt.Errorf("limit table: %w", err)
-		}
+		rows = append(rows, cells)
 	}
-	if err := tab.Render(); err != nil {
-		return fmt.Errorf("limit table: %w", err)
+	if err := render(w, "limit table", head, rows); err != nil {
+		return err
 	}
 	_, err := io.WriteString(w, summary(r))
 	return err
+}
+
+// render prints a table of head and rows; what names it in errors.
+func render(w io.Writer, what string, head []any, rows [][]string) error {
+	tab := tablewriter.NewTable(w, tablewriter.WithHeaderAutoFormat(tw.Off), tablewriter.WithRowAutoWrap(tw.WrapNone))
+	tab.Header(head...)
+	for _, cells := range rows {
+		if err := tab.Append(cells); err != nil {
+			return fmt.Errorf("%s: %w", what, err)
+		}
+	}
+	if err := tab.Render(); err != nil {
+		return fmt.Errorf("%s: %w", what, err)
+	}
+	return nil
 }
 
 // summary is the text under the table.
