@@ -10,7 +10,7 @@ EXAMPLE_ARGS ?=
 # room for a loaded host without letting a hung test run on for long.
 TEST_TIMEOUT ?= 20m
 
-.PHONY: help build test test-compose-v1 unit lint fmt demo demo-images cli-compare bench-driver bench-strategy example-node example-php example-jvm mutation mutation-survivors mutation-sample swarm-up swarm-down k8s-build k8s-up k8s-down k8s-load k8s-smoke clean
+.PHONY: help build test test-compose-v1 unit lint fmt demo demo-images cli-compare bench-driver bench-strategy example-node example-php example-jvm study-infra study-infra-runs mutation mutation-survivors mutation-sample swarm-up swarm-down k8s-build k8s-up k8s-down k8s-load k8s-smoke clean
 
 help: ## list the targets
 	@grep -hE '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-16s %s\n", $$1, $$2}'
@@ -102,6 +102,27 @@ example-php: build ## build the PHP example's images (examples/php/.env) and run
 example-jvm: build ## build the JVM example's images (examples/jvm/.env) and run a small sweep of it, Jetty threads and a HikariCP pool (EXAMPLE_ARGS appended)
 	SWEEP_IMAGES_ENV=examples/jvm/.env bash compose/demo/images.sh pg jvm
 	./bin/sweep run --config examples/jvm/sweep.yaml $(EXAMPLE_ARGS)
+
+# The infrastructure study (PHP behind PgBouncer, Node.js, Go against one
+# PostgreSQL), scaled down to a 2-core host: every stack at the same CPU
+# limit, grid and SLO, each cell's safe limit searched in VUs (closed
+# model) with short levels; the study ramped to 14 000 clients for ~5 min
+# a level. STUDY_ARGS is appended to each run; a second make resumes.
+STUDY_OUT ?= runs/study-infra
+STUDY_ARGS ?=
+STUDY_FLAGS = --find-limit --cpus 1 --web-mult 2,4 --db-mult 2 --driver builtin \
+  --slo 'success>=99%,p99<=500ms' --start-level 4 --factor 2 --max-steps 9 \
+  --warmup 2s --duration 6s $(STUDY_ARGS)
+study-infra-runs: build
+	SWEEP_IMAGES_ENV=examples/php/.env bash compose/demo/images.sh pg pgbouncer php
+	SWEEP_IMAGES_ENV=examples/node/.env bash compose/demo/images.sh pg node
+	bash compose/demo/images.sh app pg
+	./bin/sweep run --config examples/php/sweep.yaml $(STUDY_FLAGS) --out $(STUDY_OUT)/php
+	./bin/sweep run --config examples/node/sweep.yaml $(STUDY_FLAGS) --out $(STUDY_OUT)/node
+	./bin/sweep run --config compose/demo/sweep.yaml $(STUDY_FLAGS) --out $(STUDY_OUT)/go
+
+study-infra: study-infra-runs ## the infrastructure study reproduced: safe limits of the PHP+PgBouncer, Node.js and Go stacks at 1 CPU, one table (about 10-15 min; STUDY_OUT, STUDY_ARGS)
+	./bin/sweep limits php=$(STUDY_OUT)/php node=$(STUDY_OUT)/node go=$(STUDY_OUT)/go
 
 clean: ## remove build output and leftovers of crashed runs
 	rm -rf bin
