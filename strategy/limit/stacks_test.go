@@ -194,3 +194,18 @@ func TestBetterSearch(t *testing.T) {
 		}
 	}
 }
+
+// TestLoadStackOfOneSearch: a sweep limit run keeps limit.json and
+// levels/ in its own directory, as a cell repetition of run --find-limit
+// does.
+func TestLoadStackOfOneSearch(t *testing.T) {
+	t.Parallel()
+	dir := filepath.Join("testdata", "stacks", "php", "cells", "cpu_1__web_4__db_8", "r1")
+	s, err := LoadStack(StackRun{Name: "php", Dir: dir}, "db")
+	switch {
+	case err != nil:
+		t.Fatal(err)
+	case s.Dir != dir || s.Searched != 1 || s.File.Bottleneck == nil || s.File.Bottleneck.Name != BottleneckHostCPU:
+		t.Errorf("%s: %d searched, bottleneck %+v; want the one search, host-cpu", s.Dir, s.Searched, s.File.Bottleneck)
+	}
+}
