@@ -62,6 +62,7 @@ import (
 // that of the CVs. The stack stays up for the rerun (--keep), which runs
 // after the hog is removed.
 func TestDriftFlaggedAndRerun(t *testing.T) {
+	longTest(t, "160-240 s")
 	bin, cli := demo(t)
 	info, err := cli.Info(t.Context())
 	if err != nil {

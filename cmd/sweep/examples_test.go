@@ -62,6 +62,7 @@ func exampleCmd(t *testing.T, name string, images []string, extra ...string) (cm
 // take one. With 8 workers × a pool of 32 the connection-limit guard
 // counts 256 connections, over the 200 the database allows, and refuses.
 func TestNodeExample(t *testing.T) {
+	longTest(t, "80-150 s")
 	bin, cli := demo(t)
 	c, _ := exampleCmd(t, "node", []string{"pg", "node"}, "--web-mult", "2", "--db-mult", "1,2")
 	out := c.out
@@ -107,6 +108,7 @@ func TestNodeExample(t *testing.T) {
 // without it, and neither PgBouncer's server connections nor the
 // database's sessions went past the pool.
 func TestPHPExample(t *testing.T) {
+	longTest(t, "50-90 s")
 	bin, cli := demo(t)
 	bouncer := testenv.FreePort(t)
 	c, _ := exampleCmd(t, "php", []string{"pg", "pgbouncer", "php"}, "--web-mult", "4", "--db-mult", "0.5,1",
@@ -145,6 +147,7 @@ func TestPHPExample(t *testing.T) {
 // inside the JVM on /health its thread pool's max (the request threads
 // plus Jetty's acceptor and selector) and HikariCP's open connections.
 func TestJVMExample(t *testing.T) {
+	longTest(t, "90-100 s")
 	bin, cli := demo(t)
 	// no control cell: the test measures no noise; --keep: /health below
 	c, p := exampleCmd(t, "jvm", []string{"pg", "jvm"}, "--web-mult", "4", "--db-mult", "0.5,1",

@@ -338,3 +338,17 @@ func readRecord(t *testing.T, dir, cellID string) results.Record {
 	}
 	return rec
 }
+
+// longTest skips t unless SWEEP_LONG_TESTS=1: the end-to-end tests of a
+// minute and more each (the example stacks, the drift fault), which `make
+// test-long` runs as a CI leg of their own, so that `make test` stays well
+// under 20 minutes.
+func longTest(t *testing.T, about string) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("-short: a long end-to-end test")
+	}
+	if os.Getenv("SWEEP_LONG_TESTS") != "1" {
+		t.Skipf("a long end-to-end test (about %s here): make test-long runs it (SWEEP_LONG_TESTS=1), as CI does", about)
+	}
+}
