@@ -10,7 +10,7 @@ EXAMPLE_ARGS ?=
 # room for a loaded host without letting a hung test run on for long.
 TEST_TIMEOUT ?= 20m
 
-.PHONY: help build test test-long test-compose-v1 unit lint fmt demo demo-images cli-compare bench-driver bench-strategy example-node example-php example-jvm study-infra study-infra-runs mutation mutation-survivors mutation-sample swarm-up swarm-down k8s-build k8s-up k8s-down k8s-load k8s-smoke clean
+.PHONY: help build test test-long test-compose-v1 unit lint fmt demo demo-images cli-compare bench-driver bench-strategy bench-noise example-node example-php example-jvm study-infra study-infra-runs mutation mutation-survivors mutation-sample swarm-up swarm-down k8s-build k8s-up k8s-down k8s-load k8s-smoke clean
 
 help: ## list the targets
 	@grep -hE '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-16s %s\n", $$1, $$2}'
@@ -54,6 +54,9 @@ bench-driver: ## built-in load driver vs wrk/hey: requests/s and generator CPU Â
 
 bench-strategy: demo-images build ## the same 12-cell demo grid with --strategy grid and --strategy halving: wall times, ratio, each profile's pick and agreement (about 15 min; BENCH_ARGS appended)
 	$(GO) run ./bench/strategy $(BENCH_ARGS)
+
+bench-noise: demo-images build ## two runs of the same 20-cell demo grid with the control cell: each profile's pick in the other run's set, the measured noise, sweep replay's picks outside the set, the control's cost (about 20 min; BENCH_ARGS appended)
+	$(GO) run ./bench/noise $(BENCH_ARGS)
 
 bench-overhead: ## per-cell overhead of the swarm backend vs compose, cells alternated in one run (needs make swarm-up and the local engine)
 	$(GO) run ./bench/overhead

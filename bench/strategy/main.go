@@ -39,65 +39,53 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"math"
 	"os"
 	"os/exec"
-	"os/signal"
 	"path/filepath"
 	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
 
+	"github.com/sweep-tool/sweep/bench/internal/benchcli"
 	"github.com/sweep-tool/sweep/report"
 	"github.com/sweep-tool/sweep/results"
 )
 
-func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	err := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
-	stop()
-	if err != nil && !errors.Is(err, flag.ErrHelp) {
-		fmt.Fprintln(os.Stderr, "benchstrategy:", err)
-		os.Exit(1)
-	}
-}
+func main() { benchcli.Main("benchstrategy", run) }
 
 // config is the grid both strategies measure and how.
 type config struct {
-	sweep, config, out            string
-	cpus, webMult, dbMult, load   string
-	warmup, duration, minDuration time.Duration
-	precision, driver             string
-	bgHold                        time.Duration
+	benchcli.Grid
+	minDuration time.Duration
+	precision   string
+	bgHold      time.Duration
 }
 
 func parse(args []string, stderr io.Writer) (config, error) {
 	var c config
 	fs := flag.NewFlagSet("benchstrategy", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	fs.StringVar(&c.sweep, "sweep", "bin/sweep", "the sweep binary")
-	fs.StringVar(&c.config, "config", "compose/demo/sweep.yaml", "the demo's settings (stack, URL, DSN)")
-	fs.StringVar(&c.out, "out", filepath.Join("runs", "bench-strategy-"+time.Now().UTC().Format("20060102-150405")), "folder of both run directories")
 	// CPU limits below 1, where the target binds (at 1 CPU the 2-core
 	// host binds first). Web multiplier 1 is one thread at every limit,
 	// 6 gives 2, 3 and 4; pool multiplier 0.5 gives pools of 1–2, 2 gives
 	// 2 with one thread and 4, 6, 8 with 6 × CPU: 12 distinct cells, one
 	// pair (6×2) with a pool the background task cannot drain (see the
 	// package comment).
-	fs.StringVar(&c.cpus, "cpus", "0.25,0.5,0.75", "CPU limits")
-	fs.StringVar(&c.webMult, "web-mult", "1,6", "web multipliers")
-	fs.StringVar(&c.dbMult, "db-mult", "0.5,2", "pool multipliers (with the defaults: 12 distinct cells)")
-	fs.StringVar(&c.load, "load", "vus=20", "load model")
-	fs.DurationVar(&c.warmup, "warmup", 5*time.Second, "the grid's warm-up (halving's rounds take at most this)")
-	fs.DurationVar(&c.duration, "duration", 45*time.Second, "the grid's measured phase (halving's screens a twentieth of it, its finals at most a third)")
+	c.Register(fs, benchcli.Grid{Sweep: "bin/sweep", Config: "compose/demo/sweep.yaml", Out: benchcli.Stamped("bench-strategy"),
+		CPUs: "0.25,0.5,0.75", WebMult: "1,6", DBMult: "0.5,2", Load: "vus=20", Driver: "builtin",
+		Warmup: 5 * time.Second, Duration: 45 * time.Second}, map[string]string{
+		"out":      "both strategies' runs in it",
+		"db-mult":  "with the defaults: 12 distinct cells",
+		"warmup":   "halving's rounds take at most this",
+		"duration": "halving's screens a twentieth of it, its finals at most this",
+	})
 	fs.StringVar(&c.precision, "precision", "2%", "halving's steady-state precision (when the build has --precision)")
 	fs.DurationVar(&c.minDuration, "min-duration", 15*time.Second, "halving's shortest final (with --precision)")
-	fs.StringVar(&c.driver, "driver", "builtin", "load driver")
 	fs.DurationVar(&c.bgHold, "bg-hold", 600*time.Millisecond, "how long the demo's background task holds its two connections every second (DEMOAPP_BG_HOLD; the app's default 300ms)")
 	return c, fs.Parse(args)
 }
@@ -131,14 +119,14 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintln(stdout, note)
 	}
 	fmt.Fprintf(stdout, "grid: CPU %s × web %s × pool %s, warm-up %s + %s per cell; the demo's background task holds two connections %s a second\n",
-		c.cpus, c.webMult, c.dbMult, c.warmup, c.duration, c.bgHold)
+		c.CPUs, c.WebMult, c.DBMult, c.Warmup, c.Duration, c.bgHold)
 	return write(stdout, outs[0], outs[1])
 }
 
 // halvingArgs are the steady-state flags of the halving run, when the
 // sweep binary has them; otherwise none and a note saying so.
 func halvingArgs(ctx context.Context, c config) ([]string, string) {
-	help, _ := exec.CommandContext(ctx, c.sweep, "run", "--help").CombinedOutput()
+	help, _ := exec.CommandContext(ctx, c.Sweep, "run", "--help").CombinedOutput()
 	if !strings.Contains(string(help), "--precision") {
 		return nil, "note: this sweep has no --precision: halving's finals ran at their fixed full length"
 	}
@@ -149,17 +137,15 @@ func halvingArgs(ctx context.Context, c config) ([]string, string) {
 // background hold (DEMOAPP_BG_HOLD, which the demo's compose file reads)
 // last in its environment.
 func command(ctx context.Context, c config, dir, strategy string, extra []string) *exec.Cmd {
-	argv := append([]string{"run", "--config", c.config, "--cpus", c.cpus, "--web-mult", c.webMult,
-		"--db-mult", c.dbMult, "--load", c.load, "--warmup", c.warmup.String(), "--duration", c.duration.String(),
-		"--driver", c.driver, "--strategy", strategy, "--out", dir}, extra...)
-	cmd := exec.CommandContext(ctx, c.sweep, argv...)
+	argv := append(append(c.RunArgs(), "--strategy", strategy, "--out", dir), extra...)
+	cmd := exec.CommandContext(ctx, c.Sweep, argv...)
 	cmd.Env = append(os.Environ(), "DEMOAPP_BG_HOLD="+c.bgHold.String())
 	return cmd
 }
 
 // measure runs sweep with one strategy and reads its run back.
 func measure(ctx context.Context, c config, strategy string, extra []string, stderr io.Writer) (outcome, error) {
-	dir := filepath.Join(c.out, strategy)
+	dir := filepath.Join(c.Out, strategy)
 	cmd := command(ctx, c, dir, strategy, extra)
 	fmt.Fprintf(stderr, "benchstrategy: %s %s\n", cmd.Env[len(cmd.Env)-1], strings.Join(cmd.Args, " "))
 	cmd.Stdout, cmd.Stderr = stderr, stderr

@@ -4,14 +4,12 @@ import (
 	"io"
 	"maps"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/sweep-tool/sweep/report"
 	"github.com/sweep-tool/sweep/results"
-	"github.com/sweep-tool/sweep/sweep"
 )
 
 func TestCommand(t *testing.T) {
@@ -43,18 +41,10 @@ func TestDefaultGrid(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	nums := func(s string) []float64 {
-		var out []float64
-		for _, f := range strings.Split(s, ",") {
-			v, err := strconv.ParseFloat(f, 64)
-			if err != nil {
-				t.Fatal(err)
-			}
-			out = append(out, v)
-		}
-		return out
+	cells, err := c.Plan()
+	if err != nil {
+		t.Fatal(err)
 	}
-	cells := sweep.BuildPlan(nums(c.cpus), nums(c.webMult), nums(c.dbMult))
 	pools := map[[2]float64][]int{}
 	var threads []int
 	for _, cell := range cells {

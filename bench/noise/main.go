@@ -1,0 +1,459 @@
+// Command benchnoise runs the same demo grid twice as full grid runs with
+// their control cell (sweep run --control-every) and prints what issue 26
+// asks of the noise they measure:
+//
+//   - per profile, each run's pick and whether it lies in the other run's
+//     equivalence set (report.Profile.Admits on each run's own report);
+//   - the noise each run measured from its controls (report.Noise: RPS and
+//     p99 bands), any drift it flagged, and how many cells the two reports
+//     cannot tell apart across the runs (report.Estimate.Overlaps of the
+//     same cell's RPS and p99 in both);
+//   - the share of `sweep replay --seeds N` replays of each run, at the
+//     noise it measured (strategy/replay without --noise), whose pick lies
+//     outside that run's own equivalence set (issue 26: at most 10 %), and
+//     the report's own calibration of the set beside it;
+//   - the control's cost: its measurements' wall time (each record's start
+//     to finish, its target recreated for it) as a share of the run's wall
+//     time and of its cells' time, and the same share priced at the CLI's
+//     default cell lengths (30 s warm-up, 5 min) with the overhead per
+//     cell this run measured, by the rule of sweep.DefaultControlEvery.
+//
+// Usage (make bench-noise builds bin/sweep and the demo's images):
+//
+//	go run ./bench/noise [-sweep bin/sweep] [-duration 10s] [-control-every 10] ...
+//
+// Both runs share the machine with whatever else runs on it; the bench
+// samples /proc/loadavg meanwhile and prints its range. Compare the two
+// runs of one invocation, not figures of different ones.
+//
+// The default grid: CPU 1 and 2 × web multipliers 1, 2, 4, 6, 8 × pool
+// multipliers 1, 2, 20 distinct cells (the smallest grid the issue's cost
+// target is stated for), at the demo's 3 s warm-up and 10 s measured: two
+// runs of about 7–9 minutes on the 2-core host. --control-every stays at
+// its default of 10: a 20-cell grid then measures 3 controls (start, after
+// the tenth cell, end), the fewest the report measures its noise from
+// (report.MinControls); --control-every 20 would leave 2 and the noise
+// assumed. Cells this short pay more than 5 % for them (the README's
+// formula: the 5 % holds when d ≥ 5 (o + w)), which is why the bench also
+// prices them at the default lengths.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"text/tabwriter"
+	"time"
+
+	"github.com/sweep-tool/sweep/bench/internal/benchcli"
+	"github.com/sweep-tool/sweep/report"
+	"github.com/sweep-tool/sweep/results"
+	"github.com/sweep-tool/sweep/strategy/replay"
+	"github.com/sweep-tool/sweep/sweep"
+)
+
+func main() { benchcli.Main("benchnoise", run) }
+
+// config is the grid both runs measure and how.
+type config struct {
+	benchcli.Grid
+	controlEvery, seeds int
+	loadEvery           time.Duration
+}
+
+func parse(args []string, stderr io.Writer) (config, error) {
+	var c config
+	fs := flag.NewFlagSet("benchnoise", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	c.Register(fs, benchcli.Grid{Sweep: "bin/sweep", Config: "compose/demo/sweep.yaml", Out: benchcli.Stamped("bench-noise"),
+		CPUs: "1,2", WebMult: "1,2,4,6,8", DBMult: "1,2", Load: "vus=20", Driver: "builtin",
+		Warmup: 3 * time.Second, Duration: 10 * time.Second}, map[string]string{
+		"out":      "the two runs in it, a and b",
+		"db-mult":  "with the defaults: 20 distinct cells",
+		"duration": "a control measures a tenth, at least 5 s",
+	})
+	fs.IntVar(&c.controlEvery, "control-every", sweep.DefaultControlEvery, "cells between two control measurements (sweep run --control-every)")
+	fs.IntVar(&c.seeds, "seeds", 200, "noisy replays of each run (sweep replay --seeds)")
+	fs.DurationVar(&c.loadEvery, "load-every", 10*time.Second, "how often /proc/loadavg is read while the runs go")
+	if err := fs.Parse(args); err != nil {
+		return c, err
+	}
+	if c.controlEvery < 1 {
+		return c, fmt.Errorf("-control-every %d: the bench measures the control, give 1 or more", c.controlEvery)
+	}
+	return c, nil
+}
+
+// outcome is one run of the grid.
+type outcome struct {
+	name   string
+	wall   time.Duration
+	run    *results.Run
+	rep    *report.Report
+	replay *replay.Result
+	// note is set when sweep exited 1 (a cell failed) and the run was
+	// read back anyway.
+	note string
+}
+
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	c, err := parse(args, stderr)
+	if err != nil {
+		return err
+	}
+	sampler := startLoad(ctx, c.loadEvery)
+	start := time.Now()
+	var outs []outcome
+	for _, name := range []string{"a", "b"} {
+		o, err := measure(ctx, c, name, stderr)
+		if err != nil {
+			sampler.stop()
+			return err
+		}
+		outs = append(outs, o)
+	}
+	loads := sampler.stop()
+	fmt.Fprintf(stdout, "grid: CPU %s × web %s × pool %s (%d cells), warm-up %s + %s per cell, %s, control every %d cells; two runs in %s\n",
+		c.CPUs, c.WebMult, c.DBMult, len(outs[0].run.Cells), c.Warmup, c.Duration, c.Load, c.controlEvery, time.Since(start).Round(time.Second))
+	fmt.Fprintf(stdout, "host load during the runs: %s\n\n", loadSummary(loads, c.loadEvery))
+	return write(stdout, outs[0], outs[1], c)
+}
+
+// command is the sweep run of one grid into dir.
+func command(ctx context.Context, c config, dir string) *exec.Cmd {
+	return exec.CommandContext(ctx, c.Sweep, append(c.RunArgs(), "--control-every", strconv.Itoa(c.controlEvery), "--out", dir)...)
+}
+
+// measure runs the grid once into <out>/<name>, reads it back, builds its
+// report and replays it at its measured noise.
+func measure(ctx context.Context, c config, name string, stderr io.Writer) (outcome, error) {
+	dir := filepath.Join(c.Out, name)
+	cmd := command(ctx, c, dir)
+	fmt.Fprintf(stderr, "benchnoise: %s\n", strings.Join(cmd.Args, " "))
+	cmd.Stdout, cmd.Stderr = stderr, stderr
+	start := time.Now()
+	o := outcome{name: name}
+	err := cmd.Run()
+	o.wall = time.Since(start)
+	var exit *exec.ExitError
+	switch {
+	case errors.As(err, &exit) && exit.ExitCode() == 1 && ctx.Err() == nil:
+		o.note = "sweep exited 1: a cell failed (see the run's report)"
+	case err != nil:
+		return o, fmt.Errorf("run %s: %w", name, err)
+	}
+	if o.run, err = results.LoadRun(dir); err != nil {
+		return o, err
+	}
+	if o.rep, err = report.Build(o.run, report.DefaultOptions()); err != nil {
+		return o, err
+	}
+	o.replay, err = replay.Replay(o.run, replay.Options{Seeds: c.seeds, Seed: 1})
+	if err != nil {
+		return o, fmt.Errorf("replay of run %s: %w", name, err)
+	}
+	return o, nil
+}
+
+// write prints the comparison of the two runs.
+func write(w io.Writer, a, b outcome, c config) error {
+	tw := tabwriter.NewWriter(w, 2, 8, 2, ' ', 0)
+	fmt.Fprintln(tw, "run\twall time\tcontrols ok\tRPS band\tp99 band\tnoise\tdrift")
+	for _, o := range []outcome{a, b} {
+		n := o.rep.Noise
+		src := "measured"
+		if !n.Measured {
+			src = "assumed"
+		}
+		drift := "none"
+		if o.rep.Drift != nil {
+			drift = fmt.Sprintf("flagged, %d cells marked", len(o.rep.Drift.Cells))
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%.1f %%\t%.1f %%\t%s\t%s\n", o.name, o.wall.Round(time.Second), n.Controls,
+			100*n.RPS, 100*n.P99, src, drift)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	for _, o := range []outcome{a, b} {
+		fmt.Fprintf(w, "%s: noise %s\n", o.name, o.rep.Noise.Sentence())
+		if o.rep.Drift != nil {
+			fmt.Fprintf(w, "%s: %s\n", o.name, o.rep.Drift.Sentence())
+		}
+		if o.note != "" {
+			fmt.Fprintf(w, "%s: %s\n", o.name, o.note)
+		}
+	}
+	rows := crossPicks(a.rep, b.rep)
+	fmt.Fprintf(w, "\nper profile: each run's pick, whether it lies in the other's equivalence set, and the share of %d sweep replays "+
+		"of each run at its measured noise picking outside its own set (issue 26: ≤ 10 %%), beside the report's calibration of the set\n", c.seeds)
+	fmt.Fprintln(tw, "profile\ta's pick\tin b's set\tb's pick\tin a's set\treplays outside a's set\toutside b's set\ta's set: pairs, re-runs in it\tb's set")
+	for _, r := range rows {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.profile, r.pickA, yesNo(r.aInB), r.pickB, yesNo(r.bInA),
+			outsideShare(a.replay, r.profile), outsideShare(b.replay, r.profile),
+			calibration(a.rep, r.profile), calibration(b.rep, r.profile))
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	both := 0
+	for _, r := range rows {
+		if r.aInB && r.bInA {
+			both++
+		}
+	}
+	fmt.Fprintf(w, "agreement: %d of %d profiles each run's pick in the other's set\n", both, len(rows))
+	fmt.Fprintf(w, "replayed halving's share of each run's time: a %.1f %%, b %.1f %%\n", 100*a.replay.Fraction, 100*b.replay.Fraction)
+	fmt.Fprintln(w, sameCells(a.rep, b.rep).String())
+	fmt.Fprintln(w, "\ncontrol cost")
+	for _, o := range []outcome{a, b} {
+		cost := controlCost(o.run, o.wall)
+		fmt.Fprintf(w, "%s: %s\n", o.name, cost)
+		fmt.Fprintf(w, "%s: at the CLI's default cell lengths with this overhead: %s\n", o.name,
+			atDefaults(cost.overheadS, len(o.run.Cells), c.controlEvery))
+	}
+	return nil
+}
+
+func yesNo(ok bool) string {
+	if ok {
+		return "yes"
+	}
+	return "no"
+}
+
+// pickRow is one profile's picks of both runs.
+type pickRow struct {
+	profile      string
+	pickA, pickB string
+	// aInB: a's pick lies in b's equivalence set; bInA the reverse.
+	aInB, bInA bool
+}
+
+// crossPicks lines up each profile's pick of both runs and checks each
+// against the other run's set by the report's own rule (Admits).
+func crossPicks(a, b *report.Report) []pickRow {
+	var rows []pickRow
+	for _, pa := range a.Profiles {
+		pb, ok := b.Profile(pa.Key)
+		if !ok {
+			continue
+		}
+		rows = append(rows, pickRow{profile: pa.Key, pickA: pairOf(pa), pickB: pairOf(pb), aInB: pb.Admits(pa), bInA: pa.Admits(pb)})
+	}
+	return rows
+}
+
+// pairOf names a profile's pick and the size of its set.
+func pairOf(p report.Profile) string {
+	if !p.Found {
+		return "none"
+	}
+	return fmt.Sprintf("%g×%g (set of %d)", p.WebMult, p.DBMult, 1+len(p.Equivalent))
+}
+
+// outsideShare is the share of the replays whose pick lay outside the
+// run's set for the profile: 1 − the replay's agreement.
+func outsideShare(res *replay.Result, profile string) string {
+	agree, ok := res.Agreement[profile]
+	if !ok {
+		return "no pick"
+	}
+	return fmt.Sprintf("%.1f %% of %d", 100*(1-agree), res.Replays)
+}
+
+// calibration is the report's own claim for the profile's set: its pairs
+// and the share of its simulated re-runs that pick in it.
+func calibration(rep *report.Report, profile string) string {
+	for _, c := range rep.Calibrate() {
+		if c.Profile == profile {
+			return fmt.Sprintf("%d, %.0f %%", c.Pairs, 100*c.Share)
+		}
+	}
+	return "no pick"
+}
+
+// cellAgreement counts the cells both runs measured ok and those whose
+// RPS (p99) the two reports' intervals cannot tell apart: with one
+// measurement each, the run's measured band around each figure.
+type cellAgreement struct {
+	both, rps, p99 int
+}
+
+func sameCells(a, b *report.Report) cellAgreement {
+	var n cellAgreement
+	byID := map[string]*report.Cell{}
+	for _, c := range b.Cells {
+		byID[c.ID] = c
+	}
+	for _, ca := range a.Cells {
+		cb := byID[ca.ID]
+		if cb == nil || ca.Status != results.StatusOK || cb.Status != results.StatusOK {
+			continue
+		}
+		n.both++
+		if ca.RPS.Overlaps(cb.RPS) {
+			n.rps++
+		}
+		if ca.P99.Overlaps(cb.P99) {
+			n.p99++
+		}
+	}
+	return n
+}
+
+func (n cellAgreement) String() string {
+	if n.both == 0 {
+		return "no cell finished ok in both runs"
+	}
+	return fmt.Sprintf("cells the reports cannot tell apart across the runs (each figure ± half its run's band): RPS %d of %d (%.0f %%), p99 %d of %d (%.0f %%)",
+		n.rps, n.both, 100*float64(n.rps)/float64(n.both), n.p99, n.both, 100*float64(n.p99)/float64(n.both))
+}
+
+// cost is what a run's controls took.
+type cost struct {
+	controls int
+	// controlsS is the controls' wall time, cellsS the cells'
+	// repetitions', wallS the whole run's (sweep's process); overheadS
+	// the mean time of a cell beyond its warm-up and measured phase.
+	controlsS, cellsS, wallS, overheadS float64
+}
+
+// span is a record's wall time: its start to its record written.
+func span(r results.Record) float64 { return r.FinishedAt.Sub(r.StartedAt).Seconds() }
+
+// controlCost sums the run's control measurements (every Seq, on one
+// stack) and its cells' repetitions from their records.
+func controlCost(run *results.Run, wall time.Duration) cost {
+	c := cost{wallS: wall.Seconds()}
+	over := 0
+	for _, rc := range run.Cells {
+		for _, ctl := range rc.Controls {
+			if ctl.Seq > 0 {
+				c.controls++
+				c.controlsS += span(ctl.Record)
+			}
+		}
+		for _, rep := range rc.Reps {
+			s := span(rep.Record)
+			c.cellsS += s
+			c.overheadS += s - rep.PhasesS["warmup"] - rep.PhasesS["measure"]
+			over++
+		}
+	}
+	if over > 0 {
+		c.overheadS /= float64(over)
+	}
+	return c
+}
+
+func (c cost) String() string {
+	if c.controls == 0 {
+		return "no control measured"
+	}
+	return fmt.Sprintf("%d controls took %.0f s of the run's %.0f s (%.1f %%; %.1f %% of its cells' %.0f s); a cell's overhead beyond warm-up and measure %.1f s",
+		c.controls, c.controlsS, c.wallS, 100*c.controlsS/c.wallS, 100*c.controlsS/c.cellsS, c.cellsS, c.overheadS)
+}
+
+// Default cell lengths of the CLI (sweep run's --warmup and --duration).
+const (
+	defaultWarmup   = 30 * time.Second
+	defaultDuration = 5 * time.Minute
+)
+
+// atDefaults prices the controls of a grid of cells cells, one every
+// every, at the CLI's default lengths with overhead o seconds per job,
+// as sweep.DefaultControlEvery's comment does: each control o + w + the
+// control's length, each cell o + w + d, the share of the cells' time
+// and of the whole run's.
+func atDefaults(o float64, cells, every int) string {
+	if every < 1 {
+		return "no control"
+	}
+	n := sweep.Spec{ControlEvery: every}.ControlCount(cells)
+	ctl := o + (defaultWarmup + sweep.RunControlDuration(defaultDuration)).Seconds()
+	cell := o + (defaultWarmup + defaultDuration).Seconds()
+	total := float64(n) * ctl
+	grid := float64(cells) * cell
+	return fmt.Sprintf("%d controls of %.0f s beside %d cells of %.0f s: %.1f %% of the cells' time, %.1f %% of the run's",
+		n, ctl, cells, cell, 100*total/grid, 100*total/(grid+total))
+}
+
+// loadSampler reads the host's 1-minute load average every so often
+// until stopped.
+type loadSampler struct {
+	cancel context.CancelFunc
+	done   chan struct{}
+	mu     sync.Mutex
+	loads  []float64
+}
+
+func startLoad(ctx context.Context, every time.Duration) *loadSampler {
+	ctx, cancel := context.WithCancel(ctx)
+	s := &loadSampler{cancel: cancel, done: make(chan struct{})}
+	go func() {
+		defer close(s.done)
+		t := time.NewTicker(every)
+		defer t.Stop()
+		for {
+			s.read()
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
+			}
+		}
+	}()
+	return s
+}
+
+func (s *loadSampler) read() {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return
+	}
+	if l, err := oneMinute(string(b)); err == nil {
+		s.mu.Lock()
+		s.loads = append(s.loads, l)
+		s.mu.Unlock()
+	}
+}
+
+// stop ends the sampling, takes one last reading and returns them all.
+func (s *loadSampler) stop() []float64 {
+	s.cancel()
+	<-s.done
+	s.read()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.loads)
+}
+
+// oneMinute is the 1-minute load average of a /proc/loadavg line.
+func oneMinute(line string) (float64, error) {
+	f := strings.Fields(line)
+	if len(f) < 3 {
+		return 0, fmt.Errorf("/proc/loadavg: %q is not a load line", line)
+	}
+	return strconv.ParseFloat(f[0], 64)
+}
+
+// loadSummary is the range and median of the load readings.
+func loadSummary(loads []float64, every time.Duration) string {
+	if len(loads) == 0 {
+		return "not read (no /proc/loadavg)"
+	}
+	s := slices.Sorted(slices.Values(loads))
+	median := (s[(len(s)-1)/2] + s[len(s)/2]) / 2
+	return fmt.Sprintf("1-min load average %.2f–%.2f, median %.2f (%d readings of /proc/loadavg, every %s)",
+		s[0], s[len(s)-1], median, len(s), every)
+}
