@@ -5,17 +5,20 @@ package main
 // built-in driver, and what the database saw checked against the knobs.
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/sweep-tool/sweep/internal/testenv"
+	"github.com/sweep-tool/sweep/metrics"
 	"github.com/sweep-tool/sweep/results"
 )
 
@@ -59,12 +62,17 @@ func exampleCmd(t *testing.T, name string, images []string, extra ...string) (cm
 // TestNodeExample sweeps examples/node for two cells (2 cluster workers,
 // a pool of 2 and of 4 per worker): every cell is ok, and the database's
 // peak of sessions is workers × pool (the pool is per worker), give or
-// take one. With 8 workers × a pool of 32 the connection-limit guard
-// counts 256 connections, over the 200 the database allows, and refuses.
+// take one. The last cell's target, left up with --keep, reports from
+// inside on /health its live cluster workers and each one's pg Pool (the
+// worker answering asks the primary, which asks every worker): as many
+// workers as the cell's web threads, each its own process with a pool of
+// the cell's size. With 8 workers × a pool of 32 the connection-limit
+// guard counts 256 connections, over the 200 the database allows, and
+// refuses.
 func TestNodeExample(t *testing.T) {
-	longTest(t, "80-150 s")
+	longTest(t, "80-140 s")
 	bin, cli := demo(t)
-	c, _ := exampleCmd(t, "node", []string{"pg", "node"}, "--web-mult", "2", "--db-mult", "1,2")
+	c, p := exampleCmd(t, "node", []string{"pg", "node"}, "--web-mult", "2", "--db-mult", "1,2", "--keep")
 	out := c.out
 	if code, pr := runSweep(t, bin, c); code != exitOK {
 		t.Fatalf("exit %d, want 0\nstderr:\n%s", code, pr.stderr.String())
@@ -76,7 +84,9 @@ func TestNodeExample(t *testing.T) {
 	if err := json.Unmarshal(meta.Spec, &spec); err != nil || !spec.PoolPerWeb || len(meta.Cells) != 2 {
 		t.Fatalf("sweep.json: pool_per_web %v (%v), %d cells; want true and 2", spec.PoolPerWeb, err, len(meta.Cells))
 	}
+	cells := map[string]results.CellInfo{}
 	for _, cell := range meta.Cells {
+		cells[cell.ID] = cell
 		rec := readRecord(t, out, cell.ID)
 		if rec.Status != results.StatusOK || rec.DB == nil {
 			t.Fatalf("%s: status %s (%s), db block %v", cell.ID, rec.Status, rec.Reason, rec.DB != nil)
@@ -89,6 +99,42 @@ func TestNodeExample(t *testing.T) {
 				cell.WebThreads, cell.DBPool, want)
 		}
 	}
+
+	var h struct {
+		Workers      int    `json:"workers"`
+		Pool         int    `json:"pool"`
+		WorkersLive  int    `json:"workers_live"`
+		PoolsMissing int    `json:"pools_missing"`
+		PoolsError   string `json:"pools_error"`
+		Pools        []struct {
+			Worker    int `json:"worker"`
+			PID       int `json:"pid"`
+			PoolMax   int `json:"pool_max"`
+			PoolTotal int `json:"pool_total"`
+			PoolIdle  int `json:"pool_idle"`
+		} `json:"pools"`
+	}
+	instance := keptHealth(t, p, &h)
+	cell, ok := cells[instance]
+	t.Logf("%s /health: %+v", instance, h)
+	if !ok || h.PoolsError != "" || h.PoolsMissing != 0 || h.WorkersLive != cell.WebThreads || len(h.Pools) != cell.WebThreads ||
+		h.Workers != cell.WebThreads || h.Pool != cell.DBPool {
+		t.Fatalf("the kept target (X-Instance %q) reports %d live workers, %d pools (%d missing, %q), settings %d × %d; "+
+			"want %d workers, each with its pool", instance, h.WorkersLive, len(h.Pools), h.PoolsMissing, h.PoolsError,
+			h.Workers, h.Pool, cell.WebThreads)
+	}
+	pids := map[int]bool{}
+	for _, w := range h.Pools {
+		pids[w.PID] = true
+		if w.PoolMax != cell.DBPool || w.PoolIdle < 0 || w.PoolIdle > w.PoolTotal || w.PoolTotal > w.PoolMax {
+			t.Errorf("%s: worker %d (pid %d) has a pool of max %d with %d open, %d idle; want max %d, 0 <= idle <= open <= max",
+				cell.ID, w.Worker, w.PID, w.PoolMax, w.PoolTotal, w.PoolIdle, cell.DBPool)
+		}
+	}
+	if len(pids) != cell.WebThreads {
+		t.Errorf("%s: %d distinct worker processes among %d pools, want %d", cell.ID, len(pids), len(h.Pools), cell.WebThreads)
+	}
+	removeRun(t, out)
 	assertNoContainers(t, cli, meta.RunID)
 
 	refused := filepath.Join(t.TempDir(), "refused")
@@ -103,23 +149,35 @@ func TestNodeExample(t *testing.T) {
 }
 
 // TestPHPExample sweeps examples/php for two cells (4 FPM children, a
-// PgBouncer pool of 2 and of 4): every cell is ok, PgBouncer was recreated
-// with the cell's pool (the record's service_env), the target read back
-// without it, and neither PgBouncer's server connections nor the
-// database's sessions went past the pool.
+// PgBouncer pool of 2 and of 3, neither the compose file's 4): every cell
+// is ok, PgBouncer was recreated with the cell's pool (the record's
+// service_env), the target read back without it, and neither PgBouncer's
+// server connections nor the database's sessions went past the pool. The
+// last cell's PgBouncer, left up with --keep, says in its own SHOW CONFIG
+// (its admin console, as the example's admin_users) that its
+// default_pool_size is that cell's pool. With a pool of 240 the
+// connection-limit guard counts 240 server connections against the
+// database's max_connections 200 (not PgBouncer's 1000 clients) and
+// refuses.
 func TestPHPExample(t *testing.T) {
-	longTest(t, "50-90 s")
+	longTest(t, "60-160 s")
 	bin, cli := demo(t)
 	bouncer := testenv.FreePort(t)
-	c, _ := exampleCmd(t, "php", []string{"pg", "pgbouncer", "php"}, "--web-mult", "4", "--db-mult", "0.5,1",
-		"--pooler-dsn", fmt.Sprintf("postgres://sweep:%s@127.0.0.1:%d/pgbouncer?sslmode=disable", demoPassword, bouncer))
+	poolerDSN := fmt.Sprintf("postgres://sweep:%s@127.0.0.1:%d/pgbouncer?sslmode=disable", demoPassword, bouncer)
+	c, p := exampleCmd(t, "php", []string{"pg", "pgbouncer", "php"}, "--web-mult", "4", "--db-mult", "0.5,0.75",
+		"--pooler-dsn", poolerDSN, "--keep")
 	c.env = append(c.env, fmt.Sprintf("SWEEP_EXAMPLE_PHP_PGBOUNCER_PORT=%d", bouncer))
 	out := c.out
 	if code, pr := runSweep(t, bin, c); code != exitOK {
 		t.Fatalf("exit %d, want 0\nstderr:\n%s", code, pr.stderr.String())
 	}
 	meta := readMeta(t, out)
+	if len(meta.Cells) != 2 {
+		t.Fatalf("sweep.json: %d cells, want 2", len(meta.Cells))
+	}
+	cells := map[string]results.CellInfo{}
 	for _, cell := range meta.Cells {
+		cells[cell.ID] = cell
 		rec := readRecord(t, out, cell.ID)
 		if rec.Status != results.StatusOK || rec.DB == nil || rec.Pooler == nil {
 			t.Fatalf("%s: status %s (%s), db block %v, pooler block %v", cell.ID, rec.Status, rec.Reason,
@@ -136,7 +194,48 @@ func TestPHPExample(t *testing.T) {
 				rec.Pooler.SvActivePeak, rec.DB.Sessions.TotalPeak, cell.DBPool)
 		}
 	}
+
+	// the kept cell: the target's X-Instance; its PgBouncer's own config
+	var h struct {
+		Status string `json:"status"`
+	}
+	instance := keptHealth(t, p, &h)
+	cell, ok := cells[instance]
+	if !ok {
+		t.Fatalf("the kept target's X-Instance %q is none of the run's cells", instance)
+	}
+	b, err := metrics.OpenPgBouncer(t.Context(), poolerDSN, metrics.Wait{For: 10 * time.Second})
+	if err != nil {
+		t.Fatalf("the kept pgbouncer's admin console: %v", err)
+	}
+	conf, err := b.Limits(t.Context())
+	b.Close(context.Background())
+	if err != nil {
+		t.Fatalf("the kept pgbouncer's SHOW CONFIG: %v", err)
+	}
+	t.Logf("%s: pgbouncer's SHOW CONFIG: %+v", cell.ID, conf)
+	if conf.DefaultPoolSize != cell.DBPool || conf.MaxClientConn < cell.WebThreads {
+		t.Errorf("%s: pgbouncer's SHOW CONFIG has default_pool_size %d, max_client_conn %d; want the cell's pool %d "+
+			"and room for its %d FPM children", cell.ID, conf.DefaultPoolSize, conf.MaxClientConn, cell.DBPool, cell.WebThreads)
+	}
+	removeRun(t, out)
 	assertNoContainers(t, cli, meta.RunID)
+
+	refused := filepath.Join(t.TempDir(), "refused")
+	c.out = refused
+	// the same flags but --keep, the pool 4 × 60
+	c.args = append(slices.DeleteFunc(slices.Clone(c.args[:len(c.args)-1]), func(a string) bool { return a == "--keep" }),
+		refused, "--db-mult", "60")
+	t.Cleanup(func() { removeRun(t, refused) })
+	code, pr := runSweep(t, bin, c)
+	if stderr := pr.stderr.String(); code != exitBadInput ||
+		!strings.Contains(stderr, "pool 240 of service pgbouncer = 240 server connections, over the") ||
+		!strings.Contains(stderr, "(max_connections 200 − 3 reserved for superusers") {
+		t.Fatalf("exit %d, want 2 with the guard counting pgbouncer's pool of 240 against max_connections\nstderr:\n%s", code, stderr)
+	}
+	if _, err := os.Stat(filepath.Join(results.CellDir(refused, "cpu_1__web_4__db_240", 1), results.ResultFile)); !os.IsNotExist(err) {
+		t.Errorf("the refused run recorded a cell: %v", err)
+	}
 }
 
 // TestJVMExample sweeps examples/jvm for two cells (4 Jetty request
@@ -176,12 +275,6 @@ func TestJVMExample(t *testing.T) {
 		}
 	}
 
-	hc := &http.Client{Timeout: 10 * time.Second}
-	resp, err := hc.Get(p.url() + "/health")
-	if err != nil {
-		t.Fatalf("the kept target's /health: %v", err)
-	}
-	defer resp.Body.Close()
 	var h struct {
 		WebThreads int `json:"web_threads"`
 		ThreadsMax int `json:"threads_max"`
@@ -190,17 +283,31 @@ func TestJVMExample(t *testing.T) {
 		PoolMin    int `json:"pool_min_idle"`
 		PoolTotal  int `json:"pool_total"`
 	}
-	if err := json.NewDecoder(resp.Body).Decode(&h); err != nil || resp.StatusCode != http.StatusOK {
-		t.Fatalf("the kept target's /health: %s, %v", resp.Status, err)
-	}
-	cell, ok := cells[resp.Header.Get("X-Instance")]
+	instance := keptHealth(t, p, &h)
+	cell, ok := cells[instance]
 	t.Logf("%s /health: %+v", cell.ID, h)
 	if !ok || h.WebThreads != cell.WebThreads || h.ThreadsMax != cell.WebThreads+2 || h.Threads != h.ThreadsMax ||
 		h.PoolMax != cell.DBPool || h.PoolMin != cell.DBPool || h.PoolTotal != cell.DBPool {
 		t.Errorf("the kept target (X-Instance %q) reports %+v; want %d request threads of a pool of %d, "+
-			"HikariCP max, minimum idle and open connections %d", resp.Header.Get("X-Instance"), h,
+			"HikariCP max, minimum idle and open connections %d", instance, h,
 			cell.WebThreads, cell.WebThreads+2, cell.DBPool)
 	}
 	removeRun(t, out)
 	assertNoContainers(t, cli, meta.RunID)
+}
+
+// keptHealth reads the /health of a target left up with --keep into h and
+// returns its X-Instance header: the cell whose target it is.
+func keptHealth(t *testing.T, p ports, h any) string {
+	t.Helper()
+	hc := &http.Client{Timeout: 10 * time.Second}
+	resp, err := hc.Get(p.url() + "/health")
+	if err != nil {
+		t.Fatalf("the kept target's /health: %v", err)
+	}
+	defer resp.Body.Close()
+	if err := json.NewDecoder(resp.Body).Decode(h); err != nil || resp.StatusCode != http.StatusOK {
+		t.Fatalf("the kept target's /health: %s, %v", resp.Status, err)
+	}
+	return resp.Header.Get("X-Instance")
 }

@@ -3,7 +3,9 @@
 // unchanged. The primary creates the schema and forks BOX_WEB_THREAD
 // cluster workers, each one event loop with a pg Pool of at most
 // BOX_DB_POOL_MAXIMUM_POOL_SIZE connections: the database sees up to
-// workers x pool sessions.
+// workers x pool sessions. /health reports them as the processes hold
+// them: the worker answering asks the primary, which asks every live
+// worker for its own pool's figures over the cluster's IPC channel.
 'use strict';
 
 const cluster = require('node:cluster');
@@ -17,6 +19,9 @@ const maxBody = 1 << 20;
 // how long a request waits for a pool connection before it is answered 503
 // (cmd/demoapp's acquire timeout)
 const acquireMs = 2000;
+// how long the primary waits for the workers' pool figures for /health;
+// a worker busier than that is counted in pools_missing
+const gatherMs = 500;
 
 function intEnv(name, def) {
   const v = parseInt(process.env[name] || String(def), 10);
@@ -54,7 +59,36 @@ async function migrate() {
   }
 }
 
+// gatherPools asks every live worker for its pool's figures and sends
+// them to worker from (its request req) once all answered or gatherMs
+// passed.
+let gathers = 0;
+const gathering = new Map();
+function gatherPools(from, req) {
+  const id = ++gathers;
+  const live = Object.values(cluster.workers).filter((w) => w.isConnected());
+  const g = { want: live.length, pools: [] };
+  g.done = () => {
+    clearTimeout(g.timer);
+    gathering.delete(id);
+    g.pools.sort((a, b) => a.worker - b.worker);
+    if (from.isConnected()) {
+      from.send({ type: 'pools', req, live: live.length, missing: live.length - g.pools.length, pools: g.pools });
+    }
+  };
+  g.timer = setTimeout(g.done, gatherMs);
+  gathering.set(id, g);
+  for (const w of live) w.send({ type: 'pool?', gather: id });
+}
+
 function primary() {
+  cluster.on('message', (w, msg) => {
+    if (msg.type === 'pools?') return gatherPools(w, msg.req);
+    const g = msg.type === 'pool' && gathering.get(msg.gather);
+    if (!g) return;
+    g.pools.push(msg.pool);
+    if (g.pools.length === g.want) g.done();
+  });
   console.log(`node ${process.version}: ${cfg.workers} worker(s) x pool ${cfg.pool} = ` +
     `up to ${cfg.workers * cfg.pool} database sessions`);
   migrate().then(() => {
@@ -98,15 +132,51 @@ function readObject(req) {
   });
 }
 
+// poolFigures is this worker's pool as pg's Pool holds it: its max, the
+// clients it has open (totalCount), idle among them, and queries waiting
+// for one.
+function poolFigures(pool) {
+  return { worker: cluster.worker.id, pid: process.pid, pool_max: pool.options.max,
+    pool_total: pool.totalCount, pool_idle: pool.idleCount, pool_waiting: pool.waitingCount };
+}
+
+// askPools asks the primary for every worker's pool figures; it resolves
+// to the primary's answer, or null after 2 x gatherMs without one.
+let asks = 0;
+const asking = new Map();
+function askPools() {
+  if (!process.connected) return Promise.resolve(null);
+  return new Promise((resolve) => {
+    const req = ++asks;
+    const timer = setTimeout(() => {
+      asking.delete(req);
+      resolve(null);
+    }, 2 * gatherMs);
+    asking.set(req, (m) => {
+      clearTimeout(timer);
+      resolve(m);
+    });
+    process.send({ type: 'pools?', req });
+  });
+}
+
+// health runs SELECT 1 on this worker's pool and reports the settings as
+// the processes hold them: the workers the primary has (workers_live),
+// each one's pool (pools; a worker that did not answer in time counts in
+// pools_missing) and the settings read from the environment.
+async function health(pool, res) {
+  const [, m] = await Promise.all([pool.query('SELECT 1'), askPools()]);
+  const h = { status: 'pass', workers: cfg.workers, pool: cfg.pool, worker: cluster.worker.id, pid: process.pid };
+  if (m) Object.assign(h, { workers_live: m.live, pools_missing: m.missing, pools: m.pools });
+  else h.pools_error = `no answer from the primary within ${2 * gatherMs} ms`;
+  send(res, 200, JSON.stringify(h));
+}
+
 // route answers one request; pool errors become 503 (no connection in
 // time) or 500.
 async function route(pool, req, res) {
   const path = req.url.split('?')[0];
-  if (req.method === 'GET' && path === '/health') {
-    await pool.query('SELECT 1');
-    return send(res, 200, JSON.stringify({ status: 'pass', workers: cfg.workers, pool: cfg.pool,
-      pool_total: pool.totalCount, pool_idle: pool.idleCount }));
-  }
+  if (req.method === 'GET' && path === '/health') return health(pool, res);
   const parts = path.split('/');
   const typ = parts[1];
   if (!types.includes(typ) || parts.length > 3) return sendError(res, 404, `unknown resource type ${typ}`);
@@ -149,6 +219,16 @@ async function route(pool, req, res) {
 function worker() {
   const pool = new Pool({ connectionString: cfg.dsn, max: cfg.pool, connectionTimeoutMillis: acquireMs });
   pool.on('error', (err) => console.error(`idle connection: ${err.message}`));
+  process.on('message', (msg) => {
+    if (msg.type === 'pool?' && process.connected) {
+      process.send({ type: 'pool', gather: msg.gather, pool: poolFigures(pool) });
+      return;
+    }
+    const done = msg.type === 'pools' && asking.get(msg.req);
+    if (!done) return;
+    asking.delete(msg.req);
+    done(msg);
+  });
   const server = http.createServer((req, res) => {
     if (cfg.instance) res.setHeader('X-Instance', cfg.instance);
     route(pool, req, res).catch((err) => {
