@@ -55,7 +55,7 @@ bench-driver: ## built-in load driver vs wrk/hey: requests/s and generator CPU Â
 bench-strategy: demo-images build ## the same 12-cell demo grid with --strategy grid and --strategy halving: wall times, ratio, each profile's pick and agreement (about 15 min; BENCH_ARGS appended)
 	$(GO) run ./bench/strategy $(BENCH_ARGS)
 
-bench-noise: demo-images build ## two runs of the same 20-cell demo grid with the control cell: each profile's pick in the other run's set, the measured noise, sweep replay's picks outside the set, the control's cost (about 20 min; BENCH_ARGS appended)
+bench-noise: demo-images build ## two runs of the same 20-cell demo grid with the control cell: each profile's pick in the other run's set, the measured noise, sweep replay's picks outside the set, the control's cost (about 14 min; BENCH_ARGS appended)
 	$(GO) run ./bench/noise $(BENCH_ARGS)
 
 bench-overhead: ## per-cell overhead of the swarm backend vs compose, cells alternated in one run (needs make swarm-up and the local engine)
