@@ -58,8 +58,8 @@ bench-strategy: demo-images build ## the same 12-cell demo grid with --strategy 
 bench-noise: demo-images build ## two runs of the same 20-cell demo grid with the control cell: each profile's pick in the other run's set, the measured noise, sweep replay's picks outside the set, the control's cost (about 14 min; BENCH_ARGS appended)
 	$(GO) run ./bench/noise $(BENCH_ARGS)
 
-bench-overhead: ## per-cell overhead of the swarm backend vs compose, cells alternated in one run (needs make swarm-up and the local engine)
-	$(GO) run ./bench/overhead
+bench-overhead: ## per-cell overhead vs compose, cells alternated in one run: BACKENDS=compose,swarm (make swarm-up) or compose,kubernetes,kubernetes-in-place (make k8s-up; CPUS=0.5,0.75)
+	$(GO) run ./bench/overhead -backends $(or $(BACKENDS),compose,swarm) -cpus $(or $(CPUS),0.5,1)
 
 bench-parallel: ## the demo's 4 cells on one swarm node, then on two side by side (needs make swarm-up); last line: parallel 2 / parallel 1 wall time
 	$(GO) run ./bench/parallel

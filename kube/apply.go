@@ -3,6 +3,7 @@ package kube
 import (
 	"context"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"sort"
@@ -21,6 +22,9 @@ import (
 	"github.com/sweep-tool/sweep/sweep"
 )
 
+// ensureNamespace creates the run's namespace with its labels; one that
+// exists must carry this run's label (a resumed run), else nothing is
+// touched.
 func (s *Stack) ensureNamespace(ctx context.Context) error {
 	ns, err := s.c.Core.CoreV1().Namespaces().Get(ctx, s.ns, metav1.GetOptions{})
 	if err == nil {
@@ -48,6 +52,7 @@ func (s *Stack) ensureNamespace(ctx context.Context) error {
 	})
 }
 
+// apply applies one object into the namespace with the run's labels.
 func (s *Stack) apply(ctx context.Context, o Object, u *unstructured.Unstructured) error {
 	if u == nil {
 		u = o.DeepCopy()
@@ -59,12 +64,31 @@ func (s *Stack) apply(ctx context.Context, o Object, u *unstructured.Unstructure
 	u.SetAnnotations(merge(u.GetAnnotations(), s.notes))
 	unstructured.RemoveNestedField(u.Object, "status")
 	unstructured.RemoveNestedField(u.Object, "metadata", "creationTimestamp")
+	if s.opts.PinTo != "" {
+		pin(u, s.opts.PinTo)
+	}
 	_, err := s.c.Dyn.Resource(o.Resource).Namespace(s.ns).Apply(ctx, u.GetName(), u,
 		metav1.ApplyOptions{FieldManager: FieldManager, Force: true})
 	if err != nil {
 		return fmt.Errorf("apply %s: %w", o.Ref(), err)
 	}
 	return nil
+}
+
+// pin puts the pods of u (a workload's template, or a Pod) on node
+// alone: a node selector on its host name replaces the manifests' node
+// selector and node affinity (their other scheduling rules stay).
+func pin(u *unstructured.Unstructured, node string) {
+	path := []string{"spec", "template", "spec"}
+	switch u.GetKind() {
+	case "Pod":
+		path = []string{"spec"}
+	case "Deployment", "StatefulSet", "ReplicaSet", "Job":
+	default:
+		return
+	}
+	_ = unstructured.SetNestedStringMap(u.Object, map[string]string{corev1.LabelHostname: node}, append(path, "nodeSelector")...)
+	unstructured.RemoveNestedField(u.Object, append(path, "affinity", "nodeAffinity")...)
 }
 
 func merge(a, b map[string]string) map[string]string {
@@ -81,6 +105,9 @@ func merge(a, b map[string]string) map[string]string {
 	return out
 }
 
+// StartDeps creates the namespace and applies every object but the target
+// Deployment, Deployments among them with cfg.ServiceEnv, and waits until
+// their Deployments and StatefulSets are rolled out and ready.
 func (s *Stack) StartDeps(ctx context.Context, cfg sweep.TargetConfig, timeout time.Duration) error {
 	if err := s.ensureNamespace(ctx); err != nil {
 		return err
@@ -116,6 +143,8 @@ func (s *Stack) StartDeps(ctx context.Context, cfg sweep.TargetConfig, timeout t
 	return nil
 }
 
+// withServiceEnv is o with env set on every container of its pod
+// template (nil: o unchanged).
 func (s *Stack) withServiceEnv(o Object, env map[string]string) (*unstructured.Unstructured, error) {
 	if len(env) == 0 {
 		return nil, nil
@@ -135,6 +164,8 @@ func (s *Stack) withServiceEnv(o Object, env map[string]string) (*unstructured.U
 	return u, nil
 }
 
+// setEnvList is a container's env list (as decoded YAML) with env's
+// variables set, in place where they were, the others after in name order.
 func setEnvList(list any, env map[string]string) []any {
 	in, _ := list.([]any)
 	out := make([]any, 0, len(in)+len(env))
@@ -165,10 +196,51 @@ func sortedKeys(m map[string]string) []string {
 	return ks
 }
 
+// Apply rolls the target out with cfg (with Options.InPlace, a cfg that
+// differs from the last only in its CPU limit resizes the running pod
+// instead: see resize): the container's CPU limit and an
+// equal request (so its CPU is its own, not shared above the request),
+// the memory limit and request where cfg has one, the swept variables,
+// the Recreate strategy (the old pod is gone before the new one starts),
+// and cfg's labels as pod annotations. Other Deployments whose variables
+// differ from the last Apply's are applied again with theirs.
 func (s *Stack) Apply(ctx context.Context, cfg sweep.TargetConfig) error {
 	if cfg.CPUSet != "" {
 		return sweep.BadInput("cpuset", "pinning to host CPUs is not supported on Kubernetes (the kubelet's CPU manager decides)")
 	}
+	s.resizing, s.resized = "", false
+	if s.opts.InPlace && s.last != nil && s.noResize == "" && onlyCPU(*s.last, cfg) {
+		ok, err := s.resize(ctx, cfg.CPUs)
+		if err != nil {
+			return err
+		}
+		if ok {
+			s.resized = true
+			s.keep(cfg)
+			return nil
+		}
+	}
+	if err := s.rollOut(ctx, cfg); err != nil {
+		return err
+	}
+	s.keep(cfg)
+	return nil
+}
+
+// keep remembers cfg as the last configuration applied.
+func (s *Stack) keep(cfg sweep.TargetConfig) {
+	cfg.Env = maps.Clone(cfg.Env)
+	se := make(map[string]map[string]string, len(cfg.ServiceEnv))
+	for svc, env := range cfg.ServiceEnv {
+		se[svc] = maps.Clone(env)
+	}
+	cfg.ServiceEnv = se
+	s.last = &cfg
+}
+
+// rollOut applies cfg as a new pod: other Deployments whose variables
+// change rolled out again first, then the target's Deployment.
+func (s *Stack) rollOut(ctx context.Context, cfg sweep.TargetConfig) error {
 	for _, o := range s.objs {
 		if o.GetName() == s.opts.Service || !differ(s.serviceEnv[o.GetName()], cfg.ServiceEnv[o.GetName()]) {
 			continue
@@ -201,6 +273,8 @@ func (s *Stack) Apply(ctx context.Context, cfg sweep.TargetConfig) error {
 	return fmt.Errorf("deployment %s: not in the manifests", s.opts.Service)
 }
 
+// recreate applies u (a dependency with new variables) with the Recreate
+// strategy when it is a Deployment, and waits for its rollout.
 func (s *Stack) recreate(ctx context.Context, o Object, u *unstructured.Unstructured) error {
 	if o.GetKind() == "Deployment" {
 		_ = unstructured.SetNestedMap(u.Object, map[string]any{"type": "Recreate"}, "spec", "strategy")
@@ -227,6 +301,7 @@ func differ(a, b map[string]string) bool {
 	return false
 }
 
+// targetFor is the target Deployment as cfg sets it.
 func (s *Stack) targetFor(cfg sweep.TargetConfig) (*appsv1.Deployment, error) {
 	d := s.target.DeepCopy()
 	d.Spec.Strategy = appsv1.DeploymentStrategy{Type: appsv1.RecreateDeploymentStrategyType}
@@ -265,6 +340,7 @@ func (s *Stack) targetFor(cfg sweep.TargetConfig) (*appsv1.Deployment, error) {
 	return d, nil
 }
 
+// setEnv sets name to value in env, in place when it is there.
 func setEnv(env []corev1.EnvVar, name, value string) []corev1.EnvVar {
 	for i := range env {
 		if env[i].Name == name {

@@ -90,16 +90,7 @@ func TestStackOnFixture(t *testing.T) {
 	}{{0.5, "2", "4", 50000, "cpu_0.5__web_2__db_4"}, {1, "3", "6", 100000, "cpu_1__web_3__db_6"}} {
 		cfg := sweep.TargetConfig{CPUs: cell.cpus, Env: map[string]string{swept[0]: cell.web, swept[1]: cell.pool},
 			Labels: map[string]string{"sweep.cell": cell.cellID}}
-		if err := s.Apply(ctx, cfg); err != nil {
-			t.Fatal(err)
-		}
-		if err := s.WaitReady(ctx, 2*time.Minute); err != nil {
-			t.Fatal(err)
-		}
-		a, err := s.ReadBack(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
+		a := applied(ctx, t, s, cfg)
 		if a.CPUs != cell.cpus || a.Env[swept[0]] != cell.web || a.Env[swept[1]] != cell.pool {
 			t.Errorf("cell %d read back cpus %g env %v, want %g %s/%s", i, a.CPUs, a.Env, cell.cpus, cell.web, cell.pool)
 		}
@@ -174,4 +165,70 @@ func TestStackOnFixture(t *testing.T) {
 	if err != nil || a.ContainerID == firstContainer || a.CPUs != 1 {
 		t.Errorf("after the delete: %v, container %s (was %s), cpus %g", err, a.ContainerID, firstContainer, a.CPUs)
 	}
+}
+
+// TestResizeInPlaceOnFixture: with InPlace, a cell that differs from the
+// last only in its CPU limit resizes the running pod (pods/resize): the
+// same container, the new limit and request in the pod's spec, in the
+// kubelet's status and in the container's cgroup; a cell that changes a
+// variable too rolls out a new pod.
+func TestResizeInPlaceOnFixture(t *testing.T) {
+	fx := k8sfixture.Up(t)
+	ctx, cancel := context.WithTimeout(t.Context(), 6*time.Minute)
+	defer cancel()
+	swept := []string{"BOX_WEB_THREAD", "BOX_DB_POOL_MAXIMUM_POOL_SIZE"}
+	s, err := kube.New(ctx, kube.Options{StackOptions: sweep.StackOptions{
+		Files: []string{fx.Manifests(t, "..", "demo.yaml")}, Service: "app", RunID: fmt.Sprintf("kuberesize%d", time.Now().UnixNano()%1e9),
+		SweptEnv: swept}, Client: fx.Client, InPlace: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := s.Down(context.Background()); err != nil {
+			t.Errorf("Down: %v", err)
+		}
+	})
+	if err := s.StartDeps(ctx, sweep.TargetConfig{}, 4*time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	var was string
+	for i, cell := range []struct {
+		cpus    float64
+		web     string
+		inPlace bool
+		quota   int64
+	}{{0.5, "2", false, 50000}, {0.75, "2", true, 75000}, {0.5, "2", true, 50000}, {0.5, "3", false, 50000}} {
+		a := applied(ctx, t, s, sweep.TargetConfig{CPUs: cell.cpus, Env: map[string]string{swept[0]: cell.web, swept[1]: "4"}})
+		q, err := k8sfixture.ContainerCPU("/sys/fs/cgroup", a.ContainerID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("cell %d: %g CPUs, %s=%s, container %s, resized in place %v, cgroup %d/%d; read from %s", i, a.CPUs, swept[0], a.Env[swept[0]],
+			a.ContainerID, a.ResizedInPlace, q.Quota, q.Period, a.ReadFrom)
+		if a.CPUs != cell.cpus || a.Env[swept[0]] != cell.web || a.ResizedInPlace != cell.inPlace || q.Quota != cell.quota || q.Period != 100000 {
+			t.Errorf("cell %d: %g CPUs, %s=%s, resized in place %v, cgroup %d/%d; want %g, %s, %v, %d/100000", i, a.CPUs, swept[0],
+				a.Env[swept[0]], a.ResizedInPlace, q.Quota, q.Period, cell.cpus, cell.web, cell.inPlace, cell.quota)
+		}
+		if same := a.ContainerID == was; same != cell.inPlace {
+			t.Errorf("cell %d: container %s after %s; want the same one exactly when resized in place", i, a.ContainerID, was)
+		}
+		was = a.ContainerID
+	}
+}
+
+// applied applies cfg to s as the runner does, waits until ready and
+// returns what the stack reads back.
+func applied(ctx context.Context, t *testing.T, s *kube.Stack, cfg sweep.TargetConfig) results.Applied {
+	t.Helper()
+	if err := s.Apply(ctx, cfg); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.WaitReady(ctx, 2*time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	a, err := s.ReadBack(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a
 }

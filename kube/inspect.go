@@ -17,6 +17,11 @@ import (
 	"github.com/sweep-tool/sweep/sweep"
 )
 
+// ReadBack reads the target as the cluster runs it: the CPU and memory
+// limits and the swept variables from the running pod's spec, checked
+// against the resources the kubelet reports it applied
+// (status.containerStatuses[].resources, where the cluster reports them),
+// the container's id and start, and the node the pod runs on.
 func (s *Stack) ReadBack(ctx context.Context) (results.Applied, error) {
 	p, err := s.targetPod(ctx)
 	if err != nil {
@@ -61,14 +66,16 @@ func (s *Stack) ReadBack(ctx context.Context) (results.Applied, error) {
 			}
 		}
 	}
-	a.Nodes = map[string]results.NodeInfo{s.opts.Service: {ID: p.Spec.NodeName, Hostname: p.Spec.NodeName}}
+	a.Nodes = s.workloadNodes(ctx)
+	a.Nodes[s.opts.Service] = results.NodeInfo{ID: p.Spec.NodeName, Hostname: p.Spec.NodeName}
+	a.ResizedInPlace = s.resized
 	if a.CPUs > 0 {
 		q, per, ok, err := s.cgroupCPU(ctx, p.Spec.NodeName, p.Name, s.container, a.ContainerID)
 		switch {
 		case err != nil:
 			a.ReadFrom += "; cgroup not read: " + err.Error()
 		case !ok:
-			a.ReadFrom += "; cgroup not read: the kubelet's cAdvisor metrics have no CPU quota of the container"
+			a.ReadFrom += "; cgroup not read: the kubelet's container metrics (/metrics/cadvisor) have no CPU quota of the container (a kubelet that takes them from the runtime has none)"
 		case math.Abs(q/per-a.CPUs) > 0.0005:
 			return a, fmt.Errorf("pod %s: its cgroup's CPU quota is %g per %g µs (%.3f CPUs), the spec asks %g", p.Name, q, per, q/per, a.CPUs)
 		default:
@@ -78,6 +85,26 @@ func (s *Stack) ReadBack(ctx context.Context) (results.Applied, error) {
 	return a, nil
 }
 
+// workloadNodes names the node each workload's running pod is on (the
+// load's Jobs aside); a workload with pods on several nodes is listed
+// at one of them. A list that fails leaves the map empty: the target's
+// node is read on its own.
+func (s *Stack) workloadNodes(ctx context.Context) map[string]results.NodeInfo {
+	out := map[string]results.NodeInfo{}
+	l, err := s.c.Core.CoreV1().Pods(s.ns).List(ctx, metav1.ListOptions{LabelSelector: "!" + LabelLoad})
+	if err != nil {
+		return out
+	}
+	for i := range l.Items {
+		p := &l.Items[i]
+		if p.Status.Phase == corev1.PodRunning && p.DeletionTimestamp == nil && p.Spec.NodeName != "" {
+			out[workloadOf(p)] = results.NodeInfo{ID: p.Spec.NodeName, Hostname: p.Spec.NodeName}
+		}
+	}
+	return out
+}
+
+// Logs returns the last n lines of the target container's log.
 func (s *Stack) Logs(ctx context.Context, n int) (string, error) {
 	p, err := s.targetPod(ctx)
 	if err != nil {
@@ -91,6 +118,9 @@ func (s *Stack) Logs(ctx context.Context, n int) (string, error) {
 	return string(b), nil
 }
 
+// NCPU is the most CPUs any schedulable node can give a pod (its
+// allocatable CPU, whole cores): a cell's limit above it cannot be
+// scheduled.
 func (s *Stack) NCPU(ctx context.Context) (int, error) {
 	nodes, err := s.c.Core.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
 	if err != nil {
@@ -111,6 +141,8 @@ func (s *Stack) NCPU(ctx context.Context) (int, error) {
 	return best, nil
 }
 
+// Info tells the cluster's facts: the target node's CPUs and container
+// runtime, the API server's version, and each workload's image.
 func (s *Stack) Info(ctx context.Context) (sweep.StackFacts, error) {
 	f := sweep.StackFacts{Tool: "kubernetes (client-go, server-side apply)", Images: map[string]string{}}
 	if v, err := s.c.Core.Discovery().ServerVersion(); err == nil {
@@ -141,10 +173,15 @@ func (s *Stack) Info(ctx context.Context) (sweep.StackFacts, error) {
 	return f, nil
 }
 
+// Containers maps the running workloads to their pods' containers'
+// ids: the samplers of a Docker engine cannot read them (the kubelet's
+// metrics serve a Kubernetes stack), so it is empty.
 func (s *Stack) Containers(ctx context.Context) (map[string]string, error) {
 	return map[string]string{}, nil
 }
 
+// workloadOf names the workload that owns a pod: its Deployment (through
+// the ReplicaSet's name), StatefulSet or the pod itself.
 func workloadOf(p *corev1.Pod) string {
 	for _, o := range p.OwnerReferences {
 		switch o.Kind {
@@ -160,6 +197,12 @@ func workloadOf(p *corev1.Pod) string {
 	return p.Name
 }
 
+// ProbeURL sends one GET to url as a pod of the run's namespace would:
+// its host must be a Service of the namespace (name, name.namespace or
+// name.namespace.svc[.cluster.local]), asked through the API server's
+// service proxy at the URL's port and path. Any HTTP answer of the
+// target is nil; a host that is no Service of the run, or a Service that
+// does not answer, is a *sweep.ProbeError.
 func (s *Stack) ProbeURL(ctx context.Context, rawURL string) error {
 	u, err := url.Parse(rawURL)
 	if err != nil || u.Hostname() == "" {

@@ -14,7 +14,18 @@ import (
 	"github.com/sweep-tool/sweep/sweep"
 )
 
+// WaitReady waits until the target's rollout is complete: the Deployment's
+// newest generation observed, its one replica updated, ready and
+// available, and no other pod of it left (terminating ones included). On
+// timeout the error is sweep.ErrNotReady with what the pod waits for.
 func (s *Stack) WaitReady(ctx context.Context, timeout time.Duration) error {
+	if pod := s.resizing; pod != "" {
+		if err := s.waitResized(ctx, pod, timeout); err != nil {
+			return err
+		}
+		s.resizing = ""
+		return nil
+	}
 	wctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	err := s.waitDeployment(wctx, s.opts.Service)
@@ -24,6 +35,8 @@ func (s *Stack) WaitReady(ctx context.Context, timeout time.Duration) error {
 	return err
 }
 
+// waitWorkload waits for a Deployment's or StatefulSet's rollout, or a
+// bare Pod's readiness; other kinds need no wait.
 func (s *Stack) waitWorkload(ctx context.Context, o Object) error {
 	var err error
 	switch o.GetKind() {
@@ -59,6 +72,7 @@ func (s *Stack) waitWorkload(ctx context.Context, o Object) error {
 	return err
 }
 
+// waitDeployment polls Deployment name until its rollout is complete.
 func (s *Stack) waitDeployment(ctx context.Context, name string) error {
 	return poll(ctx, 0, func() (bool, error) {
 		d, err := s.c.Core.AppsV1().Deployments(s.ns).Get(ctx, name, metav1.GetOptions{})
@@ -82,6 +96,7 @@ func (s *Stack) waitDeployment(ctx context.Context, name string) error {
 	})
 }
 
+// podsOf lists Deployment d's pods, terminating ones included.
 func (s *Stack) podsOf(ctx context.Context, d *appsv1.Deployment) ([]corev1.Pod, error) {
 	sel, err := metav1.LabelSelectorAsSelector(d.Spec.Selector)
 	if err != nil {
@@ -94,6 +109,8 @@ func (s *Stack) podsOf(ctx context.Context, d *appsv1.Deployment) ([]corev1.Pod,
 	return l.Items, nil
 }
 
+// podTrouble says why the pods of workload name are not ready, from their
+// status: waiting reasons, last terminations, unready conditions.
 func (s *Stack) podTrouble(ctx context.Context, name string) string {
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
@@ -114,6 +131,7 @@ func (s *Stack) podTrouble(ctx context.Context, name string) string {
 	return strings.Join(out, "; ")
 }
 
+// describePod says in one line where a pod stands.
 func describePod(p *corev1.Pod) string {
 	var why []string
 	for _, c := range p.Status.Conditions {
@@ -156,6 +174,8 @@ func podReady(p *corev1.Pod) bool {
 	return false
 }
 
+// poll calls f every 250 ms until it says done, fails, or ctx ends
+// (timeout > 0 bounds it further).
 func poll(ctx context.Context, timeout time.Duration, f func() (bool, error)) error {
 	if timeout > 0 {
 		var cancel context.CancelFunc
@@ -180,6 +200,7 @@ func poll(ctx context.Context, timeout time.Duration, f func() (bool, error)) er
 	}
 }
 
+// targetPod is the target's one running pod, not terminating.
 func (s *Stack) targetPod(ctx context.Context) (*corev1.Pod, error) {
 	d, err := s.c.Core.AppsV1().Deployments(s.ns).Get(ctx, s.opts.Service, metav1.GetOptions{})
 	if err != nil {

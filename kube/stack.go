@@ -40,6 +40,15 @@ type Options struct {
 	Container string
 	// Client is a connected client; nil: Connect with Env and Context.
 	Client *Client
+	// Lane, with Spec.Parallel, names the lane (l1, l2, ...): its
+	// namespace is the run's with -Lane after it. PinTo is the node every
+	// pod of the stack is pinned to (a node selector on its host name, in
+	// place of the manifests' own node selectors and node affinity).
+	Lane, PinTo string
+	// InPlace resizes the target's pod in place (pods/resize) when a cell
+	// differs from the last one applied only in its CPU limit, instead of
+	// rolling out a new pod; where the cluster cannot, it rolls out.
+	InPlace bool
 }
 
 // Stack is the user's manifests in the run's namespace.
@@ -56,6 +65,15 @@ type Stack struct {
 	applies int
 	// env is what the last Apply set on other Deployments, by name.
 	serviceEnv map[string]map[string]string
+	// last is the configuration the last Apply set (nil before the
+	// first); resizing names the pod the last Apply resized in place,
+	// until WaitReady saw it done, and resized says the last Apply
+	// resized rather than rolled out; noResize, once set, is why the
+	// cluster cannot resize in place.
+	last     *sweep.TargetConfig
+	resizing string
+	resized  bool
+	noResize string
 }
 
 // Namespace is the namespace of run runID: sweep- and the id's letters
@@ -68,12 +86,22 @@ func Namespace(runID string) string {
 	return n
 }
 
+// LaneNamespace is the namespace of lane lane of run runID: the run's
+// namespace, cut to leave room, then - and the lane.
+func LaneNamespace(runID, lane string) string {
+	n := Namespace(runID)
+	return n[:min(len(n), 62-len(lane))] + "-" + lane
+}
+
 // New reads the manifests and checks them, the target Deployment and its
 // container, then connects to the cluster. Nothing is applied.
 func New(ctx context.Context, opts Options) (*Stack, error) {
 	s := &Stack{opts: opts, ns: Namespace(opts.RunID), serviceEnv: map[string]map[string]string{}}
 	if s.ns == "sweep-" {
 		return nil, sweep.BadInput("run_id", "%q needs at least one letter or digit", opts.RunID)
+	}
+	if opts.Lane != "" {
+		s.ns = LaneNamespace(opts.RunID, opts.Lane)
 	}
 	if len(opts.Files) == 0 {
 		return nil, sweep.BadInput("manifests", "no manifests; give the stack's Kubernetes manifests (a file or a directory)")
@@ -168,47 +196,6 @@ func (s *Stack) Services() []string {
 // Project is the stack's name, sweep.ProjectName of the run id.
 func (s *Stack) Project() string { return sweep.ProjectName(s.opts.RunID) }
 
-// ensureNamespace creates the run's namespace with its labels; one that
-// exists must carry this run's label (a resumed run), else nothing is
-// touched.
-// apply applies one object into the namespace with the run's labels.
-// StartDeps creates the namespace and applies every object but the target
-// Deployment, Deployments among them with cfg.ServiceEnv, and waits until
-// their Deployments and StatefulSets are rolled out and ready.
-// withServiceEnv is o with env set on every container of its pod
-// template (nil: o unchanged).
-// setEnvList is a container's env list (as decoded YAML) with env's
-// variables set, in place where they were, the others after in name order.
-// Apply rolls the target out with cfg: the container's CPU limit and an
-// equal request (so its CPU is its own, not shared above the request),
-// the memory limit and request where cfg has one, the swept variables,
-// the Recreate strategy (the old pod is gone before the new one starts),
-// and cfg's labels as pod annotations. Other Deployments whose variables
-// differ from the last Apply's are applied again with theirs.
-// recreate applies u (a dependency with new variables) with the Recreate
-// strategy when it is a Deployment, and waits for its rollout.
-// targetFor is the target Deployment as cfg sets it.
-// setEnv sets name to value in env, in place when it is there.
-// WaitReady waits until the target's rollout is complete: the Deployment's
-// newest generation observed, its one replica updated, ready and
-// available, and no other pod of it left (terminating ones included). On
-// timeout the error is sweep.ErrNotReady with what the pod waits for.
-// waitWorkload waits for a Deployment's or StatefulSet's rollout, or a
-// bare Pod's readiness; other kinds need no wait.
-// waitDeployment polls Deployment name until its rollout is complete.
-// podsOf lists Deployment d's pods, terminating ones included.
-// podTrouble says why the pods of workload name are not ready, from their
-// status: waiting reasons, last terminations, unready conditions.
-// describePod says in one line where a pod stands.
-// poll calls f every 250 ms until it says done, fails, or ctx ends
-// (timeout > 0 bounds it further).
-// targetPod is the target's one running pod, not terminating.
-// ReadBack reads the target as the cluster runs it: the CPU and memory
-// limits and the swept variables from the running pod's spec, checked
-// against the resources the kubelet reports it applied
-// (status.containerStatuses[].resources, where the cluster reports them),
-// the container's id and start, and the node the pod runs on.
-// Logs returns the last n lines of the target container's log.
 // Down deletes the run's namespace and waits until it is gone (the
 // namespace's deletion removes everything applied into it).
 func (s *Stack) Down(ctx context.Context) error {
@@ -239,25 +226,8 @@ func DeleteNamespace(ctx context.Context, c *Client, ns string, timeout time.Dur
 	return nil
 }
 
-// NCPU is the most CPUs any schedulable node can give a pod (its
-// allocatable CPU, whole cores): a cell's limit above it cannot be
-// scheduled.
-// Info tells the cluster's facts: the target node's CPUs and container
-// runtime, the API server's version, and each workload's image.
-// Containers maps the running workloads to their pods' containers'
-// ids: the samplers of a Docker engine cannot read them (the kubelet's
-// metrics serve a Kubernetes stack), so it is empty.
-// workloadOf names the workload that owns a pod: its Deployment (through
-// the ReplicaSet's name), StatefulSet or the pod itself.
 // Labels are the labels of everything the stack creates (sweep.run).
 func (s *Stack) Labels() map[string]string { return merge(nil, s.labels) }
-
-// ProbeURL sends one GET to url as a pod of the run's namespace would:
-// its host must be a Service of the namespace (name, name.namespace or
-// name.namespace.svc[.cluster.local]), asked through the API server's
-// service proxy at the URL's port and path. Any HTTP answer of the
-// target is nil; a host that is no Service of the run, or a Service that
-// does not answer, is a *sweep.ProbeError.
 
 // TargetContainer reads manifests files and returns the container of
 // Deployment service that a run targets: container when given (it must

@@ -165,6 +165,10 @@ type Applied struct {
 	// and why that engine could not be reached; empty on one host, where
 	// they always come from the container.
 	ReadFrom string `json:"read_from,omitempty"`
+	// ResizedInPlace says, on Kubernetes with in-place resize, that the
+	// cell's CPU limit was set on the running pod of the cell before
+	// (pods/resize): the same container and process, warm from it.
+	ResizedInPlace bool `json:"resized_in_place,omitempty"`
 }
 
 // LoadInfo says which driver and load model produced a measurement.

@@ -5,7 +5,6 @@ import (
 	"time"
 
 	"github.com/sweep-tool/sweep/results"
-	"github.com/sweep-tool/sweep/swarm"
 	"github.com/sweep-tool/sweep/sweep"
 )
 
@@ -85,7 +84,7 @@ type LanesPlaced struct{ Lanes []LaneInfo }
 // LaneInfo is one lane: its number (from 1), node, stack and URL.
 type LaneInfo struct {
 	Lane    int
-	Node    swarm.LaneNode
+	Node    sweep.LaneNode
 	Project string
 	URL     string
 }
@@ -103,7 +102,7 @@ type LaneControl struct {
 // LaneFigure is the control cell on one lane.
 type LaneFigure struct {
 	Lane     int
-	Node     swarm.LaneNode
+	Node     sweep.LaneNode
 	Status   string
 	RPS, P99 float64
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/sweep-tool/sweep/engine"
 	"github.com/sweep-tool/sweep/load/builtin"
+	"github.com/sweep-tool/sweep/metrics"
 	"github.com/sweep-tool/sweep/report"
 	"github.com/sweep-tool/sweep/swarm"
 	"github.com/sweep-tool/sweep/sweep"
@@ -15,20 +16,48 @@ import (
 
 // lane is one of the stacks of a run with Spec.Parallel: its node, the
 // spec with the node's address in the URL and DSNs, its stack (every
-// service pinned to the node), samplers and load driver.
+// service pinned to the node), the engine its containers are read
+// through (nil on Kubernetes), samplers and load driver.
 type lane struct {
-	node   swarm.LaneNode
+	node   sweep.LaneNode
 	spec   sweep.Spec
-	stack  *swarm.Stack
+	stack  Stack
+	engine metrics.Engine
 	db     *samplers
 	driver sweep.Driver
 }
 
-// buildLanes picks the lanes' nodes from the swarm and builds a stack,
-// samplers and driver per lane; the first lane's are the session's main
-// ones (facts, CPU check, cleanup). Too few usable nodes, or a named
-// one the swarm lacks, is bad input.
+// buildLanes picks the lanes' nodes from the swarm or the Kubernetes
+// cluster and builds a stack, samplers and driver per lane; the first
+// lane's are the session's main ones (facts, CPU check, cleanup). Too
+// few usable nodes, or a named one the platform lacks, is bad input.
 func (s *Session) buildLanes(ctx context.Context) error {
+	var err error
+	if s.spec.Kubernetes {
+		err = s.buildKubeLanes(ctx)
+	} else {
+		err = s.buildSwarmLanes(ctx)
+	}
+	if err != nil {
+		return err
+	}
+	s.stack, s.db = s.lanes[0].stack, s.lanes[0].db
+	return nil
+}
+
+// laneNodesErr is the bad input LaneNodes' errors mean.
+func laneNodesErr(err error) error {
+	switch {
+	case errors.Is(err, sweep.ErrFewNodes):
+		return sweep.BadInput("parallel", "%v; lower {parallel} or add nodes", err)
+	case errors.Is(err, sweep.ErrNoSuchNode):
+		return sweep.BadInput("lane_nodes", "%v", err)
+	}
+	return err
+}
+
+// buildSwarmLanes is buildLanes on a swarm.
+func (s *Session) buildSwarmLanes(ctx context.Context) error {
 	if len(s.spec.Compose) == 0 {
 		return sweep.BadInput("compose", "no compose file; give {compose} FILE (repeatable)")
 	}
@@ -40,13 +69,8 @@ func (s *Session) buildLanes(ctx context.Context) error {
 		return err
 	}
 	nodes, err := swarm.LaneNodes(ctx, mgr, s.spec.LaneNodes, s.spec.Parallel)
-	switch {
-	case errors.Is(err, swarm.ErrFewNodes):
-		return sweep.BadInput("parallel", "%v; lower {parallel} or add nodes", err)
-	case errors.Is(err, swarm.ErrNoSuchNode):
-		return sweep.BadInput("lane_nodes", "%v", err)
-	case err != nil:
-		return err
+	if err != nil {
+		return laneNodesErr(err)
 	}
 	loadPlace, err := swarm.ParsePlace(s.spec.StackPlace())
 	if err != nil {
@@ -54,29 +78,39 @@ func (s *Session) buildLanes(ctx context.Context) error {
 	}
 	for k, n := range nodes {
 		l := &lane{node: n, spec: s.spec.ForLane(n.Addr), driver: s.driver}
-		l.stack, err = s.swarmStack(ctx, swarm.Options{StackOptions: s.stackOptions(s.spec.Compose, l.spec.URL), Place: loadPlace,
+		st, err := s.swarmStack(ctx, swarm.Options{StackOptions: s.stackOptions(s.spec.Compose, l.spec.URL), Place: loadPlace,
 			Manager: mgr, Lane: fmt.Sprint("l", k+1), PinTo: n.ID})
 		if err != nil {
 			return err
 		}
-		notify := s.notify
-		if k > 0 { // one notice that nothing samples a database is enough
-			notify = func(e Event) {
-				if _, ok := e.(NoDatabase); !ok {
-					s.notify(e)
-				}
+		l.stack, l.engine = st, st.Engine()
+		if err := s.addLane(l, k, func() (sweep.Driver, error) { return s.laneLoad(st) }); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// addLane gives lane l (the k-th, from 0) its samplers and load driver
+// and adds it to the session.
+func (s *Session) addLane(l *lane, k int, load func() (sweep.Driver, error)) error {
+	notify := s.notify
+	if k > 0 { // one notice that nothing samples a database is enough
+		notify = func(e Event) {
+			if _, ok := e.(NoDatabase); !ok {
+				s.notify(e)
 			}
 		}
-		if l.db, err = newSamplers(l.spec, notify); err != nil {
-			return err
-		}
-		if l.driver, err = s.laneLoad(l); err != nil {
-			return err
-		}
-		s.lanes = append(s.lanes, l)
-		s.stacks = append(s.stacks, l.stack)
 	}
-	s.stack, s.db = s.lanes[0].stack, s.lanes[0].db
+	var err error
+	if l.db, err = newSamplers(l.spec, notify); err != nil {
+		return err
+	}
+	if l.driver, err = load(); err != nil {
+		return err
+	}
+	s.lanes = append(s.lanes, l)
+	s.stacks = append(s.stacks, l.stack)
 	return nil
 }
 
@@ -104,7 +138,7 @@ func (s *Session) runLanes(ctx context.Context) (sweep.Summary, error) {
 		r.Spec, r.Stack, r.Driver, r.Replicas = l.spec, l.stack, l.driver, 1
 		r.RetryFailed, r.Observer = s.opts.RetryFailed, s.opts.Observer
 		r.Reset, r.Limits = l.db.resetFunc(), l.db.limitsFunc()
-		r.Monitor = l.db.monitor(l.stack.Engine(), []Stack{l.stack}, l.spec)
+		r.Monitor = l.db.monitor(l.engine, []Stack{l.stack}, l.spec)
 		r.Prepare = func(ctx context.Context) error {
 			var ferr error
 			facts.Do(func() { ferr = s.recordFacts(ctx) })

@@ -16,7 +16,7 @@ import (
 // cleanup by label removes it too.
 func (s *Session) placeLoad() error {
 	if st, ok := s.stack.(*kube.Stack); ok {
-		d, err := s.kubeLoad(st)
+		d, err := s.kubeLoad(st, "")
 		if err != nil {
 			return err
 		}
@@ -38,14 +38,14 @@ func (s *Session) placeLoad() error {
 	return nil
 }
 
-// laneLoad is a lane's load driver: the session's, or with the load
-// placed on a node a one-shot service per phase made through the lane's
-// stack (its labels and name).
-func (s *Session) laneLoad(l *lane) (sweep.Driver, error) {
+// laneLoad is a swarm lane's load driver: the session's, or with the
+// load placed on a node a one-shot service per phase made through the
+// lane's stack (its labels and name).
+func (s *Session) laneLoad(st *swarm.Stack) (sweep.Driver, error) {
 	if len(s.spec.LoadPlace()) == 0 {
 		return s.driver, nil
 	}
-	return s.remoteLoad(l.stack)
+	return s.remoteLoad(st)
 }
 
 // remoteLoad is the built-in driver as one-shot services placed by the

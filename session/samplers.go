@@ -25,6 +25,11 @@ type samplers struct {
 	resetSQL  string
 	notify    func(Event)
 	mesh      map[uint16]meshPort // on a swarm: the ports of its routing mesh, by port
+	// forward, on Kubernetes, reaches a DSN whose host is a Service of
+	// the run through a port-forward (see viaForward); forwards are the
+	// ones open, closed with the samplers.
+	forward  forwardFunc
+	forwards []func() error
 }
 
 // samplers checks the DSNs' form and reads the reset file, before
@@ -67,14 +72,22 @@ func newSamplers(spec sweep.Spec, notify func(Event)) (*samplers, error) {
 // DSN's field, with the host and the error but never the password.
 func (x *samplers) prepare(ctx context.Context) error {
 	if x.dsn != "" && x.db == nil {
-		db, err := metrics.Open(ctx, x.dsn, x.waitFor("the database", x.dsn))
+		dsn, err := x.viaForward(ctx, "db_dsn", x.dsn)
+		if err != nil {
+			return err
+		}
+		db, err := metrics.Open(ctx, dsn, x.waitFor("the database", x.dsn))
 		if err != nil {
 			return x.connectError("db_dsn", "SWEEP_DB_DSN", x.dsn, err)
 		}
 		x.db = db
 	}
 	if x.poolerDSN != "" && x.pooler == nil {
-		b, err := metrics.OpenPgBouncer(ctx, x.poolerDSN, x.waitFor("PgBouncer", x.poolerDSN))
+		dsn, err := x.viaForward(ctx, "pooler_dsn", x.poolerDSN)
+		if err != nil {
+			return err
+		}
+		b, err := metrics.OpenPgBouncer(ctx, dsn, x.waitFor("PgBouncer", x.poolerDSN))
 		if err != nil {
 			return x.connectError("pooler_dsn", "SWEEP_POOLER_DSN", x.poolerDSN, err)
 		}
@@ -148,7 +161,8 @@ func running(stacks []Stack) func(context.Context) (map[string]string, error) {
 	}
 }
 
-// close closes the samplers' connections, each within 5 s.
+// close closes the samplers' connections, each within 5 s, and then
+// their port-forwards.
 func (x *samplers) close() error {
 	var errs []error
 	if x.pooler != nil {
@@ -165,5 +179,11 @@ func (x *samplers) close() error {
 			errs = append(errs, fmt.Errorf("close the database's sampler: %w", err))
 		}
 	}
+	for _, stop := range x.forwards {
+		if err := stop(); err != nil {
+			errs = append(errs, fmt.Errorf("a port-forward of the samplers: %w", err))
+		}
+	}
+	x.forwards = nil
 	return errors.Join(errs...)
 }

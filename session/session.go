@@ -20,6 +20,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/sweep-tool/sweep/kube"
 	"github.com/sweep-tool/sweep/load/builtin"
 	"github.com/sweep-tool/sweep/metrics"
 	"github.com/sweep-tool/sweep/report"
@@ -201,6 +202,9 @@ func (s *Session) open(ctx context.Context) (err error) {
 		if s.db, err = s.samplers(); err != nil {
 			return err
 		}
+	}
+	if ks, ok := s.stack.(*kube.Stack); ok {
+		s.db.forward = kubeForward(ks)
 	}
 	if err := s.checkDSNPorts(ctx); err != nil {
 		return err

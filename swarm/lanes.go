@@ -3,32 +3,20 @@ package swarm
 import (
 	"cmp"
 	"context"
-	"errors"
 	"fmt"
 	"net"
 	"slices"
 	"strings"
 
 	"github.com/docker/docker/api/types/swarm"
+	"github.com/sweep-tool/sweep/sweep"
 )
 
-// LaneNode is a node one lane of cells runs on (sweep.Lanes): every
-// service of the lane's stack is pinned to it (Options.PinTo) and the
-// lane's URL and DSNs name its Addr.
-type LaneNode struct {
-	ID       string `json:"id"`
-	Hostname string `json:"hostname"`
-	// Addr is the node's address as the swarm knows it (the node's
-	// status, for a manager that reports none its manager address).
-	Addr string `json:"addr"`
-}
-
-// ErrFewNodes: the swarm has fewer usable nodes than lanes asked.
-var ErrFewNodes = errors.New("not enough swarm nodes for the lanes")
-
-// ErrNoSuchNode: a node named for a lane is not one of the swarm's
-// usable nodes.
-var ErrNoSuchNode = errors.New("no such swarm node")
+// LaneNode is a node one lane of cells runs on: every service of the
+// lane's stack is pinned to it (Options.PinTo) and the lane's URL and
+// DSNs name its Addr (the node's status, for a manager that reports none
+// its manager address).
+type LaneNode = sweep.LaneNode
 
 // LaneNodes picks n nodes for lanes. named, when given, are the nodes in
 // order (an id, a unique id prefix or a unique host name each); else the
@@ -45,32 +33,26 @@ func LaneNodes(ctx context.Context, mgr Manager, named []string, n int) ([]LaneN
 	slices.SortFunc(usable, func(a, b swarm.Node) int {
 		return cmp.Or(cmp.Compare(rank(a), rank(b)), cmp.Compare(a.Description.Hostname, b.Description.Hostname), cmp.Compare(a.ID, b.ID))
 	})
-	var picked []swarm.Node
-	if len(named) == 0 {
-		if len(usable) < n {
-			return nil, fmt.Errorf("%w: %d lanes, %d ready and active node(s)", ErrFewNodes, n, len(usable))
-		}
-		picked = usable[:n]
+	lane := func(sn swarm.Node) LaneNode {
+		return LaneNode{ID: sn.ID, Hostname: sn.Description.Hostname, Addr: nodeAddr(sn)}
 	}
-	for _, name := range named {
+	var all []LaneNode
+	for _, sn := range usable {
+		all = append(all, lane(sn))
+	}
+	picked, err := sweep.PickLaneNodes(all, named, n, "ready and active", func(name string) (LaneNode, error) {
 		sn, err := findNode(usable, name)
-		if err != nil {
-			return nil, err
-		}
-		if slices.ContainsFunc(picked, func(p swarm.Node) bool { return p.ID == sn.ID }) {
-			return nil, fmt.Errorf("%w: %s is named twice: every lane needs a node of its own", ErrNoSuchNode, name)
-		}
-		picked = append(picked, sn)
+		return lane(sn), err
+	})
+	if err != nil {
+		return nil, err
 	}
-	out := make([]LaneNode, 0, n)
-	for _, sn := range picked[:min(n, len(picked))] {
-		addr := nodeAddr(sn)
-		if addr == "" {
-			return nil, fmt.Errorf("node %s reports no address", sn.ID)
+	for _, nd := range picked {
+		if nd.Addr == "" {
+			return nil, fmt.Errorf("node %s reports no address", nd.ID)
 		}
-		out = append(out, LaneNode{ID: sn.ID, Hostname: sn.Description.Hostname, Addr: addr})
 	}
-	return out, nil
+	return picked, nil
 }
 
 // rank puts workers first: a manager also carries the swarm's control
@@ -98,9 +80,9 @@ func findNode(nodes []swarm.Node, name string) (swarm.Node, error) {
 	case 1:
 		return hits[0], nil
 	case 0:
-		return swarm.Node{}, fmt.Errorf("%w: %q is no ready, active node's id or host name", ErrNoSuchNode, name)
+		return swarm.Node{}, fmt.Errorf("%w: %q is no ready, active node's id or host name", sweep.ErrNoSuchNode, name)
 	}
-	return swarm.Node{}, fmt.Errorf("%w: %q names %d nodes; give node ids", ErrNoSuchNode, name, len(hits))
+	return swarm.Node{}, fmt.Errorf("%w: %q names %d nodes; give node ids", sweep.ErrNoSuchNode, name, len(hits))
 }
 
 // nodeAddr is the address a node publishes its host-mode ports on.

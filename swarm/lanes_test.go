@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/docker/docker/api/types/swarm"
+	"github.com/sweep-tool/sweep/sweep"
 )
 
 // nodesManager lists a fixed set of nodes.
@@ -50,16 +51,16 @@ func TestLaneNodes(t *testing.T) {
 	if !slices.Equal(ids, []string{"w2", "w3", "m1"}) || !slices.Equal(addrs, []string{"10.0.0.2", "10.0.0.3", "10.0.0.1"}) {
 		t.Errorf("picked %v at %v; want the workers by host name, then the manager at its manager address", ids, addrs)
 	}
-	if _, err := LaneNodes(ctx, m, nil, 4); !errors.Is(err, ErrFewNodes) {
-		t.Errorf("4 lanes on 3 usable nodes: %v, want ErrFewNodes", err)
+	if _, err := LaneNodes(ctx, m, nil, 4); !errors.Is(err, sweep.ErrFewNodes) {
+		t.Errorf("4 lanes on 3 usable nodes: %v, want sweep.ErrFewNodes", err)
 	}
 	got, err = LaneNodes(ctx, m, []string{"c", "m"}, 2)
 	if err != nil || got[0].ID != "w3" || got[1].ID != "m1" {
 		t.Errorf("named c and m: %+v, %v; want w3 then m1", got, err)
 	}
 	for _, named := range [][]string{{"drained"}, {"w"}, {"w2", "b"}} {
-		if _, err := LaneNodes(ctx, m, named, 1); !errors.Is(err, ErrNoSuchNode) {
-			t.Errorf("named %v: %v, want ErrNoSuchNode (drained, ambiguous or twice)", named, err)
+		if _, err := LaneNodes(ctx, m, named, 1); !errors.Is(err, sweep.ErrNoSuchNode) {
+			t.Errorf("named %v: %v, want sweep.ErrNoSuchNode (drained, ambiguous or twice)", named, err)
 		}
 	}
 }

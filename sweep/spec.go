@@ -80,6 +80,10 @@ type Spec struct {
 	Manifests   []string `json:"manifests,omitempty"`
 	KubeContext string   `json:"kube_context,omitempty"`
 	Container   string   `json:"container,omitempty"`
+	// InPlace resizes the target's pod in place when a cell differs from
+	// the one before only in its CPU limit (Kubernetes 1.33 and later),
+	// instead of rolling out a new pod.
+	InPlace bool `json:"in_place,omitempty"`
 	// Place adds swarm placement constraints, SERVICE=CONSTRAINT each
 	// (app=node.id==<id>, db=node.labels.role==db).
 	Place []string `json:"place,omitempty"`
@@ -273,12 +277,12 @@ func (s Spec) ValidatePlan() error {
 		{s.Kubernetes && len(s.Manifests) == 0, "manifests", "a Kubernetes stack is its manifests; give {manifests} FILE|DIR (repeatable)"},
 		{!s.Kubernetes && len(s.Manifests) > 0, "manifests", "are a Kubernetes stack's; give {kubernetes} too"},
 		{!s.Kubernetes && s.KubeContext != "", "kube_context", "picks a Kubernetes cluster; give {kubernetes} too"},
+		{!s.Kubernetes && s.InPlace, "in_place", "resizes a Kubernetes pod in place; give {kubernetes} too"},
 		{!s.Kubernetes && s.Container != "", "container", "names the target Deployment's container on Kubernetes; give {kubernetes} too"},
 		{s.Kubernetes && s.LoadImage == "", "load_image",
 			"on Kubernetes the load runs as a Job in the cluster, from an image holding sweep; give {load_image} IMAGE (make demo-images builds sweep-drive:<hash>)"},
 		{s.Kubernetes && (s.Driver == "k6" || s.Script != nil), "driver", "on Kubernetes only the built-in driver runs (as a Job) so far; use {driver} builtin"},
 		{s.Kubernetes && s.CPUSet != "", "cpuset", "a Kubernetes pod is not pinned to host CPUs by sweep (the kubelet's CPU manager decides); drop it with {kubernetes}"},
-		{s.Kubernetes && s.Parallel > 0, "parallel", "lanes run on a swarm; on Kubernetes one stack runs at a time so far"},
 		{s.Kubernetes && len(s.Variants) > 0, "variants", "variants run on compose or a swarm; on Kubernetes one stack runs so far"},
 		{s.Kubernetes && len(s.StackPlace()) > 0, "place", "on Kubernetes only the load is placed (load=KEY=VALUE, a node selector)"},
 		{len(s.Place) > 0 && !s.Swarm && !s.Kubernetes, "place", "places services on a swarm; give {swarm} too"},

@@ -55,17 +55,20 @@ func newSpecFlags(fs *pflag.FlagSet) *specFlags {
 	fs.StringArrayVar(&s.Manifests, "manifests", nil, "with --kubernetes: the stack's manifests, a file of multi-document YAML or a directory (repeatable; what helm template or kustomize build prints)")
 	fs.StringVar(&s.KubeContext, "kube-context", "", "with --kubernetes: the kubeconfig context (default: the current one)")
 	fs.StringVar(&s.Container, "container", "", "with --kubernetes: the target Deployment's container, when its pod has several")
+	fs.BoolVar(&s.InPlace, "in-place", false, "with --kubernetes: when a cell differs from the one before only in its CPU limit, resize the running pod "+
+		"in place (pods/resize, Kubernetes 1.33+) instead of rolling out a new one: faster, but the process and its warm state carry over (README: Kubernetes)")
 	fs.StringArrayVar(&s.Place, "place", nil, "with --swarm: SERVICE=CONSTRAINT, a placement constraint (repeatable), "+
 		"e.g. app=node.id==<id> or db=node.labels.role==db; load=CONSTRAINT runs the built-in driver there (with --load-image)")
 	fs.StringVar(&s.LoadImage, "load-image", "", "with --place load=...: the image holding sweep for the load's services (make demo-images: sweep-drive:<hash>)")
-	fs.IntVar(&s.Parallel, "parallel", 0, "with --swarm: measure up to N cells at once, one swarm node per lane, each lane a stack of its own with every "+
-		"service pinned to its node; {node} in --url, --db-dsn and --pooler-dsn is the lane node's address (from the swarm's node inspect), "+
-		"e.g. --url http://{node}:18080 with the ports published in host mode; cells go to whichever lane is free next. With N >= 2 every lane "+
+	fs.IntVar(&s.Parallel, "parallel", 0, "with --swarm or --kubernetes: measure up to N cells at once, one node per lane, each lane a stack of its own with every "+
+		"service pinned to its node; on a swarm {node} in --url, --db-dsn and --pooler-dsn is the lane node's address (from the swarm's node inspect), "+
+		"e.g. --url http://{node}:18080 with the ports published in host mode; on Kubernetes a lane is a namespace (sweep-<run id>-l<k>) and the "+
+		"Service names stay; cells go to whichever lane is free next. With N >= 2 every lane "+
 		"first measures the first cell at once, after the warm-up, for a quarter of --duration (at least 5s; the whole of a shorter one): "+
 		"a control filed as cells/<id>/control<lane>, apart from the cell's repetitions, that shows whether the nodes measure alike "+
-		"(README: Past one host)")
+		"(README: Past one host; On Kubernetes)")
 	fs.StringSliceVar(&s.LaneNodes, "lane-nodes", nil, "with --parallel: the lanes' nodes in order (node ids, id prefixes or host names); "+
-		"default: the ready, active nodes, workers first")
+		"default: the ready, active (on Kubernetes: schedulable, untainted) nodes, workers first")
 	fs.StringVar(&s.Out, "out", "", "the run directory (default runs/<run id>)")
 	s.Repeat = 1
 	fs.Var(sweep.Repeat{S: s}, "repeat", "repetitions per cell (r1..rN), or auto: repeat the cells of ties with a pick until the report separates them")

@@ -109,11 +109,7 @@ func TestSwarmParallelEndToEnd(t *testing.T) {
 	meta := readMeta(t, out)
 	first := meta.Cells[0].ID
 	nodes := map[string]bool{}
-	for _, dir := range []string{first + "/control1", first + "/control2", first + "/r1", meta.Cells[1].ID + "/r1"} {
-		rec, err := results.ReadRecord(filepath.Join(out, "cells", dir, results.ResultFile))
-		if err != nil {
-			t.Fatal(err)
-		}
+	for dir, rec := range laneRecords(t, out, meta) {
 		a := rec.Applied
 		if rec.Status != results.StatusOK || a.ReadFrom != "container" || a.Nodes["app"].ID == "" || a.Nodes["db"].ID != a.Nodes["app"].ID {
 			t.Errorf("%s: %s (%s), read from %q, nodes %+v; want ok, app and db on the lane's node", dir, rec.Status, rec.Reason, a.ReadFrom, a.Nodes)
@@ -251,4 +247,21 @@ func TestSwarmMeshDSNIsNamed(t *testing.T) {
 	if err != nil || len(left) > 0 {
 		t.Errorf("after the run: %d services of it on the swarm (%v)", len(left), err)
 	}
+}
+
+// laneRecords reads the records of a two-lane run of two cells or more:
+// the first cell's two controls and its r1, and the second cell's r1,
+// by their directory under cells/.
+func laneRecords(t *testing.T, out string, meta results.Meta) map[string]results.Record {
+	t.Helper()
+	first := meta.Cells[0].ID
+	recs := map[string]results.Record{}
+	for _, dir := range []string{first + "/control1", first + "/control2", first + "/r1", meta.Cells[1].ID + "/r1"} {
+		rec, err := results.ReadRecord(filepath.Join(out, "cells", dir, results.ResultFile))
+		if err != nil {
+			t.Fatal(err)
+		}
+		recs[dir] = rec
+	}
+	return recs
 }

@@ -3,6 +3,7 @@ package k8sfixture
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"strings"
@@ -47,22 +48,31 @@ func Up(t testing.TB) *Fixture {
 // @PG_IMAGE@, @APP_IMAGE@ and @PROBE_IMAGE@, and returns the file.
 func (fx *Fixture) Manifests(t testing.TB, repo string, names ...string) string {
 	t.Helper()
-	env := readEnvFile(t, repo+"/compose/demo/.env")
+	path, err := fx.WriteManifests(repo, t.TempDir(), names...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// WriteManifests is Manifests into dir, for programs (benches).
+func (st State) WriteManifests(repo, dir string, names ...string) (string, error) {
+	env, err := readEnv(repo + "/compose/demo/.env")
+	if err != nil {
+		return "", err
+	}
 	var all []byte
 	for _, n := range names {
 		b, err := os.ReadFile(repo + "/internal/k8sfixture/manifests/" + n)
 		if err != nil {
-			t.Fatal(err)
+			return "", err
 		}
 		all = append(append(all, b...), "\n---\n"...)
 	}
 	s := strings.NewReplacer("@PG_IMAGE@", env["SWEEP_DEMO_PG_IMAGE"], "@APP_IMAGE@", env["SWEEP_DEMO_APP_IMAGE"],
-		"@PROBE_IMAGE@", fx.ProbeImage).Replace(string(all))
-	path := t.TempDir() + "/manifests.yaml"
-	if err := os.WriteFile(path, []byte(s), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return path
+		"@PROBE_IMAGE@", st.ProbeImage).Replace(string(all))
+	path := dir + "/manifests.yaml"
+	return path, os.WriteFile(path, []byte(s), 0o644)
 }
 
 // DriveImage is the demo's sweep-drive image (compose/demo/.env), loaded
@@ -84,9 +94,18 @@ func (fx *Fixture) DriveImage(t testing.TB, repo string) string {
 
 func readEnvFile(t testing.TB, path string) map[string]string {
 	t.Helper()
+	m, err := readEnv(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// readEnv reads the demo's image variables (compose/demo/.env).
+func readEnv(path string) (map[string]string, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
-		t.Fatalf("%v: make demo-images writes it", err)
+		return nil, fmt.Errorf("%w: make demo-images writes it", err)
 	}
 	m := map[string]string{}
 	for _, line := range strings.Split(string(b), "\n") {
@@ -94,7 +113,7 @@ func readEnvFile(t testing.TB, path string) map[string]string {
 			m[k] = v
 		}
 	}
-	return m
+	return m, nil
 }
 
 // up returns the fixture's state, or skips (fails) the test.

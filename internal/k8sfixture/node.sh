@@ -220,6 +220,11 @@ write_node_config() {
 		}
 	EOF
 	: >"$d/resolv.conf"
+	# The kubelet's pod and container statistics from the runtime (CRI,
+	# containerd's ListPodSandboxStats) rather than its cAdvisor, which sees
+	# the cgroups here but not containerd's containers (its socket is not at
+	# the default path): the summary API then holds each pod's network
+	# counters, sweep's proof of delivery on Kubernetes.
 	cat >"$d/kubelet.yaml" <<-EOF
 		apiVersion: kubelet.config.k8s.io/v1beta1
 		kind: KubeletConfiguration
@@ -250,6 +255,7 @@ write_node_config() {
 		imageGCLowThresholdPercent: 99
 		nodeStatusReportFrequency: 10s
 		serializeImagePulls: false
+		featureGates: {PodAndContainerStatsFromCRI: true}
 	EOF
 	cat >"$d/kube-proxy.yaml" <<-EOF
 		apiVersion: kubeproxy.config.k8s.io/v1alpha1
