@@ -19,6 +19,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"flag"
@@ -157,8 +158,11 @@ func stacks(ctx context.Context, names []string, dir string) ([]*backend, error)
 		var err error
 		switch name {
 		case "compose":
+			// the demo's ports, or others through its variables
+			// (SWEEP_DEMO_PORT, SWEEP_DEMO_PG_PORT) beside another demo
+			port := cmp.Or(env.Get("SWEEP_DEMO_PORT"), "18080")
 			st, err = compose.New(ctx, compose.Options{StackOptions: sweep.StackOptions{Files: demo, Service: target,
-				RunID: "benchc" + id, ReadyURL: "http://127.0.0.1:18080/health", SweptEnv: []string{webEnv}, Env: env}})
+				RunID: "benchc" + id, ReadyURL: "http://127.0.0.1:" + port + "/health", SweptEnv: []string{webEnv}, Env: env}})
 		case "swarm":
 			st, err = swarmStack(ctx, id, env)
 		case "kubernetes", "kubernetes-in-place":
