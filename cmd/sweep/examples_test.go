@@ -155,7 +155,9 @@ func TestNodeExample(t *testing.T) {
 // server connections nor the database's sessions went past the pool. The
 // last cell's PgBouncer, left up with --keep, says in its own SHOW CONFIG
 // (its admin console, as the example's admin_users) that its
-// default_pool_size is that cell's pool. With a pool of 240 the
+// default_pool_size is that cell's pool, and its FPM, on its status page
+// (/fpm-status?json through nginx), that its static pool "www" runs as
+// many children as the cell's web threads. With a pool of 240 the
 // connection-limit guard counts 240 server connections against the
 // database's max_connections 200 (not PgBouncer's 1000 clients) and
 // refuses.
@@ -195,7 +197,8 @@ func TestPHPExample(t *testing.T) {
 		}
 	}
 
-	// the kept cell: the target's X-Instance; its PgBouncer's own config
+	// the kept cell: the target's X-Instance; its FPM pool's and its
+	// PgBouncer's own figures
 	var h struct {
 		Status string `json:"status"`
 	}
@@ -203,6 +206,20 @@ func TestPHPExample(t *testing.T) {
 	cell, ok := cells[instance]
 	if !ok {
 		t.Fatalf("the kept target's X-Instance %q is none of the run's cells", instance)
+	}
+	var fpm struct {
+		Pool     string `json:"pool"`
+		Manager  string `json:"process manager"`
+		Total    int    `json:"total processes"`
+		Idle     int    `json:"idle processes"`
+		Active   int    `json:"active processes"`
+		Accepted int    `json:"accepted conn"`
+	}
+	keptJSON(t, p, "/fpm-status?json", &fpm)
+	t.Logf("%s: FPM's status: %+v", cell.ID, fpm)
+	if fpm.Pool != "www" || fpm.Manager != "static" || fpm.Total != cell.WebThreads {
+		t.Errorf("%s: FPM's status has pool %q, process manager %q, %d total processes; want www, static and the cell's %d web threads",
+			cell.ID, fpm.Pool, fpm.Manager, fpm.Total, cell.WebThreads)
 	}
 	b, err := metrics.OpenPgBouncer(t.Context(), poolerDSN, metrics.Wait{For: 10 * time.Second})
 	if err != nil {
@@ -300,14 +317,21 @@ func TestJVMExample(t *testing.T) {
 // returns its X-Instance header: the cell whose target it is.
 func keptHealth(t *testing.T, p ports, h any) string {
 	t.Helper()
+	return keptJSON(t, p, "/health", h)
+}
+
+// keptJSON GETs path (with its query) from a target left up with --keep,
+// decodes the JSON answer into v and returns the X-Instance header.
+func keptJSON(t *testing.T, p ports, path string, v any) string {
+	t.Helper()
 	hc := &http.Client{Timeout: 10 * time.Second}
-	resp, err := hc.Get(p.url() + "/health")
+	resp, err := hc.Get(p.url() + path)
 	if err != nil {
-		t.Fatalf("the kept target's /health: %v", err)
+		t.Fatalf("the kept target's %s: %v", path, err)
 	}
 	defer resp.Body.Close()
-	if err := json.NewDecoder(resp.Body).Decode(h); err != nil || resp.StatusCode != http.StatusOK {
-		t.Fatalf("the kept target's /health: %s, %v", resp.Status, err)
+	if err := json.NewDecoder(resp.Body).Decode(v); err != nil || resp.StatusCode != http.StatusOK {
+		t.Fatalf("the kept target's %s: %s, %v", path, resp.Status, err)
 	}
 	return resp.Header.Get("X-Instance")
 }
