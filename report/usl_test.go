@@ -391,3 +391,16 @@ func TestUSLGradMatchesFiniteDifferences(t *testing.T) {
 		}
 	}
 }
+
+// TestIntervalTextSaysWhereTheBandComesFrom: the USL note names a measured
+// band as measured, an assumed one as assumed, rounded.
+func TestIntervalTextSaysWhereTheBandComesFrom(t *testing.T) {
+	u := &USL{Interval: IntervalResiduals, DF: 2}
+	if got := intervalText(u, Noise{Measured: true, RPS: 0.37341820596756925}); !strings.Contains(got, "never narrower than the run's measured noise band (37.3 %)") {
+		t.Errorf("measured: %q", got)
+	}
+	u.Interval = IntervalNoiseBand
+	if got := intervalText(u, Noise{RPS: 0.05}); !strings.Contains(got, "carry the assumed noise band (5 %)") {
+		t.Errorf("assumed: %q", got)
+	}
+}

@@ -13,7 +13,7 @@ func uslTables(rep *Report) []table {
 		if u == nil {
 			continue
 		}
-		out = append(out, uslFitTable(u, rep.Noise.RPS))
+		out = append(out, uslFitTable(u, rep.Noise))
 		if len(u.Predictions) > 0 {
 			out = append(out, predictionTable(rep, u))
 		}
@@ -31,7 +31,7 @@ func uslParas(rep *Report) []string {
 
 // uslFitTable is the measured points against the curve, the parameters
 // in the note.
-func uslFitTable(u *USL, band float64) table {
+func uslFitTable(u *USL, noise Noise) table {
 	t := table{
 		Title:  "Universal Scalability Law: " + u.Figure + " per CPU limit",
 		Header: []string{"CPU", "measured", "USL curve", "measured vs curve"},
@@ -51,7 +51,7 @@ func uslFitTable(u *USL, band float64) table {
 	} else {
 		s += fmt.Sprintf("; predicted peak N* = √((1−σ)/κ) = %.1f CPUs at %.0f", u.PeakCPUs, u.PeakValue)
 	}
-	s += fmt.Sprintf("; R² %.4f; %s", u.R2, intervalText(u, band))
+	s += fmt.Sprintf("; R² %.4f; %s", u.R2, intervalText(u, noise))
 	for _, n := range u.Notes {
 		s += "; " + n
 	}
@@ -59,20 +59,25 @@ func uslFitTable(u *USL, band float64) table {
 	return t
 }
 
-// intervalText says where the prediction intervals come from.
-func intervalText(u *USL, band float64) string {
+// intervalText says where the prediction intervals come from, and
+// whether the noise band they rest on was measured or assumed.
+func intervalText(u *USL, noise Noise) string {
+	band := "the assumed noise band"
+	if noise.Measured {
+		band = "the run's measured noise band"
+	}
 	switch u.Interval {
 	case IntervalRepeats:
-		return "95 % prediction intervals carry the best cells' repetitions (points measured once: the assumed " +
-			"noise band) through the fit by the delta method"
+		return "95 % prediction intervals carry the best cells' repetitions (points measured once: " + band +
+			") through the fit by the delta method"
 	case IntervalResiduals:
 		return fmt.Sprintf("95 %% prediction intervals from the residuals by the delta method "+
-			"(Student's t, %d degree(s) of freedom), never narrower than the assumed noise band (%g %%)",
-			u.DF, 100*band)
+			"(Student's t, %d degree(s) of freedom), never narrower than %s (%.3g %%)",
+			u.DF, band, 100*noise.RPS)
 	case IntervalNoiseBand:
 		return fmt.Sprintf("the curve has no spare point, so its residuals cannot estimate the noise: 95 %% "+
-			"prediction intervals carry the assumed noise band (%g %%) of each point through the fit "+
-			"by the delta method", 100*band)
+			"prediction intervals carry %s (%.3g %%) of each point through the fit "+
+			"by the delta method", band, 100*noise.RPS)
 	}
 	return "no prediction interval"
 }
