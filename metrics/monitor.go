@@ -33,8 +33,13 @@ type Monitor struct {
 	// platform samples them (a stack without a Docker Engine): the proof
 	// of delivery then brackets the phase between two samples.
 	Received CountReceived
+	// TargetUsage, when set, reads the target's CPU, throttling and
+	// memory as its platform's metrics give them (a stack without a
+	// Docker Engine): the target's resources come from it.
+	TargetUsage ReadUsage
 
 	run     *Run
+	usage   *usageRun
 	dbRun   *DBRun
 	poolRun *PoolerRun
 	rx      *Reception
@@ -74,6 +79,13 @@ func (m *Monitor) Start(ctx context.Context, cell sweep.Cell, _ string) error {
 		targets = append(targets, t)
 	}
 	m.run = Start(ctx, m.Engine, targets)
+	if m.TargetUsage != nil {
+		t := Target{Service: m.Target, CPULimit: cell.CPUs}
+		if f := m.report; f != nil {
+			t.Report = func(c results.ContainerSample) { f(sweep.Sample{Target: &c}) }
+		}
+		m.usage = startUsage(ctx, m.TargetUsage, t)
+	}
 	// Last, so the reading before the phase is as close to it as can be.
 	defer func() {
 		if m.Received != nil {
@@ -115,6 +127,14 @@ func (m *Monitor) Stop(ctx context.Context, rec *results.Record, dir string, int
 		rec.Resources, byService = m.run.Stop()
 		series.Target = byService[m.Target]
 		m.run = nil
+	}
+	if m.usage != nil {
+		rs, samples := m.usage.stop()
+		if rec.Resources == nil {
+			rec.Resources = map[string]results.ResourceStats{}
+		}
+		rec.Resources[m.Target], series.Target = rs, samples
+		m.usage = nil
 	}
 	if m.dbRun != nil {
 		stats, samples := m.dbRun.Stop()

@@ -144,6 +144,11 @@ func (x *samplers) monitor(eng metrics.Engine, stacks []Stack, spec sweep.Spec) 
 	}); ok && len(stacks) == 1 {
 		m.Received = c.Received
 	}
+	if u, ok := stacks[0].(interface {
+		Usage(context.Context) (metrics.Usage, error)
+	}); ok && len(stacks) == 1 {
+		m.TargetUsage = u.Usage
+	}
 	return m
 }
 

@@ -71,6 +71,13 @@ func TestKubernetesRunEndToEnd(t *testing.T) {
 		if rec.Measurement.Requests == 0 {
 			t.Errorf("cell %s: no request measured", cell.ID)
 		}
+		if r, ok := rec.Resources["app"]; !ok || r.Samples < 2 || r.CPUCoresMean <= 0 || r.CPUCoresMean > 1.1*cell.CPUs || r.CPULimitCores != cell.CPUs || r.MemPeakBytes == 0 {
+			t.Errorf("cell %s: the target's resources %+v (%v); want its CPU (above 0, within the %g limit), throttling and memory from the kubelet, 2 samples or more",
+				cell.ID, r, ok, cell.CPUs)
+		} else {
+			t.Logf("cell %s: target CPU %.2f cores mean (%.0f %% of %g), %d of %d periods throttled, memory peak %d MiB, %d samples", cell.ID,
+				r.CPUCoresMean, r.CPUPctOfLimitMean, r.CPULimitCores, r.ThrottledPeriods, r.Periods, r.MemPeakBytes>>20, r.Samples)
+		}
 		if rec.DB == nil || rec.DB.Sessions.TotalPeak < 1 || rec.DB.Sessions.TotalPeak > cell.DBPool+1 {
 			t.Errorf("cell %s: db block %+v; want the database's sessions sampled through the port-forward, 1 to the pool %d (+1)", cell.ID, rec.DB, cell.DBPool)
 		} else {
