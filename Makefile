@@ -10,7 +10,7 @@ EXAMPLE_ARGS ?=
 # room for a loaded host without letting a hung test run on for long.
 TEST_TIMEOUT ?= 20m
 
-.PHONY: help build test test-long test-compose-v1 unit lint fmt demo demo-images cli-compare bench-driver bench-strategy bench-noise example-node example-php example-jvm study-infra study-infra-runs mutation mutation-survivors mutation-sample swarm-up swarm-down k8s-build k8s-up k8s-down k8s-load k8s-smoke clean
+.PHONY: help build test test-long test-compose-v1 unit lint fmt demo demo-images cli-compare bench-driver bench-strategy bench-noise bench-backends example-node example-php example-jvm study-infra study-infra-runs mutation mutation-survivors mutation-sample swarm-up swarm-down k8s-build k8s-up k8s-down k8s-load k8s-smoke clean
 
 help: ## list the targets
 	@grep -hE '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-16s %s\n", $$1, $$2}'
@@ -57,6 +57,12 @@ bench-strategy: demo-images build ## the same 12-cell demo grid with --strategy 
 
 bench-noise: demo-images build ## two runs of the same 20-cell demo grid with the control cell: each profile's pick in the other run's set, the measured noise, sweep replay's picks outside the set, the control's cost (about 14 min; BENCH_ARGS appended)
 	$(GO) run ./bench/noise $(BENCH_ARGS)
+
+# CPU 1 and 1.5, not bench-noise's 1 and 2: the app's pod runs on node 1,
+# whose allocatable CPU is the host's 2, and a 2-CPU request does not fit
+# beside CoreDNS's 50m when CoreDNS is scheduled there.
+bench-backends: demo-images build ## bench-noise's grid at CPU 1 and 1.5 on Compose (run a) and on Kubernetes (run b; needs make k8s-up, as root) in one invocation: each run's backend and pick per profile, whether it lies in the other run's set, the noise each measured (about 20 min; BENCH_ARGS appended)
+	$(GO) run ./bench/noise -backends compose,kubernetes -cpus 1,1.5 $(BENCH_ARGS)
 
 bench-overhead: ## per-cell overhead vs compose, cells alternated in one run: BACKENDS=compose,swarm (make swarm-up) or compose,kubernetes,kubernetes-in-place (make k8s-up; CPUS=0.5,0.75)
 	$(GO) run ./bench/overhead -backends $(or $(BACKENDS),compose,swarm) -cpus $(or $(CPUS),0.5,1)

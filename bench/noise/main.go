@@ -1,6 +1,10 @@
 // Command benchnoise runs the same demo grid twice as full grid runs with
 // their control cell (sweep run --control-every) and prints what issue 26
-// asks of the noise they measure:
+// asks of the noise they measure. Both runs go to the demo's compose
+// stack unless -backends puts a run on another backend: -backends
+// compose,kubernetes measures run b on the Kubernetes fixture (issue 25:
+// the same grid on Compose and on Kubernetes should recommend the same
+// multipliers or ones the report calls equivalent). It prints
 //
 //   - per profile, each run's pick and whether it lies in the other run's
 //     equivalence set (report.Profile.Admits on each run's own report);
@@ -18,9 +22,23 @@
 //     default cell lengths (30 s warm-up, 5 min) with the overhead per
 //     cell this run measured, by the rule of sweep.DefaultControlEvery.
 //
-// Usage (make bench-noise builds bin/sweep and the demo's images):
+// Usage (make bench-noise builds bin/sweep and the demo's images; make
+// bench-backends runs it with -backends compose,kubernetes):
 //
-//	go run ./bench/noise [-sweep bin/sweep] [-duration 10s] [-control-every 10] ...
+//	go run ./bench/noise [-sweep bin/sweep] [-duration 10s] [-control-every 10] [-backends compose,compose] ...
+//
+// A run on kubernetes is the demo as TestKubernetesRunEndToEnd sweeps it
+// (sweep run --kubernetes --manifests <demo.yaml> --service app --url
+// http://app:8080, the load a Job on node 2, the database reached
+// through a port-forward to Service db, compose/demo/reset.sql before
+// each cell) on the cluster KUBECONFIG names, else the fixture's; the
+// bench writes the manifests into <out>/k8s and loads the demo's images
+// into the nodes first (make k8s-up as root, then the bench as root).
+// The app runs on node 1, whose pod requests share its 2 allocatable
+// CPUs with whatever else is scheduled there (CoreDNS asks 50m): a CPU
+// limit of 2 may not be schedulable, so make bench-backends measures
+// CPU 1 and 1.5. With -backends given, the output names each run's
+// backend (a on compose, b on kubernetes); without it, it is as before.
 //
 // Both runs share the machine with whatever else runs on it; the bench
 // samples /proc/loadavg meanwhile and prints its range. Compare the two
@@ -39,6 +57,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"flag"
@@ -55,6 +74,7 @@ import (
 	"time"
 
 	"github.com/sweep-tool/sweep/bench/internal/benchcli"
+	"github.com/sweep-tool/sweep/internal/k8sfixture"
 	"github.com/sweep-tool/sweep/report"
 	"github.com/sweep-tool/sweep/results"
 	"github.com/sweep-tool/sweep/strategy/replay"
@@ -63,11 +83,24 @@ import (
 
 func main() { benchcli.Main("benchnoise", run) }
 
+// The backends a run can measure on.
+const (
+	compose    = "compose"
+	kubernetes = "kubernetes"
+)
+
 // config is the grid both runs measure and how.
 type config struct {
 	benchcli.Grid
 	controlEvery, seeds int
 	loadEvery           time.Duration
+	// backends are run a's and b's; named is set when -backends was
+	// given, and the output then names each run's backend.
+	backends [2]string
+	named    bool
+	// kube is the demo on the Kubernetes fixture, made ready by
+	// kubeDemo when a run measures there.
+	kube benchcli.Kube
 }
 
 func parse(args []string, stderr io.Writer) (config, error) {
@@ -84,22 +117,37 @@ func parse(args []string, stderr io.Writer) (config, error) {
 	fs.IntVar(&c.controlEvery, "control-every", sweep.DefaultControlEvery, "cells between two control measurements (sweep run --control-every)")
 	fs.IntVar(&c.seeds, "seeds", 200, "noisy replays of each run (sweep replay --seeds)")
 	fs.DurationVar(&c.loadEvery, "load-every", 10*time.Second, "how often /proc/loadavg is read while the runs go")
+	backends := fs.String("backends", compose+","+compose, "run a's and b's backend: compose (-config's stack on the local engine) or "+
+		"kubernetes (the demo on the Kubernetes fixture, make k8s-up: the app on node 1, whose 2 allocatable CPUs must hold the largest -cpus)")
 	if err := fs.Parse(args); err != nil {
 		return c, err
 	}
 	if c.controlEvery < 1 {
 		return c, fmt.Errorf("-control-every %d: the bench measures the control, give 1 or more", c.controlEvery)
 	}
+	fs.Visit(func(f *flag.Flag) { c.named = c.named || f.Name == "backends" })
+	names := strings.Split(*backends, ",")
+	if len(names) != 2 {
+		return c, fmt.Errorf("-backends %q: name two, run a's and run b's", *backends)
+	}
+	for i, b := range names {
+		if b != compose && b != kubernetes {
+			return c, fmt.Errorf("-backends: no backend %q (compose, kubernetes)", b)
+		}
+		c.backends[i] = b
+	}
 	return c, nil
 }
 
 // outcome is one run of the grid.
 type outcome struct {
-	name   string
-	wall   time.Duration
-	run    *results.Run
-	rep    *report.Report
-	replay *replay.Result
+	// name is the run's (a, b) and its folder's; label names it in the
+	// output, with its backend when -backends was given.
+	name, label string
+	wall        time.Duration
+	run         *results.Run
+	rep         *report.Report
+	replay      *replay.Result
 	// note is set when sweep exited 1 (a cell failed) and the run was
 	// read back anyway.
 	note string
@@ -110,11 +158,16 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if slices.Contains(c.backends[:], kubernetes) {
+		if c.kube, err = kubeDemo(filepath.Join(c.Out, "k8s"), stderr); err != nil {
+			return err
+		}
+	}
 	sampler := startLoad(ctx, c.loadEvery)
 	start := time.Now()
 	var outs []outcome
-	for _, name := range []string{"a", "b"} {
-		o, err := measure(ctx, c, name, stderr)
+	for i, name := range []string{"a", "b"} {
+		o, err := measure(ctx, c, name, c.backends[i], stderr)
 		if err != nil {
 			sampler.stop()
 			return err
@@ -124,24 +177,67 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	loads := sampler.stop()
 	fmt.Fprintf(stdout, "grid: CPU %s × web %s × pool %s (%d cells), warm-up %s + %s per cell, %s, control every %d cells; two runs in %s\n",
 		c.CPUs, c.WebMult, c.DBMult, len(outs[0].run.Cells), c.Warmup, c.Duration, c.Load, c.controlEvery, time.Since(start).Round(time.Second))
+	if c.named {
+		fmt.Fprintf(stdout, "backends: a on %s, b on %s\n", c.backends[0], c.backends[1])
+	}
 	fmt.Fprintf(stdout, "host load during the runs: %s\n\n", loadSummary(loads, c.loadEvery))
 	return write(stdout, outs[0], outs[1], c)
 }
 
-// command is the sweep run of one grid into dir.
-func command(ctx context.Context, c config, dir string) *exec.Cmd {
-	return exec.CommandContext(ctx, c.Sweep, append(c.RunArgs(), "--control-every", strconv.Itoa(c.controlEvery), "--out", dir)...)
+// command is the sweep run of one grid on backend into dir.
+func command(ctx context.Context, c config, backend, dir string) *exec.Cmd {
+	args := c.RunArgs()
+	if backend == kubernetes {
+		args = c.KubeRunArgs(c.kube)
+	}
+	cmd := exec.CommandContext(ctx, c.Sweep, append(args, "--control-every", strconv.Itoa(c.controlEvery), "--out", dir)...)
+	if backend == kubernetes {
+		cmd.Env = append(os.Environ(), c.kube.Env()...)
+	}
+	return cmd
 }
 
-// measure runs the grid once into <out>/<name>, reads it back, builds its
-// report and replays it at its measured noise.
-func measure(ctx context.Context, c config, name string, stderr io.Writer) (outcome, error) {
+// kubeDemo readies the demo on the Kubernetes fixture: its manifests
+// written into dir, its images (app, PostgreSQL, the load's sweep-drive)
+// loaded into the nodes, as make demo-images last built them; the
+// kubeconfig KUBECONFIG names, else the fixture's.
+func kubeDemo(dir string, stderr io.Writer) (benchcli.Kube, error) {
+	st, err := k8sfixture.Load(k8sfixture.Dir())
+	if err != nil {
+		return benchcli.Kube{}, fmt.Errorf("-backends kubernetes: %w (make k8s-up starts it)", err)
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return benchcli.Kube{}, err
+	}
+	k := benchcli.Kube{ResetSQL: "compose/demo/reset.sql", Kubeconfig: cmp.Or(os.Getenv("KUBECONFIG"), st.Kubeconfig)}
+	if k.Manifests, err = st.WriteManifests(".", dir, "demo.yaml"); err != nil {
+		return k, err
+	}
+	var images []string
+	for _, v := range []string{"SWEEP_DEMO_APP_IMAGE", "SWEEP_DEMO_PG_IMAGE", "SWEEP_DEMO_DRIVE_IMAGE"} {
+		img, err := k8sfixture.DemoImage(".", v)
+		if err != nil {
+			return k, err
+		}
+		images = append(images, img)
+	}
+	k.LoadImage = images[2]
+	fmt.Fprintf(stderr, "benchnoise: loading %s into the fixture's nodes\n", strings.Join(images, " "))
+	return k, st.LoadImages(".", images...)
+}
+
+// measure runs the grid once on backend into <out>/<name>, reads it
+// back, builds its report and replays it at its measured noise.
+func measure(ctx context.Context, c config, name, backend string, stderr io.Writer) (outcome, error) {
 	dir := filepath.Join(c.Out, name)
-	cmd := command(ctx, c, dir)
+	cmd := command(ctx, c, backend, dir)
 	fmt.Fprintf(stderr, "benchnoise: %s\n", strings.Join(cmd.Args, " "))
 	cmd.Stdout, cmd.Stderr = stderr, stderr
 	start := time.Now()
-	o := outcome{name: name}
+	o := outcome{name: name, label: name}
+	if c.named {
+		o.label = name + " on " + backend
+	}
 	err := cmd.Run()
 	o.wall = time.Since(start)
 	var exit *exec.ExitError
@@ -178,19 +274,19 @@ func write(w io.Writer, a, b outcome, c config) error {
 		if o.rep.Drift != nil {
 			drift = fmt.Sprintf("flagged, %d cells marked", len(o.rep.Drift.Cells))
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%.1f %%\t%.1f %%\t%s\t%s\n", o.name, o.wall.Round(time.Second), n.Controls,
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%.1f %%\t%.1f %%\t%s\t%s\n", o.label, o.wall.Round(time.Second), n.Controls,
 			100*n.RPS, 100*n.P99, src, drift)
 	}
 	if err := tw.Flush(); err != nil {
 		return err
 	}
 	for _, o := range []outcome{a, b} {
-		fmt.Fprintf(w, "%s: noise %s\n", o.name, o.rep.Noise.Sentence())
+		fmt.Fprintf(w, "%s: noise %s\n", o.label, o.rep.Noise.Sentence())
 		if o.rep.Drift != nil {
-			fmt.Fprintf(w, "%s: %s\n", o.name, o.rep.Drift.Sentence())
+			fmt.Fprintf(w, "%s: %s\n", o.label, o.rep.Drift.Sentence())
 		}
 		if o.note != "" {
-			fmt.Fprintf(w, "%s: %s\n", o.name, o.note)
+			fmt.Fprintf(w, "%s: %s\n", o.label, o.note)
 		}
 	}
 	rows := crossPicks(a.rep, b.rep)
@@ -217,8 +313,8 @@ func write(w io.Writer, a, b outcome, c config) error {
 	fmt.Fprintln(w, "\ncontrol cost")
 	for _, o := range []outcome{a, b} {
 		cost := controlCost(o.run, o.wall)
-		fmt.Fprintf(w, "%s: %s\n", o.name, cost)
-		fmt.Fprintf(w, "%s: at the CLI's default cell lengths with this overhead: %s\n", o.name,
+		fmt.Fprintf(w, "%s: %s\n", o.label, cost)
+		fmt.Fprintf(w, "%s: at the CLI's default cell lengths with this overhead: %s\n", o.label,
 			atDefaults(cost.overheadS, len(o.run.Cells), c.controlEvery))
 	}
 	return nil

@@ -3,10 +3,12 @@ package main
 import (
 	"bytes"
 	"io"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/sweep-tool/sweep/bench/internal/benchcli"
 	"github.com/sweep-tool/sweep/report"
 	"github.com/sweep-tool/sweep/results"
 	"github.com/sweep-tool/sweep/strategy/replay"
@@ -19,13 +21,70 @@ func TestCommand(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if c.backends != [2]string{compose, compose} || c.named {
+		t.Errorf("backends %v (named %v) without -backends, want compose twice, unnamed", c.backends, c.named)
+	}
 	want := "bin/sweep run --config compose/demo/sweep.yaml --cpus 1,2 --web-mult 1,2,4,6,8 --db-mult 1,2 " +
 		"--load vus=20 --warmup 3s --duration 10s --driver builtin --control-every 7 --out out/a"
-	if got := strings.Join(command(t.Context(), c, "out/a").Args, " "); got != want {
+	cmd := command(t.Context(), c, compose, "out/a")
+	if got := strings.Join(cmd.Args, " "); got != want {
 		t.Errorf("args %q\nwant %q", got, want)
+	}
+	if cmd.Env != nil {
+		t.Errorf("a compose run's environment %q, want sweep's own (nil)", cmd.Env)
 	}
 	if _, err := parse([]string{"-control-every", "0"}, io.Discard); err == nil {
 		t.Error("-control-every 0 accepted: the bench would measure no control")
+	}
+}
+
+// TestKubeCommand: with -backends compose,kubernetes run b is the same
+// grid on the Kubernetes fixture as TestKubernetesRunEndToEnd runs the
+// demo (its manifests, Deployment app, the URL as a pod sees it, the
+// load a Job on node 2), the database's DSN and the kubeconfig in the
+// environment, not in argv.
+func TestKubeCommand(t *testing.T) {
+	t.Parallel()
+	c, err := parse([]string{"-sweep", "bin/sweep", "-backends", "compose,kubernetes", "-cpus", "1,1.5"}, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.backends != [2]string{compose, kubernetes} || !c.named {
+		t.Fatalf("backends %v (named %v), want compose, kubernetes, named", c.backends, c.named)
+	}
+	c.kube = benchcli.Kube{Manifests: "out/k8s/manifests.yaml", LoadImage: "sweep-drive:0123456789ab",
+		ResetSQL: "compose/demo/reset.sql", Kubeconfig: "/var/lib/sweep-k8s/admin.kubeconfig"}
+	cmd := command(t.Context(), c, kubernetes, "out/b")
+	want := "bin/sweep run --kubernetes --manifests out/k8s/manifests.yaml --service app --url http://app:8080 --ready-path /health " +
+		"--db-reset-sql compose/demo/reset.sql --load-image sweep-drive:0123456789ab --place load=sweep.index=2 " +
+		"--cpus 1,1.5 --web-mult 1,2,4,6,8 --db-mult 1,2 --load vus=20 --warmup 3s --duration 10s --driver builtin " +
+		"--control-every 10 --out out/b"
+	if got := strings.Join(cmd.Args, " "); got != want {
+		t.Errorf("args %q\nwant %q", got, want)
+	}
+	n := len(cmd.Env)
+	if n < 2 || !slices.Equal(cmd.Env[n-2:], []string{"KUBECONFIG=/var/lib/sweep-k8s/admin.kubeconfig",
+		"SWEEP_DB_DSN=postgres://sweep:sweep@db:5432/sweep?sslmode=disable"}) {
+		t.Errorf("environment ends %q, want the kubeconfig and the DSN of Service db last (they win)", cmd.Env[max(0, n-2):])
+	}
+	// run a, on compose, is today's command
+	if got := strings.Join(command(t.Context(), c, compose, "out/a").Args, " "); !strings.HasPrefix(got, "bin/sweep run --config compose/demo/sweep.yaml --cpus 1,1.5 ") {
+		t.Errorf("run a: %q", got)
+	}
+	// make bench-backends' grid (CPU 1,1.5) is as distinct as the default
+	cells, err := c.Plan()
+	if err != nil || len(cells) != 20 {
+		t.Errorf("-cpus 1,1.5: %d cells (%v), want 20", len(cells), err)
+	}
+	for _, cell := range cells {
+		if len(cell.Mults) != 1 {
+			t.Errorf("-cpus 1,1.5: %s is given by %d pairs, want 1", cell.ID, len(cell.Mults))
+		}
+	}
+	for _, bad := range []string{"compose", "compose,swarm", "compose,kubernetes,compose", ""} {
+		if _, err := parse([]string{"-backends", bad}, io.Discard); err == nil {
+			t.Errorf("-backends %q accepted", bad)
+		}
 	}
 }
 
@@ -235,6 +294,7 @@ func TestWrite(t *testing.T) {
 	}
 	a, b := mk(1000), mk(300)
 	a.name, b.name = "a", "b"
+	a.label, b.label = "a", "b on kubernetes"
 	c, _ := parse(nil, io.Discard)
 	var out bytes.Buffer
 	if err := write(&out, a, b, c); err != nil {
@@ -249,6 +309,7 @@ func TestWrite(t *testing.T) {
 		"20.0 % of 10",
 		"cells the reports cannot tell apart across the runs (each figure ± half its run's band): RPS 1 of 2 (50 %), p99 2 of 2 (100 %)",
 		"a: no control measured",
+		"b on kubernetes: noise assumed 5 %",
 	} {
 		if !strings.Contains(s, want) {
 			t.Errorf("output lacks %q:\n%s", want, s)

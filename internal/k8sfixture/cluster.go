@@ -80,25 +80,38 @@ func (st State) WriteManifests(repo, dir string, names ...string) (string, error
 // and a test run since may have rebuilt it from a changed tree.
 func (fx *Fixture) DriveImage(t testing.TB, repo string) string {
 	t.Helper()
-	img := readEnvFile(t, repo+"/compose/demo/.env")["SWEEP_DEMO_DRIVE_IMAGE"]
-	if img == "" {
-		t.Fatal("no SWEEP_DEMO_DRIVE_IMAGE in compose/demo/.env: make demo-images")
+	img, err := DemoImage(repo, "SWEEP_DEMO_DRIVE_IMAGE")
+	if err != nil {
+		t.Fatal(err)
 	}
-	load := exec.Command("bash", repo+"/internal/k8sfixture/fixture.sh", "load", img)
-	load.Env = append(os.Environ(), "SWEEP_K8S_DIR="+fx.Dir)
-	if out, err := load.CombinedOutput(); err != nil {
-		t.Fatalf("load %s into the fixture's nodes: %v\n%s", img, err, out)
+	if err := fx.LoadImages(repo, img); err != nil {
+		t.Fatal(err)
 	}
 	return img
 }
 
-func readEnvFile(t testing.TB, path string) map[string]string {
-	t.Helper()
-	m, err := readEnv(path)
+// DemoImage is the demo's image the variable names in compose/demo/.env
+// (SWEEP_DEMO_APP_IMAGE, SWEEP_DEMO_PG_IMAGE, SWEEP_DEMO_DRIVE_IMAGE).
+func DemoImage(repo, name string) (string, error) {
+	env, err := readEnv(repo + "/compose/demo/.env")
 	if err != nil {
-		t.Fatal(err)
+		return "", err
 	}
-	return m
+	if env[name] == "" {
+		return "", fmt.Errorf("no %s in compose/demo/.env: make demo-images", name)
+	}
+	return env[name], nil
+}
+
+// LoadImages loads local Docker images into every node (fixture.sh load,
+// as make k8s-load does).
+func (st State) LoadImages(repo string, images ...string) error {
+	load := exec.Command("bash", append([]string{repo + "/internal/k8sfixture/fixture.sh", "load"}, images...)...)
+	load.Env = append(os.Environ(), "SWEEP_K8S_DIR="+st.Dir)
+	if out, err := load.CombinedOutput(); err != nil {
+		return fmt.Errorf("load %s into the fixture's nodes: %w\n%s", strings.Join(images, " "), err, out)
+	}
+	return nil
 }
 
 // readEnv reads the demo's image variables (compose/demo/.env).

@@ -76,11 +76,55 @@ func (g *Grid) Register(fs *flag.FlagSet, def Grid, notes map[string]string) {
 	fs.DurationVar(&g.Duration, "duration", def.Duration, usage("duration", "each cell's measured phase"))
 }
 
-// RunArgs are sweep's arguments for a run of the grid, up to the flags
-// a bench adds (--strategy, --out, ...).
+// RunArgs are sweep's arguments for a run of the grid on the stack of
+// its -config (the demo's compose stack), up to the flags a bench adds
+// (--strategy, --out, ...).
 func (g Grid) RunArgs() []string {
-	return []string{"run", "--config", g.Config, "--cpus", g.CPUs, "--web-mult", g.WebMult, "--db-mult", g.DBMult,
+	return append([]string{"run", "--config", g.Config}, g.gridArgs()...)
+}
+
+// gridArgs are the flags of sweep run that make the grid and how each
+// cell is measured, whichever the backend.
+func (g Grid) gridArgs() []string {
+	return []string{"--cpus", g.CPUs, "--web-mult", g.WebMult, "--db-mult", g.DBMult,
 		"--load", g.Load, "--warmup", g.Warmup.String(), "--duration", g.Duration.String(), "--driver", g.Driver}
+}
+
+// Kube is the demo on the Kubernetes fixture (make k8s-up) as a bench
+// hands it to sweep run --kubernetes.
+type Kube struct {
+	// Manifests is the demo's manifests with its images filled in
+	// (k8sfixture.State.WriteManifests of demo.yaml: PostgreSQL on node 2,
+	// the app on node 1).
+	Manifests string
+	// LoadImage is the sweep-drive image the load's Jobs run, loaded
+	// into the nodes.
+	LoadImage string
+	// ResetSQL is the demo's reset file, run before each cell's warm-up
+	// as the compose config runs it.
+	ResetSQL string
+	// Kubeconfig names the cluster.
+	Kubeconfig string
+}
+
+// KubeDSN is the demo's database as a pod of the run's namespace dials
+// it; sweep reaches it through a port-forward.
+const KubeDSN = "postgres://sweep:sweep@db:5432/sweep?sslmode=disable"
+
+// KubeRunArgs are sweep's arguments for a run of the grid on Kubernetes,
+// as TestKubernetesRunEndToEnd runs the demo: the Deployment app from
+// k's manifests, the load a Job on node 2 reaching it by its Service
+// name; up to the flags a bench adds. Kube.Env is its environment.
+func (g Grid) KubeRunArgs(k Kube) []string {
+	return append([]string{"run", "--kubernetes", "--manifests", k.Manifests, "--service", "app", "--url", "http://app:8080",
+		"--ready-path", "/health", "--db-reset-sql", k.ResetSQL, "--load-image", k.LoadImage, "--place", "load=sweep.index=2"},
+		g.gridArgs()...)
+}
+
+// Env is what a Kubernetes run adds to sweep's environment: the
+// kubeconfig and the database's DSN (SWEEP_DB_DSN, out of argv).
+func (k Kube) Env() []string {
+	return []string{"KUBECONFIG=" + k.Kubeconfig, "SWEEP_DB_DSN=" + KubeDSN}
 }
 
 // Plan is the grid's cells by sweep's own rule (sweep.BuildPlan).
