@@ -3,6 +3,7 @@ package sweep
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/sweep-tool/sweep/results"
@@ -108,12 +109,38 @@ func controlsSoFar(run string, cells []Cell) (ref string, done, last int) {
 	return "", 0, 0
 }
 
+// MiddleCell is the run's default control cell: the cell at the middle
+// of every axis (the CPU limits, web and pool multipliers, each sorted,
+// at index n/2; the extra axes at their first combination), false when
+// no cell has it (a grid the baseline alone makes up). The grid's first
+// cell is a poor reference: its smallest web count and pool are often
+// set by a stall or a queue that barely moves with the host (on the
+// demo, web 1 with a pool of 1 held its p99 at ~620 ms through a 1-min
+// load of 3–19 while the cells with larger pools moved 0.17–3.2×), so
+// the noise it measures is not the grid's.
+func (s Spec) MiddleCell() (Cell, bool) {
+	mid := func(xs []float64) float64 {
+		if len(xs) == 0 {
+			return 0
+		}
+		ys := slices.Sorted(slices.Values(xs))
+		return ys[len(ys)/2]
+	}
+	cpus, pair := mid(s.CPUs), [2]float64{mid(s.WebMult), mid(s.DBMult)}
+	for _, c := range s.Cells() {
+		if c.CPUs == cpus && slices.Contains(c.Mults, pair) {
+			return c, true
+		}
+	}
+	return Cell{}, false
+}
+
 // addControls puts the run's control measurements among todo (see
 // WithControls) when the spec measures them and the runner runs its
 // own schedule (jobs: the whole of it): the control cell is the one an
-// earlier invocation measured, else Spec.Control, else the schedule's
-// first. It returns the jobs to run and how many controls earlier
-// invocations finished.
+// earlier invocation measured, else Spec.Control, else MiddleCell, else
+// the schedule's first. It returns the jobs to run and how many controls
+// earlier invocations finished.
 func (r *Runner) addControls(jobs, todo []Job) ([]Job, int) {
 	if r.Jobs != nil || !r.Spec.measuresControls() || len(jobs) == 0 {
 		return todo, 0
@@ -123,6 +150,9 @@ func (r *Runner) addControls(jobs, todo []Job) ([]Job, int) {
 		ref = r.Spec.Control
 	}
 	cell := jobs[0].Cell
+	if c, ok := r.Spec.MiddleCell(); ok {
+		cell = c
+	}
 	if c, err := r.Spec.FindCell(ref); ref != "" && err == nil {
 		cell = c
 	}

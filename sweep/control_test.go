@@ -138,16 +138,20 @@ func TestRunnerControlsAndResume(t *testing.T) {
 	if !errors.Is(err, ErrInterrupted) {
 		t.Fatalf("err = %v, want ErrInterrupted", err)
 	}
-	ref := spec.Cells()[0].ID
+	mid, _ := spec.MiddleCell()
+	ref, cells := mid.ID, spec.Cells()
+	if ref != "cpu_2__web_4__db_8" {
+		t.Fatalf("the control is %s, want the grid's middle cpu_2__web_4__db_8", ref)
+	}
 	if got := controlRecords(t, dir, ref); len(got) != 2 || got[0].ControlSeq != 1 || got[1].Control != 1 {
 		t.Fatalf("controls after the interruption: %+v", got)
 	}
 	if sum.Records[0].Control != 1 || sum.Records[0].Cell.ID != ref || sum.Records[0].Repetition != 0 {
 		t.Errorf("the first job is not the control of %s: %+v", ref, sum.Records[0])
 	}
-	// the first cell is the control's: applied again for its r1, as
-	// every job is
-	if want := []string{ref, ref, spec.Cells()[1].ID, ref, spec.Cells()[2].ID}; !slices.Equal(stack.applied, want) {
+	// the control's target recreated for it and for the job after it,
+	// as every job's is
+	if want := []string{ref, cells[0].ID, cells[1].ID, ref, cells[2].ID}; !slices.Equal(stack.applied, want) {
 		t.Errorf("applied %v, want %v", stack.applied, want)
 	}
 
@@ -219,5 +223,25 @@ func TestFailedControlIsNoFailedCell(t *testing.T) {
 	}
 	if sum.Failed() != 0 || sum.Records[0].Status != results.StatusFailed || sum.Records[0].ControlSeq != 1 {
 		t.Errorf("failed %d, first record %s control %d", sum.Failed(), sum.Records[0].Status, sum.Records[0].ControlSeq)
+	}
+}
+
+// TestMiddleCell: the default control is the cell at every axis's middle
+// value (sorted, index n/2), whatever order the lists were given in.
+func TestMiddleCell(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		cpus, web, db []float64
+		want          string
+	}{
+		{[]float64{1, 2}, []float64{1, 2, 4, 6, 8}, []float64{1, 2}, "cpu_2__web_8__db_16"},
+		{[]float64{8, 2, 6, 4}, []float64{3, 1, 2.5, 1.5, 2}, []float64{1.5, 3, 2, 2.5}, "cpu_6__web_12__db_30"},
+		{[]float64{4}, []float64{1}, []float64{2}, "cpu_4__web_4__db_8"},
+	} {
+		s := testSpec()
+		s.CPUs, s.WebMult, s.DBMult = tc.cpus, tc.web, tc.db
+		if c, ok := s.MiddleCell(); !ok || c.ID != tc.want {
+			t.Errorf("%v × %v × %v: middle %q %v, want %q", tc.cpus, tc.web, tc.db, c.ID, ok, tc.want)
+		}
 	}
 }

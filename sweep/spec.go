@@ -159,9 +159,8 @@ type Spec struct {
 	// (the report then assumes its noise); the CLI's default is
 	// DefaultControlEvery. It steers the run, so a resume may change it.
 	ControlEvery int `json:"control_every,omitempty"`
-	// Control is the control cell's id; "" takes the schedule's first
-	// cell (or the cell an earlier invocation of the run measured as its
-	// control).
+	// Control is the control cell's id; "" takes the cell an earlier
+	// invocation of the run measured as its control, else MiddleCell.
 	Control string `json:"control,omitempty"`
 }
 

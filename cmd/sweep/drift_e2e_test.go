@@ -71,7 +71,9 @@ func TestDriftFlaggedAndRerun(t *testing.T) {
 	core := strconv.Itoa(info.NCPU - 1)
 	p, out := freePorts(t), filepath.Join(t.TempDir(), "run")
 	c := demoRun(t, p, out, "1")
-	c.args = append(c.args, "--web-mult", "1,2,3,4", "--control-every", "1", "--cpuset", core, "--keep",
+	// the control named: the grid's first cell, on which the hog's shares
+	// were chosen (the default would be its middle, web 3)
+	c.args = append(c.args, "--web-mult", "1,2,3,4", "--control-every", "1", "--control", "cpu_1__web_1__db_2", "--cpuset", core, "--keep",
 		"--retries", "1") // a busy host's hiccup (the database restarting under the first reset) is no drift
 	pr := start(t, bin, c)
 	meta := waitMeta(t, pr, out)
@@ -79,6 +81,9 @@ func TestDriftFlaggedAndRerun(t *testing.T) {
 		t.Fatalf("%d cells, want 4", len(meta.Cells))
 	}
 	control := meta.Cells[0].ID
+	if control != "cpu_1__web_1__db_2" {
+		t.Fatalf("the first cell is %s, not the control named", control)
+	}
 	third := filepath.Join(results.ControlSeqDir(out, control, 1, 3), results.ResultFile)
 	waitFor(t, pr, "the third control's record", func() bool { return fileExists(third) })
 	stop, hogAt := startHog(t, cli, meta.RunID, core)

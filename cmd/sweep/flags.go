@@ -90,7 +90,7 @@ func newSpecFlags(fs *pflag.FlagSet) *specFlags {
 		"after every N cells and at the end, after the warm-up for a tenth of --duration (at least 5s), filed as cells/<id>/control1.<k>: "+
 		"its spread is the report's noise band, its trend the host's drift. The default keeps the controls within 5 % of a grid of 20 or more cells "+
 		"when --duration is at least 5 × (warm-up + ~8s): ≤ 2 + cells/10 controls of a quarter cell or less; 0: no control (the report assumes its noise)")
-	fs.StringVar(&s.Control, "control", "", "the control cell's id (default: the schedule's first cell)")
+	fs.StringVar(&s.Control, "control", "", "the control cell's id (default: the grid's middle cell, each axis at its middle value)")
 	fs.StringVar(&f.text.Strategy, "strategy", sweep.StrategyGrid, "grid (every cell in full) or halving (every cell briefly, the ones that could still win longer; see sweep plan)")
 	fs.StringVar(&f.text.Baseline, "baseline", "", "your current settings web=W,pool=P (absolute): one more cell per CPU limit, the picks' gain measured against it")
 	fs.BoolVar(&s.PoolPerWeb, "pool-per-web", false, "the pool size is per web worker (e.g. Node.js cluster workers, each with its own pool): "+
