@@ -79,9 +79,23 @@ type Report struct {
 	linkBase    string // from the report's folder to the run directory; "" when the same
 }
 
-// Build analyses run with opts. It fails only on bad options or a run
-// without a single ok cell.
+// Build analyses run with opts, every profile's set calibrated
+// (Calibrate: ReRuns simulated re-runs). It fails only on bad options or
+// a run without a single ok cell.
 func Build(run *results.Run, opts Options) (*Report, error) {
+	rep, err := BuildPicks(run, opts)
+	if err == nil {
+		rep.Calibrate() // each profile's Likely pairs, before anyone reads a profile
+	}
+	return rep, err
+}
+
+// BuildPicks is Build without the calibration: the profiles' picks and
+// equivalents, no Likely pairs (Calibrate adds them and their
+// calibration when called). For a strategy that ranks rounds or
+// replays many times over and reads the picks alone: the simulated
+// re-runs cost about a thousand analyses of the run.
+func BuildPicks(run *results.Run, opts Options) (*Report, error) {
 	if err := opts.validate(); err != nil {
 		return nil, err
 	}

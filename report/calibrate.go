@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -11,31 +12,46 @@ import (
 // ReRuns is how many re-runs Calibrate simulates.
 const ReRuns = 1000
 
+// CalibratedShare is the share of simulated re-runs a profile's set is
+// made to cover: after the pick and the pairs the data cannot separate
+// from it, the pairs the re-runs picked most often join it (Likely)
+// until their picks reach this share.
+const CalibratedShare = 0.95
+
 // Calibration is how often a re-run on the same host would pick one of
-// a profile's pairs: its pick or one the report calls equivalent.
+// a profile's pairs: its pick, one the report calls equivalent, or one
+// Calibrate added.
 type Calibration struct {
 	Profile string `json:"profile"`
-	// Pairs is the size of the set (the pick and its equivalents); Share
-	// the simulated re-runs (of ReRuns) whose pick lay in it.
+	// Pairs is the size of the set (the pick, its equivalents and the
+	// likely pairs); Share the simulated re-runs (of ReRuns) whose pick
+	// lay in it.
 	Pairs int     `json:"pairs"`
 	Share float64 `json:"share"`
+	// Equivalent is the share of the pick and its equivalents alone,
+	// before Calibrate added any pair.
+	Equivalent float64 `json:"equivalent_share"`
 	// Measured says whether the noise was the run's measured noise or
 	// the assumed band.
 	Measured bool `json:"measured"`
 }
 
-// Calibrate estimates, per profile found, the share of re-runs on this
-// host whose pick would lie in the profile's equivalence set: ReRuns
-// re-runs are drawn, each cell's RPS and p99 its mean × (1 + s·z), z
-// standard normal and s = √2 × cv / √n with n the cell's ok
-// repetitions and cv the run's noise (measured, or the assumed band
-// read back as bandOf's inverse), drawn apart per cell and metric; each
-// re-run is analysed as the report analyses the run (analyseCPU,
-// ranking) and its pick looked up in the set. The √2 is the spread of a
+// Calibrate makes every profile's set cover about CalibratedShare of
+// the re-runs a host with this run's noise would make, and says how
+// often a re-run would pick in it. ReRuns re-runs are drawn, each
+// cell's RPS and p99 its mean × (1 + s·z), z standard normal and s = √2
+// × cv / √n with n the cell's ok repetitions and cv the run's noise
+// (measured, or the assumed band read back as bandOf's inverse), drawn
+// apart per cell and metric; each re-run is analysed as the report
+// analyses the run (analyseCPU, ranking) and its pick counted. The
+// pick and its equivalents (the pairs within the noise band of it at
+// every CPU limit) form the set; while their picks fall short of
+// CalibratedShare, the pair the re-runs picked most often joins it
+// (Profile.Likely; ties in pair order). The √2 is the spread of a
 // re-run's figure about this run's figure of the same cell: both carry
 // the noise. The draws are seeded, so the report reads the same twice.
 // It assumes the cells' errors independent: a drift that moves every
-// cell alike is what Drift reports instead.
+// cell alike is what Drift reports instead. Build calls it.
 func (r *Report) Calibrate() []Calibration {
 	if r.calibration != nil || len(r.PerCPU) == 0 {
 		return r.calibration
@@ -44,7 +60,10 @@ func (r *Report) Calibrate() []Calibration {
 	if !r.Noise.Measured {
 		cvR, cvP = r.Noise.RPS/(z95*math.Sqrt2), r.Noise.P99/(z95*math.Sqrt2)
 	}
-	hits := make([]int, len(profileRules))
+	picks := make([]map[[2]float64]int, len(profileRules))
+	for i := range picks {
+		picks[i] = map[[2]float64]int{}
+	}
 	rng := rand.New(rand.NewPCG(26, 95))
 	for range ReRuns {
 		per := r.reRun(rng, cvR, cvP)
@@ -52,26 +71,53 @@ func (r *Report) Calibrate() []Calibration {
 			continue // every cell of a CPU limit drawn ineligible: no pick
 		}
 		for i, rule := range profileRules {
-			if ranked := ranking(per, rule); len(ranked) > 0 && r.inSet(i, ranked[0].Pair) {
-				hits[i]++
+			if ranked := ranking(per, rule); len(ranked) > 0 {
+				picks[i][ranked[0].Pair]++
 			}
 		}
 	}
 	r.calibration = []Calibration{}
-	for i, p := range r.Profiles {
-		if p.Found {
-			r.calibration = append(r.calibration, Calibration{Profile: p.Key, Pairs: 1 + len(p.Equivalent),
-				Share: float64(hits[i]) / ReRuns, Measured: r.Noise.Measured})
+	for i := range r.Profiles {
+		p := &r.Profiles[i]
+		if !p.Found {
+			continue
 		}
+		hits := 0
+		for pair, n := range picks[i] {
+			if p.inSet(pair) {
+				hits += n
+			}
+		}
+		c := Calibration{Profile: p.Key, Equivalent: float64(hits) / ReRuns, Measured: r.Noise.Measured}
+		for _, pair := range mostPicked(picks[i]) {
+			if float64(hits) >= CalibratedShare*ReRuns {
+				break
+			}
+			if !p.inSet(pair) {
+				p.Likely = append(p.Likely, pair)
+				hits += picks[i][pair]
+			}
+		}
+		c.Pairs, c.Share = 1+len(p.Equivalent)+len(p.Likely), float64(hits)/ReRuns
+		r.calibration = append(r.calibration, c)
 	}
 	return r.calibration
 }
 
-// inSet reports whether pair is profile i's pick or one of its
-// equivalents.
-func (r *Report) inSet(i int, pair [2]float64) bool {
-	p := r.Profiles[i]
-	return p.Found && (pair == [2]float64{p.WebMult, p.DBMult} || slices.Contains(p.Equivalent, pair))
+// mostPicked lists the picked pairs, most picks first, equal counts in
+// pair order.
+func mostPicked(picks map[[2]float64]int) [][2]float64 {
+	pairs := slices.Collect(maps.Keys(picks))
+	slices.SortFunc(pairs, func(a, b [2]float64) int {
+		if picks[a] != picks[b] {
+			return picks[b] - picks[a]
+		}
+		if a[0] != b[0] {
+			return cmpFloat(a[0], b[0])
+		}
+		return cmpFloat(a[1], b[1])
+	})
+	return pairs
 }
 
 // reRun draws one re-run of the report's cells and analyses it per CPU
@@ -106,7 +152,7 @@ func perturb(rng *rand.Rand, x, s float64) float64 {
 	return x * max(0.01, 1+s*rng.NormFloat64())
 }
 
-// Sentence says what the profile's equivalence set means.
+// Sentence says what the profile's set means.
 func (c Calibration) Sentence() string {
 	from := "the measured noise"
 	if !c.Measured {
@@ -116,8 +162,12 @@ func (c Calibration) Sentence() string {
 	if c.Pairs == 1 {
 		set = "this pair"
 	}
-	return fmt.Sprintf("a re-run on this host would pick %s in about %.0f %% of runs, from %s (%d simulated re-runs)",
-		set, 100*c.Share, from, ReRuns)
+	alone := ""
+	if c.Share != c.Equivalent {
+		alone = fmt.Sprintf("; the pick and the pairs within the noise band of it alone: %.0f %%", 100*c.Equivalent)
+	}
+	return fmt.Sprintf("a re-run on this host would pick %s in about %.0f %% of runs, from %s (%d simulated re-runs%s)",
+		set, 100*c.Share, from, ReRuns, alone)
 }
 
 // calibrationOf is the profile key's calibration, false when none.
@@ -136,7 +186,11 @@ func calibrationLines(rep *Report) string {
 	var b strings.Builder
 	for _, p := range rep.Profiles {
 		if c, ok := rep.calibrationOf(p.Key); ok {
-			fmt.Fprintf(&b, "%s: %s.\n", upperFirst(p.Name), c.Sentence())
+			fmt.Fprintf(&b, "%s: %s.", upperFirst(p.Name), c.Sentence())
+			if len(p.Likely) > 0 {
+				fmt.Fprintf(&b, " Besides its pick and equivalents: %s.", pairList(p.Likely))
+			}
+			b.WriteString("\n")
 		}
 	}
 	return b.String()

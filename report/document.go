@@ -109,6 +109,9 @@ func recommendationParas(rep *Report) []string {
 		if len(p.Equivalent) > 0 {
 			s += fmt.Sprintf(" The data cannot separate it from: %s%s.", pairList(p.Equivalent), tieNote(rep))
 		}
+		if len(p.Likely) > 0 {
+			s += fmt.Sprintf(" A re-run on this host may also pick: %s.", pairList(p.Likely))
+		}
 		if c, ok := rep.calibrationOf(p.Key); ok {
 			s += " " + upperFirst(c.Sentence()) + "."
 		}

@@ -82,7 +82,18 @@ type ProfileDoc struct {
 	WebMult    *float64  `json:"web_mult"`
 	DBMult     *float64  `json:"db_mult"`
 	Equivalent []MultDoc `json:"equivalent"`
-	Note       string    `json:"note,omitempty"`
+	// Likely: the pairs a re-run may also pick (Profile.Likely).
+	Likely []MultDoc `json:"likely"`
+	Note   string    `json:"note,omitempty"`
+}
+
+// multDocs is pairs as documents, [] for none.
+func multDocs(pairs [][2]float64) []MultDoc {
+	out := []MultDoc{}
+	for _, e := range pairs {
+		out = append(out, MultDoc{e[0], e[1]})
+	}
+	return out
 }
 
 // MultDoc is a multiplier pair.
@@ -129,12 +140,9 @@ func (r *Report) Recommendation() Recommendation {
 	}
 	for _, p := range r.Profiles {
 		d := docs[p.Key]
-		d.Equivalent, d.Note = []MultDoc{}, p.Note
+		d.Equivalent, d.Likely, d.Note = multDocs(p.Equivalent), multDocs(p.Likely), p.Note
 		if p.Found {
 			d.WebMult, d.DBMult = &p.WebMult, &p.DBMult
-		}
-		for _, e := range p.Equivalent {
-			d.Equivalent = append(d.Equivalent, MultDoc{e[0], e[1]})
 		}
 	}
 	if doc.USL = uslDoc(r.USL, false); doc.USL != nil {

@@ -23,21 +23,42 @@ type Profile struct {
 	// Score is the pair's mean normalised objective over the CPU limits
 	// (1 = best at every limit for throughput and latency).
 	Score float64
-	// Equivalent lists the pairs the data cannot separate from this one.
+	// Equivalent lists the pairs the data cannot separate from this one:
+	// within the noise band of it at every CPU limit.
 	Equivalent [][2]float64
-	Note       string
+	// Likely lists the pairs, besides the pick and Equivalent, that a
+	// re-run on this host would pick often enough that the set of all
+	// three covers about CalibratedShare of re-runs (Report.Calibrate),
+	// most picked first.
+	Likely [][2]float64
+	Note   string
+}
+
+// inSet reports whether pair is in the profile's set: its pick, one of
+// its equivalents or one of its likely pairs.
+func (p Profile) inSet(pair [2]float64) bool {
+	return p.Found && (pair == [2]float64{p.WebMult, p.DBMult} || slices.Contains(p.Equivalent, pair) ||
+		slices.Contains(p.Likely, pair))
+}
+
+// Set lists the profile's set: its pick, Equivalent, then Likely.
+func (p Profile) Set() [][2]float64 {
+	if !p.Found {
+		return nil
+	}
+	return append(append([][2]float64{{p.WebMult, p.DBMult}}, p.Equivalent...), p.Likely...)
 }
 
 // Admits reports whether other's pick agrees with p's (p being the full
-// grid's): both found the same pair, or one p's data cannot separate from
-// it (p.Equivalent); or neither found any. It is how a strategy that
-// measured less is judged against the grid.
+// grid's): it lies in p's calibrated set (the same pair, one p's data
+// cannot separate from it, or one a re-run would pick: inSet); or neither
+// found any. It is how a strategy that measured less, or another run of
+// the same grid, is judged against the grid.
 func (p Profile) Admits(other Profile) bool {
 	if !p.Found || !other.Found {
 		return p.Found == other.Found
 	}
-	pair := [2]float64{other.WebMult, other.DBMult}
-	return pair == [2]float64{p.WebMult, p.DBMult} || slices.Contains(p.Equivalent, pair)
+	return p.inSet([2]float64{other.WebMult, other.DBMult})
 }
 
 // CellAt is the cell the profile's multipliers give at a CPU limit, by

@@ -354,7 +354,7 @@ func pairOf(p report.Profile) string {
 	if !p.Found {
 		return "none"
 	}
-	return fmt.Sprintf("%g×%g (set of %d)", p.WebMult, p.DBMult, 1+len(p.Equivalent))
+	return fmt.Sprintf("%g×%g (set of %d)", p.WebMult, p.DBMult, len(p.Set()))
 }
 
 // outsideShare is the share of the replays whose pick lay outside the

@@ -152,7 +152,7 @@ const maxBand = 0.9
 // selectSlice keeps the pairs of one slice; nothing when no cell of it
 // finished ok.
 func selectSlice(slice string, ms []Measurement, opts SelectOptions) ([]Kept, error) {
-	rep, err := report.Build(runOf(slice, ms, opts.First), opts.Report)
+	rep, err := report.BuildPicks(runOf(slice, ms, opts.First), opts.Report)
 	if errors.Is(err, results.ErrNoFinishedCells) {
 		return nil, nil
 	}

@@ -78,7 +78,7 @@ func Next(dir string, cells []sweep.Cell, opts Options) (Step, error) {
 	tied := map[string]bool{} // cell ids
 	for _, slice := range run.Slices() {
 		part := run.Only(slice)
-		rep, err := report.Build(part, opts.Report)
+		rep, err := report.BuildPicks(part, opts.Report)
 		if err != nil {
 			return Step{}, fmt.Errorf("report of %s: %w", dir, err)
 		}

@@ -162,7 +162,7 @@ func (rp *replayer) compare(reps map[string][]results.Rep, first []halving.Measu
 		if grid == nil {
 			continue
 		}
-		rep, err := report.Build(run.Only(slice), *rp.opts.Report)
+		rep, err := report.BuildPicks(run.Only(slice), *rp.opts.Report)
 		if err != nil && !errors.Is(err, results.ErrNoFinishedCells) {
 			return nil, err
 		}
