@@ -60,8 +60,8 @@ bench-noise: demo-images build ## two runs of the same 20-cell demo grid with th
 
 # CPU 1 and 1.5, not bench-noise's 1 and 2: the app's pod runs on node 1,
 # whose allocatable CPU is the host's 2, and a 2-CPU request does not fit
-# beside CoreDNS's 50m when CoreDNS is scheduled there.
-bench-backends: demo-images build ## bench-noise's grid at CPU 1 and 1.5 on Compose (run a) and on Kubernetes (run b; needs make k8s-up, as root) in one invocation: each run's backend and pick per profile, whether it lies in the other run's set, the noise each measured (about 20 min; BENCH_ARGS appended)
+# beside CoreDNS's 50m when CoreDNS is scheduled there (it was, 2026-12-04).
+bench-backends: demo-images build ## bench-noise's grid at CPU 1 and 1.5 on Compose (run a) and on Kubernetes (run b; needs make k8s-up, as root) in one invocation: each run's backend and pick per profile, whether it lies in the other run's set, the noise each measured (about 14 min; BENCH_ARGS appended)
 	$(GO) run ./bench/noise -backends compose,kubernetes -cpus 1,1.5 $(BENCH_ARGS)
 
 bench-overhead: ## per-cell overhead vs compose, cells alternated in one run: BACKENDS=compose,swarm (make swarm-up) or compose,kubernetes,kubernetes-in-place (make k8s-up; CPUS=0.5,0.75)
