@@ -36,10 +36,7 @@ type Profile struct {
 
 // inSet reports whether pair is in the profile's set: its pick, one of
 // its equivalents or one of its likely pairs.
-func (p Profile) inSet(pair [2]float64) bool {
-	return p.Found && (pair == [2]float64{p.WebMult, p.DBMult} || slices.Contains(p.Equivalent, pair) ||
-		slices.Contains(p.Likely, pair))
-}
+func (p Profile) inSet(pair [2]float64) bool { return slices.Contains(p.Set(), pair) }
 
 // Set lists the profile's set: its pick, Equivalent, then Likely.
 func (p Profile) Set() [][2]float64 {

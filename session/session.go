@@ -282,7 +282,8 @@ func (s *Session) Run(ctx context.Context) (Result, error) {
 // measure runs the spec's strategy: the grid (or the jobs asked) through
 // the runner, or successive halving's rounds (strategy/halving) with its
 // default plan for the spec's warm-up and duration; then, with automatic
-// repetitions, the rounds of repeats of the picks' ties (strategy/repeat).
+// repetitions, the rounds of repeats of the picks and their sets
+// (strategy/repeat).
 func (s *Session) measure(ctx context.Context, runner *sweep.Runner) (sweep.Summary, error) {
 	if runner.Jobs != nil {
 		return runner.Run(ctx)

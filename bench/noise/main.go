@@ -25,7 +25,13 @@
 // Usage (make bench-noise builds bin/sweep and the demo's images; make
 // bench-backends runs it with -backends compose,kubernetes):
 //
-//	go run ./bench/noise [-sweep bin/sweep] [-duration 10s] [-control-every 10] [-backends compose,compose] ...
+//	go run ./bench/noise [-sweep bin/sweep] [-duration 10s] [-control-every 10] [-backends compose,compose] [-max-repeat 0] ...
+//
+// With -max-repeat N (2 or more) both runs are sweep run --repeat auto
+// --max-repeat N: each profile's pick and its calibrated set measured
+// again until separated or at N repetitions, a lone pick once more
+// (strategy/repeat); the output then says how many cells each run
+// repeated.
 //
 // A run on kubernetes is the demo as TestKubernetesRunEndToEnd sweeps it
 // (sweep run --kubernetes --manifests <demo.yaml> --service app --url
@@ -93,7 +99,10 @@ const (
 type config struct {
 	benchcli.Grid
 	controlEvery, seeds int
-	loadEvery           time.Duration
+	// maxRepeat > 0 has both runs repeat their picks' sets (sweep run
+	// --repeat auto --max-repeat maxRepeat).
+	maxRepeat int
+	loadEvery time.Duration
 	// backends are run a's and b's; named is set when -backends was
 	// given, and the output then names each run's backend.
 	backends [2]string
@@ -115,6 +124,7 @@ func parse(args []string, stderr io.Writer) (config, error) {
 		"duration": "a control measures a tenth, at least 5 s",
 	})
 	fs.IntVar(&c.controlEvery, "control-every", sweep.DefaultControlEvery, "cells between two control measurements (sweep run --control-every)")
+	fs.IntVar(&c.maxRepeat, "max-repeat", 0, "with 2 or more, both runs repeat each pick and its set up to this many times (sweep run --repeat auto --max-repeat); 0: every cell once")
 	fs.IntVar(&c.seeds, "seeds", 200, "noisy replays of each run (sweep replay --seeds)")
 	fs.DurationVar(&c.loadEvery, "load-every", 10*time.Second, "how often /proc/loadavg is read while the runs go")
 	backends := fs.String("backends", compose+","+compose, "run a's and b's backend: compose (-config's stack on the local engine) or "+
@@ -124,6 +134,9 @@ func parse(args []string, stderr io.Writer) (config, error) {
 	}
 	if c.controlEvery < 1 {
 		return c, fmt.Errorf("-control-every %d: the bench measures the control, give 1 or more", c.controlEvery)
+	}
+	if c.maxRepeat == 1 || c.maxRepeat < 0 {
+		return c, fmt.Errorf("-max-repeat %d: give 2 or more (repeat each pick's set), or 0 (every cell once)", c.maxRepeat)
 	}
 	fs.Visit(func(f *flag.Flag) { c.named = c.named || f.Name == "backends" })
 	names := strings.Split(*backends, ",")
@@ -177,6 +190,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	loads := sampler.stop()
 	fmt.Fprintf(stdout, "grid: CPU %s × web %s × pool %s (%d cells), warm-up %s + %s per cell, %s, control every %d cells; two runs in %s\n",
 		c.CPUs, c.WebMult, c.DBMult, len(outs[0].run.Cells), c.Warmup, c.Duration, c.Load, c.controlEvery, time.Since(start).Round(time.Second))
+	if c.maxRepeat > 0 {
+		fmt.Fprintf(stdout, "repeat auto, at most %d repetitions: %s\n", c.maxRepeat, repetitions(outs))
+	}
 	if c.named {
 		fmt.Fprintf(stdout, "backends: a on %s, b on %s\n", c.backends[0], c.backends[1])
 	}
@@ -190,7 +206,11 @@ func command(ctx context.Context, c config, backend, dir string) *exec.Cmd {
 	if backend == kubernetes {
 		args = c.KubeRunArgs(c.kube)
 	}
-	cmd := exec.CommandContext(ctx, c.Sweep, append(args, "--control-every", strconv.Itoa(c.controlEvery), "--out", dir)...)
+	args = append(args, "--control-every", strconv.Itoa(c.controlEvery))
+	if c.maxRepeat > 0 {
+		args = append(args, "--repeat", "auto", "--max-repeat", strconv.Itoa(c.maxRepeat))
+	}
+	cmd := exec.CommandContext(ctx, c.Sweep, append(args, "--out", dir)...)
 	if backend == kubernetes {
 		cmd.Env = append(os.Environ(), c.kube.Env()...)
 	}
@@ -318,6 +338,23 @@ func write(w io.Writer, a, b outcome, c config) error {
 			atDefaults(cost.overheadS, len(o.run.Cells), c.controlEvery))
 	}
 	return nil
+}
+
+// repetitions says, per run, how many cells --repeat auto measured more
+// than once and the repetitions beyond the first.
+func repetitions(outs []outcome) string {
+	var parts []string
+	for _, o := range outs {
+		cells, extra := 0, 0
+		for _, rc := range o.run.Cells {
+			if n := len(rc.Reps); n > 1 {
+				cells++
+				extra += n - 1
+			}
+		}
+		parts = append(parts, fmt.Sprintf("%s %d cells repeated, %d repetitions more", o.label, cells, extra))
+	}
+	return strings.Join(parts, "; ")
 }
 
 func yesNo(ok bool) string {

@@ -36,6 +36,17 @@ func TestCommand(t *testing.T) {
 	if _, err := parse([]string{"-control-every", "0"}, io.Discard); err == nil {
 		t.Error("-control-every 0 accepted: the bench would measure no control")
 	}
+	c, err = parse([]string{"-max-repeat", "3"}, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(command(t.Context(), c, compose, "out/b").Args, " "); !strings.HasSuffix(got,
+		" --control-every 10 --repeat auto --max-repeat 3 --out out/b") {
+		t.Errorf("-max-repeat 3: args %q, want --repeat auto --max-repeat 3 before --out", got)
+	}
+	if _, err := parse([]string{"-max-repeat", "1"}, io.Discard); err == nil {
+		t.Error("-max-repeat 1 accepted: no repetition beyond the first")
+	}
 }
 
 // TestKubeCommand: with -backends compose,kubernetes run b is the same

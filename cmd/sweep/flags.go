@@ -71,7 +71,7 @@ func newSpecFlags(fs *pflag.FlagSet) *specFlags {
 		"default: the ready, active (on Kubernetes: schedulable, untainted) nodes, workers first")
 	fs.StringVar(&s.Out, "out", "", "the run directory (default runs/<run id>)")
 	s.Repeat = 1
-	fs.Var(sweep.Repeat{S: s}, "repeat", "repetitions per cell (r1..rN), or auto: repeat the cells of ties with a pick until the report separates them")
+	fs.Var(sweep.Repeat{S: s}, "repeat", "repetitions per cell (r1..rN), or auto: measure each pick once more, and the cells of its calibrated set until the report separates them")
 	fs.IntVar(&s.MaxRepeat, "max-repeat", 0, "with --repeat auto: the most repetitions a cell gets (default 5)")
 	fs.StringVar(&s.Order, "order", sweep.OrderGrid, "order of the cells: grid, interleave (CPU limits in turn, repetitions in rounds) or shuffle")
 	fs.Uint64Var(&s.Seed, "seed", 1, "seed of --order shuffle")

@@ -4,16 +4,22 @@
 // until the report can separate them or they reach the cap.
 //
 // The cells that decide are, for each profile (latency-first, balanced,
-// throughput-first) and each slice of the grid, the recommended
-// multiplier pair's cells and the cells of every pair the report calls
-// equivalent to it (a tie): their figures overlap at every CPU limit.
-// The noise rules are the report's own (report, built on
-// confidence): one measurement carries the assumed noise band,
-// two or more the 95 % t interval of their mean. So the repeats stop
-// exactly when the report, built from the same records, no longer calls
-// the finalist and its runners-up equivalent, and the ties that remain
-// at the cap are the ones the report lists. A pick with no tie is never
-// repeated.
+// throughput-first) and each slice of the grid, the cells of the
+// profile's calibrated set (report.Profile.Set): the recommended
+// multiplier pair, every pair the report calls equivalent to it (a tie:
+// their figures overlap at every CPU limit) and every pair a re-run on
+// this host would pick often enough to join the set (Likely). The noise
+// rules are the report's own (report, built on confidence): one
+// measurement carries the run's noise band (measured from the control,
+// or assumed), two or more the 95 % t interval of their mean. So the
+// repeats stop exactly when the report, built from the same records, no
+// longer calls the finalist and its runners-up equivalent or likely, and
+// the ties that remain at the cap are the ones the report lists.
+//
+// A pick whose set is the pick alone and which was measured once is
+// measured once more: the best of many noisy figures is the one most
+// likely to have been lucky (the winner's curse), and a pick that holds
+// on a second measurement is not repeated further.
 //
 // Each round is a function of the records on disk, so a resumed run
 // recomputes where it stands and goes on.
@@ -50,8 +56,9 @@ type Tie struct {
 	// Slice is the grid's slice (extra axes), "" without extra axes.
 	Slice   string
 	Profile string
-	// Pair is the recommended [web_mult, db_mult]; With the pairs the
-	// report calls equivalent to it.
+	// Pair is the recommended [web_mult, db_mult]; With the pairs of its
+	// set besides it: those the report calls equivalent to it, then
+	// those a re-run would likely pick.
 	Pair [2]float64
 	With [][2]float64
 }
@@ -63,9 +70,14 @@ type Step struct {
 	Ties []Tie
 }
 
+// confirmed is how many repetitions a pick with no tie needs: its first
+// and one that confirms it.
+const confirmed = 2
+
 // Next reads the run in dir and returns the next round: one more
 // repetition of every cell of a tie that has fewer than opts.Max
-// finished repetitions, in plan order. cells is the run's plan.
+// finished repetitions, and of every cell of a lone pick that has fewer
+// than two, in plan order. cells is the run's plan.
 func Next(dir string, cells []sweep.Cell, opts Options) (Step, error) {
 	if opts.Max < 2 {
 		return Step{}, fmt.Errorf("%w (got %d)", ErrBadCap, opts.Max)
@@ -75,36 +87,41 @@ func Next(dir string, cells []sweep.Cell, opts Options) (Step, error) {
 		return Step{}, err
 	}
 	var step Step
-	tied := map[string]bool{} // cell ids
+	want := map[string]int{} // cell id: the repetitions it needs
 	for _, slice := range run.Slices() {
 		part := run.Only(slice)
-		rep, err := report.BuildPicks(part, opts.Report)
+		rep, err := report.Build(part, opts.Report)
 		if err != nil {
 			return Step{}, fmt.Errorf("report of %s: %w", dir, err)
 		}
 		for _, p := range rep.Profiles {
-			if !p.Found || len(p.Equivalent) == 0 {
+			set := p.Set()
+			if len(set) == 0 {
 				continue
 			}
-			tie := Tie{Slice: slice, Profile: p.Key, Pair: [2]float64{p.WebMult, p.DBMult}, With: p.Equivalent}
-			step.Ties = append(step.Ties, tie)
+			tie := Tie{Slice: slice, Profile: p.Key, Pair: set[0], With: set[1:]}
+			need := confirmed
+			if len(tie.With) > 0 {
+				step.Ties = append(step.Ties, tie)
+				need = opts.Max
+			}
 			for _, rc := range part.Cells {
 				if tie.has(rc.Mults) {
-					tied[rc.ID] = true
+					want[rc.ID] = max(want[rc.ID], need)
 				}
 			}
 		}
 	}
 	done := finished(run)
 	for _, c := range cells {
-		if n := done[c.ID]; tied[c.ID] && n < opts.Max {
+		if n := done[c.ID]; n < want[c.ID] {
 			step.Jobs = append(step.Jobs, sweep.Job{Cell: c, Rep: n + 1, Fidelity: opts.Fidelity})
 		}
 	}
 	return step, nil
 }
 
-// has reports whether any of mults is the tie's pair or one of its equals.
+// has reports whether any of mults is the tie's pair or one of its set.
 func (t Tie) has(mults [][2]float64) bool {
 	for _, m := range mults {
 		if m == t.Pair || slices.Contains(t.With, m) {
