@@ -52,7 +52,7 @@ demo: demo-images build ## run a small sweep against the demo stack and print th
 bench-driver: ## built-in load driver vs wrk/hey: requests/s and generator CPU µs per request
 	$(GO) run ./bench/driver
 
-bench-strategy: demo-images build ## the same 12-cell demo grid with --strategy grid and --strategy halving: wall times, ratio, each profile's pick and agreement (about 15 min; BENCH_ARGS appended)
+bench-strategy: demo-images build ## the same 12-cell demo grid with --strategy grid and --strategy halving: wall times, ratio, each profile's pick and agreement, and the replay's prediction of both (about 15 min; BENCH_ARGS appended, e.g. -busy 1)
 	$(GO) run ./bench/strategy $(BENCH_ARGS)
 
 bench-noise: demo-images build ## two runs of the same 20-cell demo grid with the control cell: each profile's pick in the other run's set, the measured noise, sweep replay's picks outside the set, the control's cost (about 14 min; BENCH_ARGS appended)

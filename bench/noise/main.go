@@ -75,7 +75,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"text/tabwriter"
 	"time"
 
@@ -176,18 +175,18 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 	}
-	sampler := startLoad(ctx, c.loadEvery)
+	sampler := benchcli.StartLoad(ctx, c.loadEvery)
 	start := time.Now()
 	var outs []outcome
 	for i, name := range []string{"a", "b"} {
 		o, err := measure(ctx, c, name, c.backends[i], stderr)
 		if err != nil {
-			sampler.stop()
+			sampler.Stop()
 			return err
 		}
 		outs = append(outs, o)
 	}
-	loads := sampler.stop()
+	loads := sampler.Stop()
 	fmt.Fprintf(stdout, "grid: CPU %s × web %s × pool %s (%d cells), warm-up %s + %s per cell, %s, control every %d cells; two runs in %s\n",
 		c.CPUs, c.WebMult, c.DBMult, len(outs[0].run.Cells), c.Warmup, c.Duration, c.Load, c.controlEvery, time.Since(start).Round(time.Second))
 	if c.maxRepeat > 0 {
@@ -196,7 +195,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if c.named {
 		fmt.Fprintf(stdout, "backends: a on %s, b on %s\n", c.backends[0], c.backends[1])
 	}
-	fmt.Fprintf(stdout, "host load during the runs: %s\n\n", loadSummary(loads, c.loadEvery))
+	fmt.Fprintf(stdout, "host load during the runs: %s\n\n", benchcli.LoadSummary(loads, c.loadEvery))
 	return write(stdout, outs[0], outs[1], c)
 }
 
@@ -519,74 +518,4 @@ func atDefaults(o float64, cells, every int) string {
 	grid := float64(cells) * cell
 	return fmt.Sprintf("%d controls of %.0f s beside %d cells of %.0f s: %.1f %% of the cells' time, %.1f %% of the run's",
 		n, ctl, cells, cell, 100*total/grid, 100*total/(grid+total))
-}
-
-// loadSampler reads the host's 1-minute load average every so often
-// until stopped.
-type loadSampler struct {
-	cancel context.CancelFunc
-	done   chan struct{}
-	mu     sync.Mutex
-	loads  []float64
-}
-
-func startLoad(ctx context.Context, every time.Duration) *loadSampler {
-	ctx, cancel := context.WithCancel(ctx)
-	s := &loadSampler{cancel: cancel, done: make(chan struct{})}
-	go func() {
-		defer close(s.done)
-		t := time.NewTicker(every)
-		defer t.Stop()
-		for {
-			s.read()
-			select {
-			case <-ctx.Done():
-				return
-			case <-t.C:
-			}
-		}
-	}()
-	return s
-}
-
-func (s *loadSampler) read() {
-	b, err := os.ReadFile("/proc/loadavg")
-	if err != nil {
-		return
-	}
-	if l, err := oneMinute(string(b)); err == nil {
-		s.mu.Lock()
-		s.loads = append(s.loads, l)
-		s.mu.Unlock()
-	}
-}
-
-// stop ends the sampling, takes one last reading and returns them all.
-func (s *loadSampler) stop() []float64 {
-	s.cancel()
-	<-s.done
-	s.read()
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return slices.Clone(s.loads)
-}
-
-// oneMinute is the 1-minute load average of a /proc/loadavg line.
-func oneMinute(line string) (float64, error) {
-	f := strings.Fields(line)
-	if len(f) < 3 {
-		return 0, fmt.Errorf("/proc/loadavg: %q is not a load line", line)
-	}
-	return strconv.ParseFloat(f[0], 64)
-}
-
-// loadSummary is the range and median of the load readings.
-func loadSummary(loads []float64, every time.Duration) string {
-	if len(loads) == 0 {
-		return "not read (no /proc/loadavg)"
-	}
-	s := slices.Sorted(slices.Values(loads))
-	median := (s[(len(s)-1)/2] + s[len(s)/2]) / 2
-	return fmt.Sprintf("1-min load average %.2f–%.2f, median %.2f (%d readings of /proc/loadavg, every %s)",
-		s[0], s[len(s)-1], median, len(s), every)
 }

@@ -261,23 +261,6 @@ func TestAtDefaults(t *testing.T) {
 	}
 }
 
-func TestLoad(t *testing.T) {
-	t.Parallel()
-	if l, err := oneMinute("2.92 0.95 0.34 7/130 8502\n"); err != nil || l != 2.92 {
-		t.Errorf("%v, %v; want 2.92", l, err)
-	}
-	if _, err := oneMinute("garbage"); err == nil {
-		t.Error("a line that is no load average was read")
-	}
-	if got, want := loadSummary([]float64{3, 9, 1, 4}, 10*time.Second),
-		"1-min load average 1.00–9.00, median 3.50 (4 readings of /proc/loadavg, every 10s)"; got != want {
-		t.Errorf("%q\nwant %q", got, want)
-	}
-	if got := loadSummary(nil, time.Second); !strings.HasPrefix(got, "not read") {
-		t.Errorf("%q", got)
-	}
-}
-
 // TestWrite runs the printing over two reports Build made of small
 // in-memory runs: the rows must come out of those reports and the
 // replays given, not be fixed in the text.

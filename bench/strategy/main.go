@@ -3,11 +3,18 @@
 // halving` (with a steady-state precision when the build has one), and
 // prints both wall times, their ratio, each profile's pick under both and
 // whether they agree: the same multiplier pair, or one the grid's report
-// calls equivalent (report.Profile.Admits).
+// calls equivalent (report.Profile.Admits). Then it replays the grid run
+// through halving (strategy/replay, -seeds times, at the noise the grid
+// run measured at each round's length, with the halving run's own plan)
+// and sets the replays' agreement and time beside the real halving
+// run's, in points: issue 26 asks the replay to predict the real run's
+// agreement within 15 points on a host with a busy loop beside the stack
+// (-busy N spins N threads while both runs go). The host's load average
+// is sampled meanwhile and printed.
 //
 // Usage (make bench-strategy builds bin/sweep and the demo's images):
 //
-//	go run ./bench/strategy [-sweep bin/sweep] [-duration 30s] ...
+//	go run ./bench/strategy [-sweep bin/sweep] [-duration 30s] [-busy 1] [-seeds 200] ...
 //
 // Both runs share the machine with whatever else runs on it: compare the
 // two rows of one invocation, not figures of different ones.
@@ -46,14 +53,20 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"text/tabwriter"
 	"time"
 
 	"github.com/sweep-tool/sweep/bench/internal/benchcli"
 	"github.com/sweep-tool/sweep/report"
 	"github.com/sweep-tool/sweep/results"
+	"github.com/sweep-tool/sweep/strategy/halving"
+	"github.com/sweep-tool/sweep/strategy/replay"
+	"github.com/sweep-tool/sweep/sweep"
 )
 
 func main() { benchcli.Main("benchstrategy", run) }
@@ -64,6 +77,10 @@ type config struct {
 	minDuration time.Duration
 	precision   string
 	bgHold      time.Duration
+	// busy is how many busy loops spin beside both runs; seeds how many
+	// noisy replays of the grid run predict halving's agreement.
+	busy, seeds int
+	loadEvery   time.Duration
 }
 
 func parse(args []string, stderr io.Writer) (config, error) {
@@ -87,7 +104,19 @@ func parse(args []string, stderr io.Writer) (config, error) {
 	fs.StringVar(&c.precision, "precision", "2%", "halving's steady-state precision (when the build has --precision)")
 	fs.DurationVar(&c.minDuration, "min-duration", 15*time.Second, "halving's shortest final (with --precision)")
 	fs.DurationVar(&c.bgHold, "bg-hold", 600*time.Millisecond, "how long the demo's background task holds its two connections every second (DEMOAPP_BG_HOLD; the app's default 300ms)")
-	return c, fs.Parse(args)
+	fs.IntVar(&c.busy, "busy", 0, "busy loops (a spinning thread each, at the bench's priority) beside both runs, a noisy host on purpose")
+	fs.IntVar(&c.seeds, "seeds", 200, "noisy replays of the grid run as halving, at its measured per-length noise, whose agreement predicts the real halving run's")
+	fs.DurationVar(&c.loadEvery, "load-every", 10*time.Second, "how often /proc/loadavg is read while the runs go")
+	if err := fs.Parse(args); err != nil {
+		return c, err
+	}
+	if c.busy < 0 || c.seeds < 1 {
+		return c, fmt.Errorf("-busy %d, -seeds %d: give 0 or more busy loops and 1 or more replays", c.busy, c.seeds)
+	}
+	if _, err := sweep.ParseShare("precision", c.precision); err != nil {
+		return c, fmt.Errorf("-precision: %w", err)
+	}
+	return c, nil
 }
 
 // outcome is one strategy's run.
@@ -104,6 +133,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	extra, note := halvingArgs(ctx, c)
+	sampler := benchcli.StartLoad(ctx, c.loadEvery)
+	stopBusy := busy(ctx, c.busy)
 	var outs []outcome
 	for _, s := range []struct {
 		name  string
@@ -111,16 +142,98 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}{{"grid", nil}, {"halving", extra}} {
 		o, err := measure(ctx, c, s.name, s.extra, stderr)
 		if err != nil {
+			stopBusy()
+			sampler.Stop()
 			return err
 		}
 		outs = append(outs, o)
 	}
+	stopBusy()
+	loads := sampler.Stop()
 	if note != "" {
 		fmt.Fprintln(stdout, note)
 	}
 	fmt.Fprintf(stdout, "grid: CPU %s × web %s × pool %s, warm-up %s + %s per cell; the demo's background task holds two connections %s a second\n",
 		c.CPUs, c.WebMult, c.DBMult, c.Warmup, c.Duration, c.bgHold)
-	return write(stdout, outs[0], outs[1])
+	fmt.Fprintf(stdout, "host: %d busy loops beside the runs; %s\n", c.busy, benchcli.LoadSummary(loads, c.loadEvery))
+	if err := write(stdout, outs[0], outs[1]); err != nil {
+		return err
+	}
+	res, err := predict(c, outs[0].run)
+	if err != nil {
+		return fmt.Errorf("replay of the grid run: %w", err)
+	}
+	_, err = fmt.Fprint(stdout, prediction(res, outs[0], outs[1]))
+	return err
+}
+
+// busy starts n busy loops, each spinning on a thread of its own until
+// the returned stop is called or ctx ends.
+func busy(ctx context.Context, n int) (stop func()) {
+	ctx, cancel := context.WithCancel(ctx)
+	var wg sync.WaitGroup
+	for range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			runtime.LockOSThread()
+			x := uint64(1)
+			for ctx.Err() == nil {
+				for range 1 << 20 {
+					x = x*6364136223846793005 + 1442695040888963407
+				}
+				spun.Add(1)
+				sink.Store(x)
+			}
+		}()
+	}
+	return func() {
+		cancel()
+		wg.Wait()
+	}
+}
+
+// spun counts the busy loops' batches; sink keeps their arithmetic from
+// being optimised away.
+var spun, sink atomic.Uint64
+
+// predict replays the grid run through halving with the halving run's
+// own plan (halving.DefaultPlan for the grid's warm-up and duration, its
+// finals never before -min-duration and steady at -precision) c.seeds
+// times, at the noise the grid run measured at each round's length.
+func predict(c config, grid *results.Run) (*replay.Result, error) {
+	prec, err := sweep.ParseShare("precision", c.precision)
+	if err != nil {
+		return nil, err
+	}
+	plan := halving.DefaultPlan(c.Warmup, c.Duration)
+	final := &plan.Rounds[len(plan.Rounds)-1]
+	final.MinDuration = min(final.Duration, c.minDuration)
+	return replay.Replay(grid, replay.Options{Plan: plan, Precision: prec, Seeds: c.seeds, Seed: 1})
+}
+
+// prediction sets the replays' agreement and time beside the real
+// halving run's: per profile the share of replays agreeing with the
+// grid and whether the real run did, then the means over the profiles
+// in points (issue 26: the replay should predict the real agreement
+// within 15 points).
+func prediction(res *replay.Result, grid, halving outcome) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "\nreplay of the grid run as halving (%d replays at its measured per-length noise, the halving run's plan):\n", res.Replays)
+	rows, agreed := compare(grid.rep, halving.rep)
+	var sum float64
+	for _, r := range rows {
+		share := res.Agreement[r[0]]
+		sum += share
+		fmt.Fprintf(&b, "  %s: %.1f %% of replays agree; the real halving run: %s\n", r[0], 100*share, r[3])
+	}
+	n := float64(max(len(rows), 1))
+	predicted, real := 100*sum/n, 100*float64(agreed)/n
+	realShare := 100 * halving.wall.Seconds() / grid.wall.Seconds()
+	fmt.Fprintf(&b, "agreement: predicted %.1f %%, real %.1f %% (%d of %d profiles): %+.1f points\n", predicted, real, agreed, len(rows), predicted-real)
+	fmt.Fprintf(&b, "time: predicted %.1f %% of the grid's (at most %.1f %%), real %.1f %%: %+.1f points\n",
+		100*res.Fraction, 100*res.FractionMax, realShare, 100*res.Fraction-realShare)
+	return b.String()
 }
 
 // halvingArgs are the steady-state flags of the halving run, when the

@@ -10,6 +10,7 @@ import (
 
 	"github.com/sweep-tool/sweep/report"
 	"github.com/sweep-tool/sweep/results"
+	"github.com/sweep-tool/sweep/strategy/replay"
 )
 
 func TestCommand(t *testing.T) {
@@ -100,5 +101,45 @@ func TestSpread(t *testing.T) {
 	want := "the 2 cells measured in full by both runs differ in RPS by a median 15.0 %, at most 20.0 % (the report calls cells within 5 % equivalent)"
 	if got := spread(grid, halving); got != want {
 		t.Errorf("got  %q\nwant %q", got, want)
+	}
+}
+
+// TestPrediction: the replays' agreement per profile and their mean are
+// set beside the real halving run's verdicts (from the two reports) and
+// wall times, in points.
+func TestPrediction(t *testing.T) {
+	t.Parallel()
+	p := func(key string, w, d float64) report.Profile {
+		return report.Profile{Key: key, Found: true, WebMult: w, DBMult: d}
+	}
+	grid := outcome{wall: 100 * time.Second, rep: &report.Report{Profiles: []report.Profile{p("latency", 2, 1), p("balanced", 4, 1), p("throughput", 6, 2)}}}
+	halving := outcome{wall: 30 * time.Second, rep: &report.Report{Profiles: []report.Profile{p("latency", 2, 1), p("balanced", 4, 2), p("throughput", 6, 2)}}}
+	res := &replay.Result{Replays: 200, Fraction: 0.25, FractionMax: 0.4,
+		Agreement: map[string]float64{"latency": 1, "balanced": 0.4, "throughput": 0.85}}
+	got := prediction(res, grid, halving)
+	for _, want := range []string{
+		"(200 replays at its measured per-length noise, the halving run's plan)",
+		"balanced: 40.0 % of replays agree; the real halving run: no\n",
+		"throughput: 85.0 % of replays agree; the real halving run: yes (same pair)\n",
+		"agreement: predicted 75.0 %, real 66.7 % (2 of 3 profiles): +8.3 points\n",
+		"time: predicted 25.0 % of the grid's (at most 40.0 %), real 30.0 %: -5.0 points\n",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("missing %q in\n%s", want, got)
+		}
+	}
+}
+
+// TestBusy: the busy loops spin until stopped, and stop.
+func TestBusy(t *testing.T) {
+	before := spun.Load()
+	stop := busy(t.Context(), 2)
+	deadline := time.Now().Add(5 * time.Second)
+	for spun.Load() == before && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	stop()
+	if spun.Load() == before {
+		t.Error("the busy loops did not spin within 5 s")
 	}
 }
