@@ -16,6 +16,7 @@ import (
 	"github.com/sweep-tool/sweep/results"
 	"github.com/sweep-tool/sweep/strategy/limit"
 	"github.com/sweep-tool/sweep/sweep"
+	"github.com/sweep-tool/sweep/sweep/pressure"
 )
 
 // levelStack applies configs in memory and reports them back as applied.
@@ -82,7 +83,11 @@ func searchRun(t *testing.T, ctx context.Context, d *levelDriver) (string, sweep
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
-	runner := &sweep.Runner{Spec: spec, RunID: "t", Dir: dir, Stack: &levelStack{}, Driver: d}
+	// A quiet host: the runner would read this machine's CPU pressure,
+	// and on a loaded host (a CI beside other tests) the failing level's
+	// bottleneck came out host-cpu instead of none.
+	quiet := func() (pressure.Reading, error) { return pressure.Reading{Total: time.Second}, nil }
+	runner := &sweep.Runner{Spec: spec, RunID: "t", Dir: dir, Stack: &levelStack{}, Driver: d, Pressure: quiet}
 	runner.Measure = cs.hook(runner, "t", &bytes.Buffer{})
 	sum, err := runner.Run(ctx)
 	return dir, sum, err
