@@ -193,9 +193,13 @@ func (d *Driver) job(req sweep.LoadRequest) *batchv1.Job {
 // returns it.
 func (d *Driver) started(ctx context.Context, job string) (*corev1.Pod, error) {
 	var pod *corev1.Pod
+	stuck := stuckPods{now: time.Now}
 	err := poll(ctx, d.opts.StartTimeout, func() (bool, error) {
 		l, err := d.c.Core.CoreV1().Pods(d.opts.Namespace).List(ctx, metav1.ListOptions{LabelSelector: "batch.kubernetes.io/job-name=" + job})
 		if err != nil {
+			return false, err
+		}
+		if err := stuck.check(l.Items); err != nil {
 			return false, err
 		}
 		for i := range l.Items {

@@ -2,8 +2,10 @@ package kube_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -23,7 +25,9 @@ import (
 // variables the read-back and the container's cgroup agree on; the
 // built-in driver as a Job on node 2 driving create/read/update/delete
 // through the Service name `app`; the target's pod deleted under a watch,
-// seen and replaced; Down leaves no namespace.
+// seen and replaced; a cell of more CPU than any node has, and a load
+// Job whose node selector no node matches, end their waits with
+// ErrUnschedulable in seconds; Down leaves no namespace.
 func TestStackOnFixture(t *testing.T) {
 	fx := k8sfixture.Up(t)
 	if len(fx.Nodes) < 2 {
@@ -164,6 +168,34 @@ func TestStackOnFixture(t *testing.T) {
 	a, err := s.ReadBack(ctx)
 	if err != nil || a.ContainerID == firstContainer || a.CPUs != 1 {
 		t.Errorf("after the delete: %v, container %s (was %s), cpus %g", err, a.ContainerID, firstContainer, a.CPUs)
+	}
+
+	// A cell whose CPU no node has: the scheduler's reason in seconds,
+	// not the ready timeout.
+	if err := s.Apply(ctx, sweep.TargetConfig{CPUs: 64, Env: map[string]string{swept[0]: "2", swept[1]: "4"}}); err != nil {
+		t.Fatal(err)
+	}
+	began := time.Now()
+	err = s.WaitReady(ctx, 2*time.Minute)
+	took := time.Since(began)
+	t.Logf("64 CPUs: %v after %s", err, took.Round(time.Second))
+	if !errors.Is(err, kube.ErrUnschedulable) || !errors.Is(err, sweep.ErrNotReady) || !strings.Contains(err.Error(), "Insufficient cpu") || took > time.Minute {
+		t.Errorf("a cell of 64 CPUs: %v after %s; want ErrUnschedulable naming Insufficient cpu within a minute", err, took)
+	}
+	// A load Job no node can take (--place load= a label no node has):
+	// the same, not the start timeout.
+	nowhere, err := kube.NewDriver(c, kube.DriverOptions{Image: fx.DriveImage(t, ".."), Namespace: s.Namespace(),
+		Labels: map[string]string{sweep.LabelRun: runID}, NodeSelector: map[string]string{"sweep.index": "nowhere"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	began = time.Now()
+	_, err = nowhere.Run(ctx, sweep.LoadRequest{BaseURL: "http://app:8080", Duration: 3 * time.Second,
+		Load: results.LoadInfo{Driver: "builtin", Model: "closed", VUs: 2}})
+	took = time.Since(began)
+	t.Logf("load Job on no node: %v after %s", err, took.Round(time.Second))
+	if !errors.Is(err, kube.ErrUnschedulable) || errors.Is(err, sweep.ErrNotReady) || !strings.Contains(err.Error(), "node affinity/selector") || took > 45*time.Second {
+		t.Errorf("a load Job no node matches: %v after %s; want ErrUnschedulable (not the target's not-ready) naming the selector within 45 s", err, took)
 	}
 }
 

@@ -72,8 +72,11 @@ func (s *Stack) waitWorkload(ctx context.Context, o Object) error {
 	return err
 }
 
-// waitDeployment polls Deployment name until its rollout is complete.
+// waitDeployment polls Deployment name until its rollout is complete. A
+// pod of it the scheduler cannot place for unschedulableFor ends the wait
+// with ErrUnschedulable, not the timeout.
 func (s *Stack) waitDeployment(ctx context.Context, name string) error {
+	stuck := stuckPods{now: time.Now}
 	return poll(ctx, 0, func() (bool, error) {
 		d, err := s.c.Core.AppsV1().Deployments(s.ns).Get(ctx, name, metav1.GetOptions{})
 		if err != nil {
@@ -83,17 +86,81 @@ func (s *Stack) waitDeployment(ctx context.Context, name string) error {
 		if d.Spec.Replicas != nil {
 			want = *d.Spec.Replicas
 		}
+		pods, err := s.podsOf(ctx, d)
+		if err != nil {
+			return false, err
+		}
+		if err := stuck.check(pods); err != nil {
+			return false, fmt.Errorf("%w: deployment %s: %w", sweep.ErrNotReady, name, err)
+		}
 		st := d.Status
 		if st.ObservedGeneration < d.Generation || st.UpdatedReplicas != want || st.ReadyReplicas != want ||
 			st.AvailableReplicas != want || st.Replicas != want {
 			return false, nil
 		}
-		pods, err := s.podsOf(ctx, d)
-		if err != nil {
-			return false, err
-		}
 		return len(pods) == int(want), nil
 	})
+}
+
+// ErrUnschedulable means a pod of the stack (or a load Job's) stayed
+// unschedulable for unschedulableFor: no node has the CPU or memory it
+// requests (a cell's CPU limit, which is also its request, beyond what a
+// node has left), or none matches its selectors. The cell fails, as
+// after a ready timeout (a stack's wait gives it as a sweep.ErrNotReady),
+// but in seconds and with the scheduler's reason.
+var ErrUnschedulable = errors.New("pod cannot be scheduled")
+
+// unschedulableFor is how long a pod may stay unschedulable before a wait
+// gives it up: long enough for the CPU of a pod that is still terminating
+// (the last cell's, a lane's last load Job) to come free, far shorter
+// than a ready timeout. A cluster that adds nodes on demand takes longer;
+// such a cluster's cells need a node that already fits them.
+const unschedulableFor = 15 * time.Second
+
+// stuckPods remembers since when each pod has been unschedulable.
+type stuckPods struct {
+	now   func() time.Time
+	since map[string]time.Time
+}
+
+// check returns ErrUnschedulable with the scheduler's message once a pod
+// of pods (not terminating) has been unschedulable for unschedulableFor,
+// counted from its first sighting by this waiter.
+func (s *stuckPods) check(pods []corev1.Pod) error {
+	now := s.now()
+	seen := map[string]time.Time{}
+	for i := range pods {
+		p := &pods[i]
+		why, ok := unschedulable(p)
+		if !ok {
+			continue
+		}
+		t, was := s.since[p.Name]
+		if !was {
+			t = now
+		}
+		seen[p.Name] = t
+		if now.Sub(t) >= unschedulableFor {
+			return fmt.Errorf("%w: pod %s unschedulable for %s: %s", ErrUnschedulable, p.Name, now.Sub(t).Round(time.Second), why)
+		}
+	}
+	s.since = seen
+	return nil
+}
+
+// unschedulable reports whether the scheduler has said it cannot place
+// pod p, and its message (e.g. "0/2 nodes are available: 2 Insufficient
+// cpu.").
+func unschedulable(p *corev1.Pod) (string, bool) {
+	if p.DeletionTimestamp != nil || p.Spec.NodeName != "" {
+		return "", false
+	}
+	for _, c := range p.Status.Conditions {
+		if c.Type == corev1.PodScheduled && c.Status == corev1.ConditionFalse && c.Reason == corev1.PodReasonUnschedulable {
+			return c.Message, true
+		}
+	}
+	return "", false
 }
 
 // podsOf lists Deployment d's pods, terminating ones included.
