@@ -106,6 +106,9 @@ func summariseAt(rc results.RunCell, service string, opts Options, noise Noise) 
 	c.P99 = estimate(p99, noise.P99)
 	c.RPS.Assumed = c.RPS.Assumed && !noise.Measured
 	c.P99.Assumed = c.P99.Assumed && !noise.Measured
+	if noise.Measured {
+		c.RPS, c.P99 = c.RPS.atLeast(noise.RPS), c.P99.atLeast(noise.P99)
+	}
 	c.ErrorRate = estimate(errs, opts.NoiseBand)
 	c.CPUPct = optional(cpu, len(rps), opts.NoiseBand)
 	c.Sessions = optional(sess, len(rps), opts.NoiseBand)

@@ -11,6 +11,7 @@ import (
 
 	"gonum.org/v1/gonum/stat/distuv"
 
+	"github.com/sweep-tool/sweep/confidence"
 	"github.com/sweep-tool/sweep/internal/testenv"
 	"github.com/sweep-tool/sweep/results"
 )
@@ -26,6 +27,17 @@ type ctl struct{ rps, p99 float64 }
 // after every cell, 2 minutes a job, and loads it back.
 func controlRun(t *testing.T, figs [][2]float64, controls []ctl) *results.Run {
 	t.Helper()
+	reps := make([][][2]float64, len(figs))
+	for i, f := range figs {
+		reps[i] = [][2]float64{f}
+	}
+	return controlRunReps(t, reps, controls)
+}
+
+// controlRunReps is controlRun with each cell's repetitions' figures:
+// a cell's repetitions one after the other, between the same controls.
+func controlRunReps(t *testing.T, figs [][][2]float64, controls []ctl) *results.Run {
+	t.Helper()
 	dir := t.TempDir()
 	infos := fxGrid([]float64{1}, []float64{1, 2, 3, 4}, []float64{2})
 	var cells []fxCell
@@ -34,11 +46,16 @@ func controlRun(t *testing.T, figs [][2]float64, controls []ctl) *results.Run {
 		return start, start.Add(90 * time.Second)
 	}
 	for i, info := range infos[:len(figs)] {
-		start, end := at(2*i + 1)
-		cells = append(cells, fxCell{info: info, reps: []results.Rep{{Record: results.Record{
-			Status: results.StatusOK, StartedAt: start, FinishedAt: end,
-			Measurement: results.Measurement{RPS: figs[i][0], Requests: 1000, LatencyMS: results.Latency{P99: figs[i][1]}},
-		}}}})
+		start, _ := at(2*i + 1)
+		c := fxCell{info: info}
+		for k, f := range figs[i] {
+			s := start.Add(time.Duration(k) * time.Minute / time.Duration(len(figs[i])))
+			c.reps = append(c.reps, results.Rep{Record: results.Record{
+				Status: results.StatusOK, StartedAt: s, FinishedAt: s.Add(30 * time.Second),
+				Measurement: results.Measurement{RPS: f[0], Requests: 1000, LatencyMS: results.Latency{P99: f[1]}},
+			}})
+		}
+		cells = append(cells, c)
 	}
 	writeRun(t, dir, "ctl", map[string]any{"cpus": []float64{1}, "service": "app"}, cells)
 	for k, c := range controls {
@@ -103,19 +120,27 @@ func TestRunNoise(t *testing.T) {
 	}
 }
 
+// wideControls measure 10 % noise in RPS, narrowControls 1 %.
+var (
+	wideControls   = []ctl{{1000, 20}, {1100, 20}, {900, 20}, {1000, 20}}
+	narrowControls = []ctl{{1000, 20}, {1010, 20}, {990, 20}, {1000, 20}}
+)
+
+// noises are the noises the tie tests judge two cells 8 % apart under:
+// tie says whether the cells tie.
+var noises = []struct {
+	name     string
+	controls []ctl
+	tie      bool
+}{{"assumed 5 %", nil, false}, {"measured wide", wideControls, true}, {"measured narrow", narrowControls, false}}
+
 // TestMeasuredNoiseJudgesTies: two cells 8 % apart are equivalent at the
 // assumed 5 %? No; with a control measuring 10 % noise they are, and with
 // one measuring 1 % they are not: the measured band replaces the assumed.
 func TestMeasuredNoiseJudgesTies(t *testing.T) {
 	t.Parallel()
 	figs := [][2]float64{{1000, 20}, {1080, 20}}
-	wide := []ctl{{1000, 20}, {1100, 20}, {900, 20}, {1000, 20}}
-	narrow := []ctl{{1000, 20}, {1010, 20}, {990, 20}, {1000, 20}}
-	for _, tc := range []struct {
-		name     string
-		controls []ctl
-		tie      bool
-	}{{"assumed 5 %", nil, false}, {"measured wide", wide, true}, {"measured narrow", narrow, false}} {
+	for _, tc := range noises {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			rep, err := Build(controlRun(t, figs, tc.controls), DefaultOptions())
@@ -128,6 +153,54 @@ func TestMeasuredNoiseJudgesTies(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestRepeatedCellsKeepTheMeasuredNoise: two cells 8 % apart, each
+// measured twice with figures that happen to lie 0.1 % apart. Their own t
+// intervals (±0.6 %) tell them apart; with a control measuring 10 % noise
+// a mean of two is no surer than that noise over √2, and they tie. With
+// the noise assumed, or measured narrow, the cells' own intervals stand,
+// and a cell whose own spread is wider than the noise keeps its own.
+func TestRepeatedCellsKeepTheMeasuredNoise(t *testing.T) {
+	t.Parallel()
+	close := [][][2]float64{{{1000, 20}, {1001, 20}}, {{1080, 20}, {1081, 20}}}
+	for _, tc := range noises {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			rep, err := Build(controlRunReps(t, close, tc.controls), DefaultOptions())
+			if err != nil {
+				t.Fatal(err)
+			}
+			a, b := rep.Cells[0], rep.Cells[1]
+			if a.RPS.N != 2 || b.RPS.N != 2 {
+				t.Fatalf("repetitions %d and %d, want 2 each", a.RPS.N, b.RPS.N)
+			}
+			if got := a.RPS.Overlaps(b.RPS); got != tc.tie {
+				t.Errorf("tie %v, want %v: %+v and %+v (noise %s)", got, tc.tie, a.RPS, b.RPS, rep.Noise.Sentence())
+			}
+			_, own := confidence.MeanHalfWidth([]float64{1000, 1001})
+			half := (a.RPS.Hi - a.RPS.Lo) / 2
+			want := own
+			if tc.tie {
+				want = 1000.5 * rep.Noise.RPS / 2 / math.Sqrt2
+			}
+			if math.Abs(half-want) > 1e-9 || math.Abs(a.RPS.Mean-1000.5) > 1e-9 {
+				t.Errorf("half width %.4f around %.4f, want %.4f", half, a.RPS.Mean, want)
+			}
+		})
+	}
+	t.Run("a wider spread of its own stands", func(t *testing.T) {
+		t.Parallel()
+		spread := [][][2]float64{{{700, 20}, {1300, 20}}, {{1080, 20}, {1081, 20}}}
+		rep, err := Build(controlRunReps(t, spread, wideControls), DefaultOptions())
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, own := confidence.MeanHalfWidth([]float64{700, 1300})
+		if got := (rep.Cells[0].RPS.Hi - rep.Cells[0].RPS.Lo) / 2; math.Abs(got-own) > 1e-9 || !rep.Noise.Measured {
+			t.Errorf("half width %.4f, want its own %.4f (noise %s)", got, own, rep.Noise.Sentence())
+		}
+	})
 }
 
 // noisy is a fixed pseudo-random ±2 % scatter (no trend), so the tests

@@ -11,7 +11,9 @@ import (
 
 // Estimate is a figure with its uncertainty: the mean of N repetitions and
 // an interval [Lo, Hi]. With N ≥ 2 the interval is a 95 % confidence
-// interval; otherwise it is the assumed noise band and Assumed is set.
+// interval (for RPS and p99, at least the run's measured noise allows a
+// mean of N: Estimate.atLeast); otherwise it is the noise band, and
+// Assumed is set when that band was assumed.
 type Estimate struct {
 	Mean    float64 `json:"mean"`
 	Lo      float64 `json:"lo"`
@@ -32,6 +34,21 @@ func estimate(xs []float64, band float64) Estimate {
 		return Estimate{Mean: mean, Lo: mean - half, Hi: mean + half, N: 1, Assumed: true}
 	}
 	return Estimate{Mean: mean, Lo: mean - half, Hi: mean + half, N: len(xs)}
+}
+
+// atLeast widens the interval of a mean of two or more repetitions to at
+// least the measured band's half over √N on either side: the interval a
+// single figure gets (half the band) for a mean of N. Two or three
+// figures that happen to lie close give a t interval narrower than the
+// host's noise, which the controls and every repeated cell measured
+// from more figures; a cell whose own spread is wider keeps its own.
+func (e Estimate) atLeast(band float64) Estimate {
+	if e.N < 2 {
+		return e
+	}
+	half := math.Abs(e.Mean) * band / 2 / math.Sqrt(float64(e.N))
+	e.Lo, e.Hi = min(e.Lo, e.Mean-half), max(e.Hi, e.Mean+half)
+	return e
 }
 
 // Overlaps reports whether the two intervals share a point: the data
