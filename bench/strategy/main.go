@@ -296,13 +296,14 @@ func write(w io.Writer, grid, halving outcome) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	_, err := fmt.Fprintf(w, "agreement: %d of %d profiles\n%s\n", agree, len(rows), spread(grid.run, halving.run))
+	_, err := fmt.Fprintf(w, "agreement: %d of %d profiles\n%s\n", agree, len(rows), spread(grid.run, halving.run, grid.rep.Noise))
 	return err
 }
 
 // spread says how far the cells measured in full by both runs lie apart
-// in RPS: the machine's noise between two runs, beside the report's band.
-func spread(grid, halving *results.Run) string {
+// in RPS: the machine's noise between two runs, beside the band of the
+// grid's report (measured from its controls, or assumed: it says which).
+func spread(grid, halving *results.Run, noise report.Noise) string {
 	var diffs []float64
 	for i, c := range halving.Cells {
 		g := grid.Cells[i]
@@ -315,9 +316,13 @@ func spread(grid, halving *results.Run) string {
 		return "no cell was measured in full by both runs"
 	}
 	slices.Sort(diffs)
+	how := "assumed"
+	if noise.Measured {
+		how = "measured"
+	}
 	return fmt.Sprintf("the %d cells measured in full by both runs differ in RPS by a median %.1f %%, at most %.1f %% "+
-		"(the report calls cells within %g %% equivalent)", len(diffs), 50*(diffs[(len(diffs)-1)/2]+diffs[len(diffs)/2]), 100*diffs[len(diffs)-1],
-		100*report.DefaultOptions().NoiseBand)
+		"(the grid's report does not tell apart single RPS figures within %.1f %%, its noise %s)",
+		len(diffs), 50*(diffs[(len(diffs)-1)/2]+diffs[len(diffs)/2]), 100*diffs[len(diffs)-1], 100*noise.RPS, how)
 }
 
 // compare lines up each profile's pick under both strategies.

@@ -98,9 +98,17 @@ func TestSpread(t *testing.T) {
 	}
 	grid := &results.Run{Cells: []results.RunCell{cell("a", 100), cell("b", 200), cell("c", 300)}}
 	halving := &results.Run{Cells: []results.RunCell{cell("a", 110), cell("b"), cell("c", 240)}}
-	want := "the 2 cells measured in full by both runs differ in RPS by a median 15.0 %, at most 20.0 % (the report calls cells within 5 % equivalent)"
-	if got := spread(grid, halving); got != want {
-		t.Errorf("got  %q\nwant %q", got, want)
+	for _, tc := range []struct {
+		noise report.Noise
+		want  string
+	}{
+		{report.Noise{RPS: 0.05}, "(the grid's report does not tell apart single RPS figures within 5.0 %, its noise assumed)"},
+		{report.Noise{Measured: true, RPS: 0.373}, "(the grid's report does not tell apart single RPS figures within 37.3 %, its noise measured)"},
+	} {
+		want := "the 2 cells measured in full by both runs differ in RPS by a median 15.0 %, at most 20.0 % " + tc.want
+		if got := spread(grid, halving, tc.noise); got != want {
+			t.Errorf("got  %q\nwant %q", got, want)
+		}
 	}
 }
 
