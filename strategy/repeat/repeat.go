@@ -11,7 +11,8 @@
 // this host would pick often enough to join the set (Likely). The noise
 // rules are the report's own (report, built on confidence): one
 // measurement carries the run's noise band (measured from the control,
-// or assumed), two or more the 95 % t interval of their mean. So the
+// or assumed), two or more the 95 % t interval of their mean (at least
+// the measured noise over √N). So the
 // repeats stop exactly when the report, built from the same records, no
 // longer calls the finalist and its runners-up equivalent or likely, and
 // the ties that remain at the cap are the ones the report lists.
@@ -21,11 +22,21 @@
 // likely to have been lucky (the winner's curse), and a pick that holds
 // on a second measurement is not repeated further.
 //
+// A cell measured once whose figure says that more CPU served its pair
+// worse than less did, beyond the noise (its RPS below, or its p99
+// above, the same pair's at the next lower CPU limit, their intervals
+// apart), is measured once more, with that neighbour: one unlucky figure
+// (a stall, a neighbour's burst: this host's noise has tails no band
+// covers) would otherwise rule its pair out of every set for good, since
+// only the sets are repeated. Two measurements either confirm it or show
+// it as a wide interval the report then judges.
+//
 // Each round is a function of the records on disk, so a resumed run
 // recomputes where it stands and goes on.
 package repeat
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -111,6 +122,9 @@ func Next(dir string, cells []sweep.Cell, opts Options) (Step, error) {
 				}
 			}
 		}
+		for _, id := range inverted(rep) {
+			want[id] = max(want[id], confirmed)
+		}
 	}
 	done := finished(run)
 	for _, c := range cells {
@@ -119,6 +133,38 @@ func Next(dir string, cells []sweep.Cell, opts Options) (Step, error) {
 		}
 	}
 	return step, nil
+}
+
+// inverted returns the cells measured fewer than confirmed times of every
+// two neighbouring CPU limits of one pair where the higher limit's RPS is
+// below the lower's, or its p99 above, with their intervals apart (the
+// report's noise rules): more CPU doing worse than less by more than the
+// noise says the figure of one of them is off.
+func inverted(rep *report.Report) []string {
+	byPair := map[[2]float64][]*report.Cell{}
+	for _, c := range rep.Cells {
+		if c.Baseline || c.Status != results.StatusOK {
+			continue
+		}
+		for _, m := range c.Mults {
+			byPair[m] = append(byPair[m], c)
+		}
+	}
+	var ids []string
+	for _, cs := range byPair {
+		slices.SortFunc(cs, func(a, b *report.Cell) int { return cmp.Compare(a.CPUs, b.CPUs) })
+		for i := 1; i < len(cs); i++ {
+			lo, hi := cs[i-1], cs[i]
+			worse := (hi.RPS.Mean < lo.RPS.Mean && !hi.RPS.Overlaps(lo.RPS)) ||
+				(hi.P99.Mean > lo.P99.Mean && !hi.P99.Overlaps(lo.P99))
+			for _, c := range []*report.Cell{lo, hi} {
+				if worse && c.RPS.N < confirmed {
+					ids = append(ids, c.ID)
+				}
+			}
+		}
+	}
+	return ids
 }
 
 // has reports whether any of mults is the tie's pair or one of its set.

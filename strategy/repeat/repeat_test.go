@@ -50,7 +50,14 @@ var target = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *
 // noise band of each other on RPS at one repetition, (3,2) far behind.
 func twoPairs(t *testing.T, max int) (sweep.Spec, string) {
 	t.Helper()
-	spec := sweep.Spec{CPUs: []float64{1}, WebMult: []float64{1, 2, 3}, DBMult: []float64{2}, Service: "app",
+	return grid(t, []float64{1}, []float64{1, 2, 3}, max)
+}
+
+// grid is a run directory with the plan of cpus × web multipliers × pool
+// multiplier 2, repeated automatically up to max.
+func grid(t *testing.T, cpus, webMult []float64, max int) (sweep.Spec, string) {
+	t.Helper()
+	spec := sweep.Spec{CPUs: cpus, WebMult: webMult, DBMult: []float64{2}, Service: "app",
 		WebEnv: "W", PoolEnv: "P", URL: target.URL, ReadyPath: "/health", ReadyTimeout: sweep.Duration(time.Second),
 		Duration: sweep.Duration(10 * time.Second), Load: sweep.LoadSpec{VUs: 2}, Driver: "builtin",
 		Repeat: 1, Order: sweep.OrderGrid, RepeatAuto: true, MaxRepeat: max}
@@ -69,6 +76,11 @@ func twoPairs(t *testing.T, max int) (sweep.Spec, string) {
 func runWith(t *testing.T, f *figures, max int) ([]Tie, string) {
 	t.Helper()
 	spec, dir := twoPairs(t, max)
+	return runSpec(t, spec, dir, f, max)
+}
+
+func runSpec(t *testing.T, spec sweep.Spec, dir string, f *figures, max int) ([]Tie, string) {
+	t.Helper()
 	r := &sweep.Runner{Spec: spec, Dir: dir, Stack: &memstack.Stack{}, Driver: f}
 	if _, err := r.Run(t.Context()); err != nil {
 		t.Fatal(err)
@@ -151,6 +163,25 @@ func TestLonePickConfirmed(t *testing.T) {
 	}
 	ties, _ := runWith(t, f, 5)
 	want := map[string]int{"cpu_1__web_1__db_2": 2, "cpu_1__web_2__db_4": 1, "cpu_1__web_3__db_6": 1}
+	separated(t, f, ties, want)
+}
+
+// TestInvertedCellMeasuredAgain: pair 2×2 served 800 RPS at CPU 1 and
+// 400 at CPU 2, more CPU doing worse by far more than the noise; one
+// figure of the two is off, and both are measured once more though the
+// pair is in no set (1×2 leads everywhere). Holding (450), they are not
+// measured again. Pair 1×2, its pick confirmed, is not inverted.
+func TestInvertedCellMeasuredAgain(t *testing.T) {
+	t.Parallel()
+	f := &figures{
+		rps: map[string][]float64{"cpu_1__web_1__db_2": {1000}, "cpu_1__web_2__db_4": {800},
+			"cpu_2__web_2__db_4": {1900}, "cpu_2__web_4__db_8": {400, 450}},
+		p99:  map[string]float64{"cpu_1__web_1__db_2": 10, "cpu_1__web_2__db_4": 20, "cpu_2__web_2__db_4": 8, "cpu_2__web_4__db_8": 15},
+		runs: map[string]int{},
+	}
+	spec, dir := grid(t, []float64{1, 2}, []float64{1, 2}, 4)
+	ties, _ := runSpec(t, spec, dir, f, 4)
+	want := map[string]int{"cpu_1__web_1__db_2": 2, "cpu_2__web_2__db_4": 2, "cpu_1__web_2__db_4": 2, "cpu_2__web_4__db_8": 2}
 	separated(t, f, ties, want)
 }
 
