@@ -27,7 +27,8 @@ type Cleaned struct {
 // volumes of a run: those labelled sweep.run=<runID> or belonging to the
 // compose project sweep<runID>. It is for `sweep clean` and for recovery
 // after a crash; Stack.Down calls it too. Objects already gone are no
-// error. Like Down, give it a context that outlives cancellation.
+// error; paused containers are unpaused first (see thaw). Like Down, give
+// it a context that outlives cancellation.
 func Cleanup(ctx context.Context, eng engine.Engine, runID string) (Cleaned, error) {
 	project := sweep.ProjectName(runID)
 	if project == "sweep" {
@@ -39,6 +40,10 @@ func Cleanup(ctx context.Context, eng engine.Engine, runID string) (Cleaned, err
 	}
 	var out Cleaned
 	var errs []error
+	for _, f := range selectors {
+		_, err := thaw(ctx, eng, container.ListOptions{Filters: f})
+		errs = append(errs, err)
+	}
 	containers, err := listContainers(ctx, eng, selectors)
 	errs = append(errs, err)
 	for _, c := range containers {

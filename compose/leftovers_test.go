@@ -19,8 +19,8 @@ import (
 )
 
 // labelEngine holds containers in memory and answers the calls Leftovers
-// and Cleanup make, honouring label filters; it has no networks or
-// volumes.
+// and Cleanup make, honouring label and status filters; it has no
+// networks or volumes.
 type labelEngine struct {
 	engine.Engine
 	containers []container.Summary
@@ -31,6 +31,9 @@ func (e *labelEngine) ContainerList(_ context.Context, o container.ListOptions) 
 	var out []container.Summary
 	for _, c := range e.containers {
 		match := !slices.Contains(e.removed, c.ID)
+		for _, st := range o.Filters.Get("status") {
+			match = match && c.State == st
+		}
 		for _, f := range o.Filters.Get("label") {
 			k, v, hasValue := strings.Cut(f, "=")
 			got, ok := c.Labels[k]

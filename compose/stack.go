@@ -20,6 +20,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/docker/docker/api/types/container"
+
 	"github.com/sweep-tool/sweep/engine"
 	"github.com/sweep-tool/sweep/results"
 	"github.com/sweep-tool/sweep/sweep"
@@ -145,15 +147,22 @@ func (s *Stack) Replicas() int { return s.base.Replicas(s.opts.Service) }
 // Apply writes cfg's override to cfg.Dir/override.yaml and runs compose
 // up: every service on the first successful call (those StartDeps started
 // are up to date by then), then only the target (--no-deps
-// --force-recreate) and the services whose env cfg sets.
+// --force-recreate) and the services whose env cfg sets. Those it
+// recreates are unpaused first if something paused them (see thaw).
 func (s *Stack) Apply(ctx context.Context, cfg sweep.TargetConfig) error {
 	inv, err := s.writeOverride(cfg)
 	if err != nil {
 		return err
 	}
-	sub := UpTarget(s.opts.Service, slices.Sorted(maps.Keys(cfg.ServiceEnv))...)
+	env := slices.Sorted(maps.Keys(cfg.ServiceEnv))
+	sub := UpTarget(s.opts.Service, env...)
 	if !s.started {
 		sub = UpAll()
+	}
+	for _, svc := range append([]string{s.opts.Service}, env...) {
+		if _, err := thaw(ctx, s.eng, containerOf(s.project, svc)); err != nil {
+			return fmt.Errorf("compose up %s: %w", s.opts.Service, err)
+		}
 	}
 	if err := s.compose(ctx, inv, sub); err != nil {
 		return fmt.Errorf("compose up %s: %w", s.opts.Service, err)
@@ -193,16 +202,17 @@ func (s *Stack) compose(ctx context.Context, inv Invocation, sub []string) error
 	return err
 }
 
-// Down runs compose down (volumes and orphans too), then removes by label
-// whatever is left (see Cleanup). Pass a context that outlives
+// Down unpauses what is paused (see thaw), runs compose down (volumes and
+// orphans too), then removes by label whatever is left (see Cleanup). Pass a context that outlives
 // cancellation, e.g. context.WithoutCancel(ctx) with a timeout of a
 // minute: a cancelled ctx kills the compose CLI.
 func (s *Stack) Down(ctx context.Context) error {
+	_, thawErr := thaw(ctx, s.eng, container.ListOptions{Filters: engine.LabelFilter(projectLabel + "=" + s.project)})
 	_, downErr := run(ctx, s.cli.Argv(s.baseInvocation(), Down()...), s.opts.Env, s.opts.Log)
 	if downErr != nil {
 		downErr = fmt.Errorf("compose down: %w", downErr)
 	}
 	_, cleanErr := Cleanup(ctx, s.eng, s.opts.RunID)
 	s.started = false
-	return errors.Join(downErr, cleanErr)
+	return errors.Join(thawErr, downErr, cleanErr)
 }

@@ -41,6 +41,7 @@ type Engine interface {
 	ContainerInspect(ctx context.Context, id string) (container.InspectResponse, error)
 	ContainerLogs(ctx context.Context, id string, options container.LogsOptions) (io.ReadCloser, error)
 	ContainerRemove(ctx context.Context, id string, options container.RemoveOptions) error
+	ContainerUnpause(ctx context.Context, id string) error
 	NetworkList(ctx context.Context, options network.ListOptions) ([]network.Summary, error)
 	NetworkRemove(ctx context.Context, id string) error
 	VolumeList(ctx context.Context, options volume.ListOptions) (volume.ListResponse, error)

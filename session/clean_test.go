@@ -18,8 +18,8 @@ import (
 	"github.com/sweep-tool/sweep/sweep"
 )
 
-// cleanFake is a swarm manager holding one service and one container of
-// a run; it notes what is removed, in order. The methods Clean does not
+// cleanFake is a swarm manager holding one service and one (running)
+// container of a run; it notes what is removed, in order. The methods Clean does not
 // reach are the nil interface's (a call panics).
 type cleanFake struct {
 	CleanEngine
@@ -43,11 +43,12 @@ func (f *cleanFake) ServiceRemove(context.Context, string) error {
 	return nil
 }
 
-func (f *cleanFake) ContainerList(context.Context, container.ListOptions) ([]container.Summary, error) {
-	if slices.Contains(f.removed, "container db") {
+func (f *cleanFake) ContainerList(_ context.Context, o container.ListOptions) ([]container.Summary, error) {
+	st := o.Filters.Get("status")
+	if slices.Contains(f.removed, "container db") || (len(st) > 0 && !slices.Contains(st, container.StateRunning)) {
 		return nil, nil
 	}
-	return []container.Summary{{ID: "c1", Names: []string{"/db"}, Labels: f.labels}}, nil
+	return []container.Summary{{ID: "c1", Names: []string{"/db"}, Labels: f.labels, State: container.StateRunning}}, nil
 }
 
 func (f *cleanFake) ContainerRemove(context.Context, string, container.RemoveOptions) error {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -18,8 +19,9 @@ import (
 // TestStackChangesFailCells changes the demo stack under a running sweep
 // with the engine's own commands, one change per cell, each about a second
 // into the measured phase: a docker restart of the target (its container
-// id stays the same), a docker pause of the target for 3 s, and a restart
-// of the database service. Each cell is failed with what changed and when,
+// id stays the same), a docker pause of the target for 3 s (sweep
+// unpauses it before it recreates it; the test's own unpause is bounded),
+// and a restart of the database service. Each cell is failed with what changed and when,
 // the change is in result.json's events, the target's log tail is kept,
 // and the run exits 1 with nothing left running.
 func TestStackChangesFailCells(t *testing.T) {
@@ -45,8 +47,17 @@ func TestStackChangesFailCells(t *testing.T) {
 				t.Error(err)
 			}
 			time.Sleep(3 * time.Second)
-			// the failed cell may be over and its target recreated by now
-			if err := cli.ContainerUnpause(t.Context(), target); err != nil {
+			// The failed cell may be over and sweep may have unpaused and
+			// recreated its target by now. Bounded: an engine that does not
+			// answer fails the test here, naming the container, instead of
+			// hanging the package until its timeout.
+			ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+			defer cancel()
+			err := cli.ContainerUnpause(ctx, target)
+			switch {
+			case ctx.Err() != nil:
+				t.Errorf("unpause %s: the engine did not answer in 30 s: %v", target, err)
+			case err != nil:
 				t.Logf("unpause: %v", err)
 			}
 		}, []string{"app (the target) was paused", "s into the measured phase"}},
