@@ -14,8 +14,16 @@ import (
 
 // TQuantile is the two-sided 95 % quantile of Student's t with df degrees
 // of freedom (12.71 at df = 1, 2.26 at df = 9, 1.96 as df grows).
-func TQuantile(df int) float64 {
-	return distuv.StudentsT{Mu: 0, Sigma: 1, Nu: float64(df)}.Quantile(0.975)
+func TQuantile(df int) float64 { return tQuantileAt(df, Level) }
+
+// Level is the false-alarm rate of this package's tests when the caller
+// names none: 5 %, two-sided.
+const Level = 0.05
+
+// tQuantileAt is the two-sided quantile of Student's t with df degrees of
+// freedom at false-alarm rate alpha.
+func tQuantileAt(df int, alpha float64) float64 {
+	return distuv.StudentsT{Mu: 0, Sigma: 1, Nu: float64(df)}.Quantile(1 - alpha/2)
 }
 
 // MeanHalfWidth returns the mean of xs and the half-width of its 95 %
@@ -37,7 +45,12 @@ func MeanHalfWidth(xs []float64) (mean, half float64) {
 // level (two-sided t-test on the slope, n − 2 degrees of freedom). Fewer
 // than three points never show a significant trend; points on an exact
 // line show one whenever the slope is not zero.
-func Trend(ys []float64) (slope float64, significant bool) {
+func Trend(ys []float64) (slope float64, significant bool) { return TrendAt(ys, Level) }
+
+// TrendAt is Trend at false-alarm rate level (two-sided) instead of 5 %:
+// for a caller that runs several tests on one question and must keep
+// their joint false alarms at 5 % (Bonferroni: 5 % / the tests).
+func TrendAt(ys []float64, level float64) (slope float64, significant bool) {
 	n := len(ys)
 	if n < 3 {
 		return 0, false
@@ -58,7 +71,7 @@ func Trend(ys []float64) (slope float64, significant bool) {
 		return beta, false // flat up to rounding
 	}
 	se := math.Sqrt(sse / float64(n-2) / sxx)
-	return beta, se == 0 || math.Abs(beta/se) > TQuantile(n-2)
+	return beta, se == 0 || math.Abs(beta/se) > tQuantileAt(n-2, level)
 }
 
 // CV is the coefficient of variation of xs, the sample standard deviation
@@ -108,7 +121,11 @@ func PooledNoise(noise, rps []float64) (float64, bool) {
 // their means differ. It is the trend test's companion for a level that
 // moved once (a neighbour that came), which a straight line through the
 // points fits too loosely to call significant.
-func Shift(ys []float64) (at int, diff, sd float64, significant bool) {
+func Shift(ys []float64) (at int, diff, sd float64, significant bool) { return ShiftAt(ys, Level) }
+
+// ShiftAt is Shift with level, not 5 %, the false-alarm rate over all the
+// splits (see TrendAt).
+func ShiftAt(ys []float64, level float64) (at int, diff, sd float64, significant bool) {
 	n := len(ys)
 	if n < 4 {
 		return 0, 0, 0, false
@@ -134,7 +151,7 @@ func Shift(ys []float64) (at int, diff, sd float64, significant bool) {
 	if bestT <= 0 {
 		return 0, 0, 0, false
 	}
-	crit := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: float64(n - 2)}.Quantile(1 - 0.025/float64(n-3))
+	crit := tQuantileAt(n-2, level/float64(n-3))
 	return at, diff, sd, bestT > crit
 }
 

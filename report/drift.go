@@ -43,11 +43,21 @@ type DriftMetric struct {
 	Band   float64 `json:"band"`
 }
 
+// driftLevel is the false-alarm rate of each of drifted's two tests
+// (trend, step) on one figure, so that a steady figure is flagged in at
+// most 5 % of runs: at 5 % each it was flagged in 7–10 % with 4 to 8
+// controls (TestDriftFalseAlarms), and a run, RPS and p99 tested apart,
+// in 15–18 %. Halving it again (5 % a run) missed a 57 % step after a
+// first control 20 % off (TestRunDriftFromAnOffFirstControl) and a hog to
+// 15 % at 20 % noise one run in four; at this level a run on a steady
+// host is flagged in about 9 %, each figure in at most 5 %.
+const driftLevel = confidence.Level / 2
+
 // drifted tests one figure's controls ys, in their order, for drift: a
-// trend (confidence.Trend: the least-squares slope significant at 95 %
-// against the scatter of the points around it) or a step
-// (confidence.Shift: the level of a later stretch apart from an earlier
-// one's at 95 %, over every split), whose change over the run exceeds
+// trend (confidence.TrendAt: the least-squares slope significant at
+// driftLevel against the scatter of the points around it) or a step
+// (confidence.ShiftAt: the level of a later stretch apart from an earlier
+// one's at driftLevel, over every split), whose change over the run exceeds
 // the band of the scatter it was tested against (bandOf the scatter's
 // coefficient of variation): a significant but small change over many
 // controls is no drift. The trend is tried first. start is the level the
@@ -60,7 +70,7 @@ func drifted(ys []float64) (dm DriftMetric, start float64, ok bool) {
 	if n < MinControls || mean <= 0 {
 		return DriftMetric{}, 0, false
 	}
-	if slope, significant := confidence.Trend(ys); significant {
+	if slope, significant := confidence.TrendAt(ys, driftLevel); significant {
 		xMean, sse := float64(n-1)/2, 0.0
 		for i, y := range ys {
 			r := y - (mean + slope*(float64(i)-xMean))
@@ -71,7 +81,7 @@ func drifted(ys []float64) (dm DriftMetric, start float64, ok bool) {
 			return dm, mean - slope*xMean, true
 		}
 	}
-	if at, diff, sd, significant := confidence.Shift(ys); significant {
+	if at, diff, sd, significant := confidence.ShiftAt(ys, driftLevel); significant {
 		dm := DriftMetric{Kind: "step", Change: diff / mean, Band: bandOf(sd / mean)}
 		return dm, stat.Mean(ys[:at], nil), math.Abs(dm.Change) > dm.Band
 	}
