@@ -40,7 +40,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
+	"time"
 
 	"github.com/sweep-tool/sweep/report"
 	"github.com/sweep-tool/sweep/results"
@@ -79,6 +81,10 @@ type Tie struct {
 type Step struct {
 	Jobs []sweep.Job
 	Ties []Tie
+	// Why says, per cell id of Jobs, why it is measured again: in a set
+	// not yet separated, a lone pick to confirm, or a figure more CPU did
+	// worse on (of several, the first that asks the most repetitions).
+	Why map[string]string
 }
 
 // confirmed is how many repetitions a pick with no tie needs: its first
@@ -97,8 +103,15 @@ func Next(dir string, cells []sweep.Cell, opts Options) (Step, error) {
 	if err != nil {
 		return Step{}, err
 	}
-	var step Step
+	step := Step{Why: map[string]string{}}
 	want := map[string]int{} // cell id: the repetitions it needs
+	// need notes that cell id needs n repetitions and why: the first
+	// reason of those that ask the most.
+	need := func(id string, n int, why string) {
+		if n > want[id] {
+			want[id], step.Why[id] = n, why
+		}
+	}
 	for _, slice := range run.Slices() {
 		part := run.Only(slice)
 		rep, err := report.Build(part, opts.Report)
@@ -111,19 +124,19 @@ func Next(dir string, cells []sweep.Cell, opts Options) (Step, error) {
 				continue
 			}
 			tie := Tie{Slice: slice, Profile: p.Key, Pair: set[0], With: set[1:]}
-			need := confirmed
+			n, why := confirmed, fmt.Sprintf("%s's pick, no other pair in its set: confirming it", p.Key)
 			if len(tie.With) > 0 {
 				step.Ties = append(step.Ties, tie)
-				need = opts.Max
+				n, why = opts.Max, fmt.Sprintf("%s's set of %d pairs, not yet separated", p.Key, len(set))
 			}
 			for _, rc := range part.Cells {
 				if tie.has(rc.Mults) {
-					want[rc.ID] = max(want[rc.ID], need)
+					need(rc.ID, n, why)
 				}
 			}
 		}
-		for _, id := range inverted(rep) {
-			want[id] = max(want[id], confirmed)
+		for id, why := range inverted(rep) {
+			need(id, confirmed, why)
 		}
 	}
 	done := finished(run)
@@ -132,15 +145,18 @@ func Next(dir string, cells []sweep.Cell, opts Options) (Step, error) {
 			step.Jobs = append(step.Jobs, sweep.Job{Cell: c, Rep: n + 1, Fidelity: opts.Fidelity})
 		}
 	}
+	maps.DeleteFunc(step.Why, func(id string, _ string) bool {
+		return !slices.ContainsFunc(step.Jobs, func(j sweep.Job) bool { return j.Cell.ID == id })
+	})
 	return step, nil
 }
 
-// inverted returns the cells measured fewer than confirmed times of every
-// two neighbouring CPU limits of one pair where the higher limit's RPS is
-// below the lower's, or its p99 above, with their intervals apart (the
-// report's noise rules): more CPU doing worse than less by more than the
-// noise says the figure of one of them is off.
-func inverted(rep *report.Report) []string {
+// inverted returns, with why, the cells measured fewer than confirmed
+// times of every two neighbouring CPU limits of one pair where the higher
+// limit's RPS is below the lower's, or its p99 above, with their
+// intervals apart (the report's noise rules): more CPU doing worse than
+// less by more than the noise says the figure of one of them is off.
+func inverted(rep *report.Report) map[string]string {
 	byPair := map[[2]float64][]*report.Cell{}
 	for _, c := range rep.Cells {
 		if c.Baseline || c.Status != results.StatusOK {
@@ -150,16 +166,28 @@ func inverted(rep *report.Report) []string {
 			byPair[m] = append(byPair[m], c)
 		}
 	}
-	var ids []string
-	for _, cs := range byPair {
+	ids := map[string]string{}
+	pairs := slices.SortedFunc(maps.Keys(byPair), func(a, b [2]float64) int {
+		return cmp.Or(cmp.Compare(a[0], b[0]), cmp.Compare(a[1], b[1]))
+	})
+	for _, pair := range pairs {
+		cs := byPair[pair]
 		slices.SortFunc(cs, func(a, b *report.Cell) int { return cmp.Compare(a.CPUs, b.CPUs) })
 		for i := 1; i < len(cs); i++ {
 			lo, hi := cs[i-1], cs[i]
-			worse := (hi.RPS.Mean < lo.RPS.Mean && !hi.RPS.Overlaps(lo.RPS)) ||
-				(hi.P99.Mean > lo.P99.Mean && !hi.P99.Overlaps(lo.P99))
+			var worse string
+			switch {
+			case hi.RPS.Mean < lo.RPS.Mean && !hi.RPS.Overlaps(lo.RPS):
+				worse = "RPS"
+			case hi.P99.Mean > lo.P99.Mean && !hi.P99.Overlaps(lo.P99):
+				worse = "p99"
+			default:
+				continue
+			}
+			why := fmt.Sprintf("its pair's %s at CPU %g worse than at CPU %g, beyond the noise", worse, hi.CPUs, lo.CPUs)
 			for _, c := range []*report.Cell{lo, hi} {
-				if worse && c.RPS.N < confirmed {
-					ids = append(ids, c.ID)
+				if _, ok := ids[c.ID]; !ok && c.RPS.N < confirmed {
+					ids[c.ID] = why
 				}
 			}
 		}
@@ -198,6 +226,11 @@ func Run(ctx context.Context, r *sweep.Runner, opts Options) ([]Tie, []results.R
 		step, err := Next(r.Dir, r.Spec.Cells(), opts)
 		if err != nil || len(step.Jobs) == 0 {
 			return step.Ties, recs, err
+		}
+		if r.Log != nil {
+			for _, j := range step.Jobs {
+				fmt.Fprintf(r.Log, "%s repeat: %s r%d: %s\n", time.Now().Format("15:04:05"), j.Cell.ID, j.Rep, step.Why[j.Cell.ID])
+			}
 		}
 		r.Jobs = step.Jobs
 		sum, err := r.Run(ctx)

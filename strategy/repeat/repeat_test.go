@@ -19,12 +19,32 @@ import (
 )
 
 // figures plays, per cell, a list of RPS values (one per repetition, the
-// last repeated) at a fixed p99, and counts the measured phases.
+// last repeated) at a fixed p99, and counts the measured phases; it keeps
+// the run's log lines too.
 type figures struct {
 	mu   sync.Mutex
 	rps  map[string][]float64
 	p99  map[string]float64
 	runs map[string]int
+	log  strings.Builder
+}
+
+func (f *figures) Write(p []byte) (int, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.log.Write(p)
+}
+
+// logged checks that the run's log has each of lines.
+func (f *figures) logged(t *testing.T, lines ...string) {
+	t.Helper()
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for _, l := range lines {
+		if !strings.Contains(f.log.String(), l) {
+			t.Errorf("the log has no %q:\n%s", l, f.log.String())
+		}
+	}
 }
 
 func (f *figures) Name() string { return "fake" }
@@ -81,7 +101,7 @@ func runWith(t *testing.T, f *figures, max int) ([]Tie, string) {
 
 func runSpec(t *testing.T, spec sweep.Spec, dir string, f *figures, max int) ([]Tie, string) {
 	t.Helper()
-	r := &sweep.Runner{Spec: spec, Dir: dir, Stack: &memstack.Stack{}, Driver: f}
+	r := &sweep.Runner{Spec: spec, Dir: dir, Stack: &memstack.Stack{}, Driver: f, Log: f}
 	if _, err := r.Run(t.Context()); err != nil {
 		t.Fatal(err)
 	}
@@ -116,6 +136,8 @@ func TestRepeatsUntilSeparated(t *testing.T) {
 	ties, _ := runWith(t, f, 6)
 	want := map[string]int{"cpu_1__web_1__db_2": 4, "cpu_1__web_2__db_4": 4, "cpu_1__web_3__db_6": 1}
 	separated(t, f, ties, want)
+	f.logged(t, "repeat: cpu_1__web_2__db_4 r2: throughput's set of 2 pairs, not yet separated",
+		"repeat: cpu_1__web_1__db_2 r4: throughput's set of 2 pairs, not yet separated")
 }
 
 // TestTiesRemainAtTheCap: two cells that stay within noise are repeated
@@ -183,6 +205,9 @@ func TestInvertedCellMeasuredAgain(t *testing.T) {
 	ties, _ := runSpec(t, spec, dir, f, 4)
 	want := map[string]int{"cpu_1__web_1__db_2": 2, "cpu_2__web_2__db_4": 2, "cpu_1__web_2__db_4": 2, "cpu_2__web_4__db_8": 2}
 	separated(t, f, ties, want)
+	inverted := "its pair's RPS at CPU 2 worse than at CPU 1, beyond the noise"
+	f.logged(t, "repeat: cpu_1__web_2__db_4 r2: "+inverted, "repeat: cpu_2__web_4__db_8 r2: "+inverted,
+		"repeat: cpu_1__web_1__db_2 r2: latency's pick, no other pair in its set: confirming it")
 }
 
 // separated checks that each cell was measured as often as want says and
