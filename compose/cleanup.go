@@ -41,8 +41,7 @@ func Cleanup(ctx context.Context, eng engine.Engine, runID string) (Cleaned, err
 	var out Cleaned
 	var errs []error
 	for _, f := range selectors {
-		_, err := thaw(ctx, eng, container.ListOptions{Filters: f})
-		errs = append(errs, err)
+		errs = append(errs, thaw(ctx, eng, container.ListOptions{Filters: f}))
 	}
 	containers, err := listContainers(ctx, eng, selectors)
 	errs = append(errs, err)
@@ -102,13 +101,15 @@ func collect[T any](sel []filters.Args, list func(filters.Args) ([]T, error), ob
 func listContainers(ctx context.Context, eng engine.Engine, sel []filters.Args) ([]object, error) {
 	return collect(sel, func(f filters.Args) ([]container.Summary, error) {
 		return eng.ContainerList(ctx, container.ListOptions{All: true, Filters: f})
-	}, func(c container.Summary) object {
-		name := c.ID[:min(12, len(c.ID))]
-		if len(c.Names) > 0 {
-			name = strings.TrimPrefix(c.Names[0], "/")
-		}
-		return object{c.ID, name}
-	})
+	}, func(c container.Summary) object { return object{c.ID, containerName(c)} })
+}
+
+// containerName is c's name, or its short id when it has none.
+func containerName(c container.Summary) string {
+	if len(c.Names) > 0 {
+		return strings.TrimPrefix(c.Names[0], "/")
+	}
+	return c.ID[:min(12, len(c.ID))]
 }
 
 func listNetworks(ctx context.Context, eng engine.Engine, sel []filters.Args) ([]object, error) {

@@ -160,7 +160,7 @@ func (s *Stack) Apply(ctx context.Context, cfg sweep.TargetConfig) error {
 		sub = UpAll()
 	}
 	for _, svc := range append([]string{s.opts.Service}, env...) {
-		if _, err := thaw(ctx, s.eng, containerOf(s.project, svc)); err != nil {
+		if err := thaw(ctx, s.eng, containerOf(s.project, svc)); err != nil {
 			return fmt.Errorf("compose up %s: %w", s.opts.Service, err)
 		}
 	}
@@ -203,11 +203,12 @@ func (s *Stack) compose(ctx context.Context, inv Invocation, sub []string) error
 }
 
 // Down unpauses what is paused (see thaw), runs compose down (volumes and
-// orphans too), then removes by label whatever is left (see Cleanup). Pass a context that outlives
-// cancellation, e.g. context.WithoutCancel(ctx) with a timeout of a
-// minute: a cancelled ctx kills the compose CLI.
+// orphans too), then removes by label whatever is left (see Cleanup).
+// Pass a context that outlives cancellation, e.g.
+// context.WithoutCancel(ctx) with a timeout of a minute: a cancelled ctx
+// kills the compose CLI.
 func (s *Stack) Down(ctx context.Context) error {
-	_, thawErr := thaw(ctx, s.eng, container.ListOptions{Filters: engine.LabelFilter(projectLabel + "=" + s.project)})
+	thawErr := thaw(ctx, s.eng, container.ListOptions{Filters: engine.LabelFilter(projectLabel + "=" + s.project)})
 	_, downErr := run(ctx, s.cli.Argv(s.baseInvocation(), Down()...), s.opts.Env, s.opts.Log)
 	if downErr != nil {
 		downErr = fmt.Errorf("compose down: %w", downErr)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	cerrdefs "github.com/containerd/errdefs"
@@ -22,36 +21,30 @@ var unpauseTimeout = 30 * time.Second
 // that stops it, and on cgroup v1 a container removed while frozen (or
 // while something else unpauses it) has left its freezer FROZEN and the
 // engine's calls on it hanging. A container that is gone or no longer
-// paused by the time it is unpaused is no error. It names what it thawed.
-func thaw(ctx context.Context, eng engine.Engine, opts container.ListOptions) ([]string, error) {
+// paused by the time it is unpaused is no error; an unpause the engine
+// does not answer in unpauseTimeout is, naming the container.
+func thaw(ctx context.Context, eng engine.Engine, opts container.ListOptions) error {
 	opts.All = true
 	opts.Filters = opts.Filters.Clone()
 	opts.Filters.Add("status", "paused")
 	list, err := eng.ContainerList(ctx, opts)
 	if err != nil {
-		return nil, fmt.Errorf("list paused containers: %w", err)
+		return fmt.Errorf("list paused containers: %w", err)
 	}
-	var thawed []string
 	var errs []error
 	for _, c := range list {
-		name := c.ID[:min(12, len(c.ID))]
-		if len(c.Names) > 0 {
-			name = strings.TrimPrefix(c.Names[0], "/")
-		}
 		uctx, cancel := context.WithTimeout(ctx, unpauseTimeout)
 		err := eng.ContainerUnpause(uctx, c.ID)
 		cancel()
 		switch {
 		case err == nil:
-			thawed = append(thawed, name)
-		case !stillPaused(ctx, eng, c.ID):
 		case errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil:
-			errs = append(errs, fmt.Errorf("unpause %s: the engine did not answer in %s (its cgroup freezer may be stuck)", name, unpauseTimeout))
-		default:
-			errs = append(errs, fmt.Errorf("unpause %s: %w", name, err))
+			errs = append(errs, fmt.Errorf("unpause %s: the engine did not answer in %s (its cgroup freezer may be stuck)", containerName(c), unpauseTimeout))
+		case stillPaused(ctx, eng, c.ID):
+			errs = append(errs, fmt.Errorf("unpause %s: %w", containerName(c), err))
 		}
 	}
-	return thawed, errors.Join(errs...)
+	return errors.Join(errs...)
 }
 
 // stillPaused reports whether id is (as far as the engine says within

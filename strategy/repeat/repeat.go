@@ -104,12 +104,13 @@ func Next(dir string, cells []sweep.Cell, opts Options) (Step, error) {
 		return Step{}, err
 	}
 	step := Step{Why: map[string]string{}}
-	want := map[string]int{} // cell id: the repetitions it needs
+	want := map[string]int{}      // cell id: the repetitions it needs
+	reason := map[string]string{} // and why
 	// need notes that cell id needs n repetitions and why: the first
 	// reason of those that ask the most.
 	need := func(id string, n int, why string) {
 		if n > want[id] {
-			want[id], step.Why[id] = n, why
+			want[id], reason[id] = n, why
 		}
 	}
 	for _, slice := range run.Slices() {
@@ -143,11 +144,9 @@ func Next(dir string, cells []sweep.Cell, opts Options) (Step, error) {
 	for _, c := range cells {
 		if n := done[c.ID]; n < want[c.ID] {
 			step.Jobs = append(step.Jobs, sweep.Job{Cell: c, Rep: n + 1, Fidelity: opts.Fidelity})
+			step.Why[c.ID] = reason[c.ID]
 		}
 	}
-	maps.DeleteFunc(step.Why, func(id string, _ string) bool {
-		return !slices.ContainsFunc(step.Jobs, func(j sweep.Job) bool { return j.Cell.ID == id })
-	})
 	return step, nil
 }
 
