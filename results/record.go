@@ -26,6 +26,11 @@ const (
 	StatusSkipped Status = "skipped"
 )
 
+// CauseRequests is the Cause of a cell failed because too many of its
+// requests failed: the load did not work against the stack (a wrong path,
+// an API unlike the scenario's), however fast the stack answered.
+const CauseRequests = "requests"
+
 // Done reports whether a cell in this state is finished: measured
 // (ok, failed) or recorded as skipped by the connection-limit guard.
 func (s Status) Done() bool { return s == StatusOK || s == StatusFailed || s == StatusSkipped }
@@ -46,6 +51,12 @@ type Record struct {
 	PhasesS map[string]float64 `json:"phases_s"`
 	// Attempts is how many times the cell ran (more than 1 after retries).
 	Attempts int `json:"attempts,omitempty"`
+	// Cause names what failed a failed cell where it is one of a few known
+	// kinds (CauseRequests); empty otherwise, the reason says it in words.
+	Cause string `json:"cause,omitempty"`
+	// MaxErrors is the share of failed requests above which the cell
+	// fails (run --max-errors); 0 in records written before it existed.
+	MaxErrors float64 `json:"max_errors,omitempty"`
 	Measurement
 	// Resources holds each service's container use during the measured
 	// phase; DB the database's sessions and transactions (nil without
@@ -205,6 +216,18 @@ type OpStats struct {
 	LatencyMS Latency `json:"latency_ms"`
 }
 
+// ErrorSample is one failed response: its status (0 when none came
+// back), the error's class ("http_404", "timeout", ...) and up to
+// MaxSampleBody bytes of its body.
+type ErrorSample struct {
+	Status int    `json:"status,omitempty"`
+	Class  string `json:"class"`
+	Body   string `json:"body,omitempty"`
+}
+
+// MaxSampleBody bounds ErrorSample.Body.
+const MaxSampleBody = 200
+
 // Operations are the keys of Measurement.Ops.
 var Operations = []string{"create", "read", "update", "delete"}
 
@@ -218,12 +241,17 @@ type Measurement struct {
 	Ops       map[string]OpStats `json:"ops,omitempty"`
 	// Errors counts failed requests by class: "http_<status>", "timeout",
 	// "connection", "other".
-	Errors            map[string]int64 `json:"errors,omitempty"`
-	ChecksPassRate    *float64         `json:"checks_pass_rate,omitempty"`
-	Iterations        int64            `json:"iterations,omitempty"`
-	IterationsPerS    float64          `json:"iterations_per_s,omitempty"`
-	DroppedIterations int64            `json:"dropped_iterations,omitempty"`
-	ThresholdsFailed  []string         `json:"thresholds_failed,omitempty"`
+	Errors map[string]int64 `json:"errors,omitempty"`
+	// ErrorSamples holds, per operation, the first failed response the
+	// driver saw (its status and the start of its body), so a cell whose
+	// requests failed can say what the service answered; nil when the
+	// driver keeps none (k6).
+	ErrorSamples      map[string]ErrorSample `json:"error_samples,omitempty"`
+	ChecksPassRate    *float64               `json:"checks_pass_rate,omitempty"`
+	Iterations        int64                  `json:"iterations,omitempty"`
+	IterationsPerS    float64                `json:"iterations_per_s,omitempty"`
+	DroppedIterations int64                  `json:"dropped_iterations,omitempty"`
+	ThresholdsFailed  []string               `json:"thresholds_failed,omitempty"`
 	// DurationS is the measured phase's actual length in seconds.
 	DurationS float64 `json:"duration_s,omitempty"`
 	// VUsMax is the most virtual users the driver had during the phase

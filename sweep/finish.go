@@ -30,6 +30,9 @@ func (r *Runner) finish(ctx context.Context, rec *results.Record, dir string, er
 		rec.Status, rec.Reason = results.StatusInterrupted, "interrupted: "+ctx.Err().Error()
 	default:
 		rec.Status, rec.Reason = results.StatusFailed, err.Error()
+		if errors.Is(err, ErrRequestsFailed) {
+			rec.Cause = results.CauseRequests
+		}
 		r.keep(r.saveTargetLog(dir))
 	}
 	rec.FinishedAt = r.now()

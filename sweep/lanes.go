@@ -154,10 +154,11 @@ type dealer struct {
 	mu          sync.Mutex
 	first       [][]Job
 	queue       []Job
-	stopped     bool  // --max-failures was reached: no lane takes more
-	failed      int   // failed jobs over all lanes
-	maxFailures int   // the spec's --max-failures (0: never)
-	tooMany     error // the error that stopped the lanes for it
+	stopped     bool             // --max-failures was reached: no lane takes more
+	failed      int              // failed jobs over all lanes
+	measured    []results.Record // the lanes' records in the order they ended, for LoadNeverWorked
+	maxFailures int              // the spec's --max-failures (0: never)
+	tooMany     error            // the error that stopped the lanes for it
 	start       *startLine
 }
 
@@ -201,9 +202,15 @@ func (d *dealer) failures(s Summary) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	d.failed += s.Failed()
-	if d.maxFailures > 0 && d.failed >= d.maxFailures && !d.stopped {
+	d.measured = append(d.measured, s.Records...)
+	if d.stopped {
+		return
+	}
+	if d.maxFailures > 0 && d.failed >= d.maxFailures {
 		d.stopped = true
 		d.tooMany = fmt.Errorf("%w: %d ({max_failures} %d)", ErrTooManyFailures, d.failed, d.maxFailures)
+	} else if err := LoadNeverWorked(d.measured); err != nil {
+		d.stopped, d.tooMany = true, err
 	}
 }
 

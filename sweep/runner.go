@@ -174,6 +174,10 @@ func (r *Runner) runJobs(ctx context.Context, todo []Job, sum *Summary) error {
 			r.logf("aborting: %d cells failed (--max-failures %d)", sum.Failed(), max)
 			return fmt.Errorf("%w: %d ({max_failures} %d)", ErrTooManyFailures, sum.Failed(), max)
 		}
+		if err := LoadNeverWorked(sum.Records); err != nil {
+			r.logf("aborting: %v", err)
+			return err
+		}
 	}
 	return nil
 }
@@ -249,6 +253,7 @@ func (r *Runner) newRecord(cell Cell, rep int) results.Record {
 		Cell:          cell.Info(),
 		Repetition:    rep,
 		Load:          r.Spec.LoadFor(cell, r.Driver.Name()),
+		MaxErrors:     r.Spec.ErrorLimit(),
 		StartedAt:     r.now(),
 		PhasesS:       map[string]float64{},
 	}
@@ -323,6 +328,9 @@ func (r *Runner) measure(ctx context.Context, job Job, dir string, rec *results.
 	}
 	r.connPressure(ctx, rec)
 	if err := r.delivered(rec); err != nil {
+		return err
+	}
+	if err := CheckErrors(rec.Measurement, r.Spec.ErrorLimit()); err != nil {
 		return err
 	}
 	return checkLoadRan(rec.Load, askedLength(r.fidelity(job), rec.Stopping), rec.Measurement)

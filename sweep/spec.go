@@ -115,6 +115,9 @@ type Spec struct {
 	Retries int `json:"retries"`
 	// MaxFailures aborts the run after this many failed cells (0: never).
 	MaxFailures int `json:"max_failures"`
+	// MaxErrors is the share of a cell's requests (0..1) that may fail
+	// before the cell fails (see CheckErrors); 0 means DefaultMaxErrors.
+	MaxErrors float64 `json:"max_errors,omitempty"`
 	// Cooldown pauses between cells.
 	Cooldown Duration `json:"cooldown"`
 	// CPUSet pins the target to host CPUs (--cpuset), so the load driver
@@ -266,6 +269,7 @@ func (s Spec) ValidatePlan() error {
 		{!ValidOrder(s.Order), "order", "must be grid, interleave or shuffle"},
 		{s.Retries < 0 || s.Retries > 10, "retries", "must be between 0 and 10"},
 		{s.MaxFailures < 0, "max_failures", "must be >= 0 (0: never abort)"},
+		{!(s.MaxErrors >= 0 && s.MaxErrors < 1), "max_errors", "must be a share above 0 and below 100 %, e.g. 5%"},
 		{s.Cooldown < 0, "cooldown", "must be >= 0"},
 		{!(s.Precision >= 0 && s.Precision < 1), "precision", "must be a share from 0 up to below 100 %, e.g. 2%"},
 		{s.MinDuration < 0 || s.MinDuration > s.Duration, "min_duration", "must be from 0 up to the measured phase's duration"},

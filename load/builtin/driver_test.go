@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -119,20 +120,26 @@ func checkMeasurement(t *testing.T, m results.Measurement) {
 func TestErrorsAreClassified(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
-		name  string
-		url   func(t *testing.T) string
-		class string
+		name   string
+		url    func(t *testing.T) string
+		class  string
+		sample results.ErrorSample // the read's first failed response
 	}{
-		{"server error", handlerURL(func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(503) }), "http_503"},
-		{"not found", handlerURL(http.NotFound), "http_404"},
+		{"server error", handlerURL(func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(503) }), "http_503",
+			results.ErrorSample{Status: 503, Class: "http_503"}},
+		{"not found", handlerURL(http.NotFound), "http_404", results.ErrorSample{Status: 404, Class: "http_404", Body: "404 page not found\n"}},
 		{"timeout", handlerURL(func(_ http.ResponseWriter, r *http.Request) {
 			select {
 			case <-r.Context().Done():
 			case <-time.After(2 * time.Second):
 			}
-		}), "timeout"},
-		{"garbage", rawURL("HTTP/9 nonsense\r\n\r\n"), "other"},
-		{"reset mid-body", rawURL("HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\nshort"), "connection"},
+		}), "timeout", results.ErrorSample{Class: "timeout"}},
+		{"garbage", rawURL("HTTP/9 nonsense\r\n\r\n"), "other", results.ErrorSample{Class: "other"}},
+		{"reset mid-body", rawURL("HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\nshort"), "connection",
+			results.ErrorSample{Status: 200, Class: "connection"}},
+		{"a long body is cut", handlerURL(func(w http.ResponseWriter, _ *http.Request) {
+			http.Error(w, strings.Repeat("x", 3*results.MaxSampleBody), http.StatusBadRequest)
+		}), "http_400", results.ErrorSample{Status: 400, Class: "http_400", Body: strings.Repeat("x", results.MaxSampleBody)}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -148,6 +155,9 @@ func TestErrorsAreClassified(t *testing.T) {
 			}
 			if m.ErrorRate != 1 {
 				t.Errorf("error rate = %v, want 1", m.ErrorRate)
+			}
+			if got := m.ErrorSamples["read"]; got != tt.sample || len(m.ErrorSamples) != 1 {
+				t.Errorf("samples = %+v, want read: %+v", m.ErrorSamples, tt.sample)
 			}
 		})
 	}

@@ -12,8 +12,9 @@ import (
 // "other".
 var errProtocol = errors.New("malformed http response")
 
-// readResponse reads one HTTP/1.x response from br. With keep the body is
-// stored in *body, otherwise discarded. closeAfter reports that the server
+// readResponse reads one HTTP/1.x response from br. With keep, or when
+// the status is 400 or above, the body is stored in *body, otherwise
+// discarded. closeAfter reports that the server
 // will not reuse the connection; fresh that nothing had been read when the
 // error happened (the server closed an idle connection).
 func readResponse(br *bufio.Reader, keep bool, body *[]byte) (status int, closeAfter, fresh bool, err error) {
@@ -26,6 +27,10 @@ func readResponse(br *bufio.Reader, keep bool, body *[]byte) (status int, closeA
 		if h.status >= 100 && h.status < 200 && h.status != 101 {
 			continue // an interim response: the real one follows
 		}
+		// An error's body is kept too: the first of each operation is
+		// the sample a failed cell shows (errors are rare, or the cell
+		// fails anyway).
+		keep := keep || h.status >= 400
 		if keep {
 			*body = (*body)[:0]
 		}

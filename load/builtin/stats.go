@@ -49,6 +49,8 @@ type shard struct {
 	ops    [numOps]opAcc
 	phases phaseAcc
 	errors map[string]int64
+	// samples holds each operation's first failed response.
+	samples [numOps]*results.ErrorSample
 	// connect counts attempts that failed to connect, by kind; they are
 	// not requests.
 	connect map[string]int64
@@ -122,6 +124,20 @@ func (s *shard) record(o op, tm *timing, start time.Time, class string, highestU
 	s.mu.Unlock()
 }
 
+// sample keeps the first failed response of operation o in this shard:
+// its status (0 when none came), class and the start of its body.
+func (s *shard) sample(o op, status int, class string, body []byte) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.samples[o] != nil {
+		return
+	}
+	if status == 0 {
+		body = nil
+	}
+	s.samples[o] = &results.ErrorSample{Status: status, Class: class, Body: string(body[:min(len(body), results.MaxSampleBody)])}
+}
+
 // connectError counts one attempt that failed to connect (a kind of
 // connectError); it is not a request.
 func (s *shard) connectError(kind string) {
@@ -193,6 +209,7 @@ func (r *recorder) measurement(elapsed time.Duration, iterations, dropped int64)
 		}
 	}
 	r.addErrors(&m)
+	r.addSamples(&m)
 	m.RPS = rate(m.Requests, secs)
 	m.ErrorRate = ratio(failed, m.Requests)
 	m.LatencyMS = latency(all)
@@ -216,6 +233,22 @@ func (r *recorder) addErrors(m *results.Measurement) {
 			}
 			m.ConnectErrorKinds[kind] += n
 			m.ConnectErrors += n
+		}
+	}
+}
+
+// addSamples keeps each operation's first failed response, from the
+// first shard that has one.
+func (r *recorder) addSamples(m *results.Measurement) {
+	for o := range numOps {
+		for _, s := range r.shards {
+			if sm := s.samples[o]; sm != nil {
+				if m.ErrorSamples == nil {
+					m.ErrorSamples = make(map[string]results.ErrorSample)
+				}
+				m.ErrorSamples[opNames[o]] = *sm
+				break
+			}
 		}
 	}
 }

@@ -19,6 +19,8 @@ type user struct {
 	ids   [numResources]string // ids created in this iteration
 	paths [numResources]string // "<collection>/<id>" of those
 	made  [numResources]bool   // which creates succeeded
+
+	sampled [numOps]bool // the operations whose failed response this user offered as a sample
 }
 
 func (p *phase) newUser(i int) *user {
@@ -146,5 +148,13 @@ func (u *user) call(o op, method, uri string, body []byte, want int, sched time.
 		}
 	}
 	u.shard.record(o, tm, start, class, u.p.rec.highestUS)
+	if class != "" && !u.sampled[o] {
+		u.sampled[o] = true // each user offers its shard one sample per operation
+		var body []byte
+		if needID || status >= 400 { // the client kept this response's body
+			body = u.c.body
+		}
+		u.shard.sample(o, status, class, body)
+	}
 	return id, class == "", false
 }
