@@ -77,6 +77,7 @@ type Report struct {
 	// it (screenNoise); zero when not estimated.
 	screenNoise relNoise
 	linkBase    string // from the report's folder to the run directory; "" when the same
+	runDir      string // the run directory as the user named it, for the commands shown; "" shows RUN
 }
 
 // Build analyses run with opts, every profile's set calibrated

@@ -188,7 +188,7 @@ func calibrationLines(rep *Report) string {
 		if c, ok := rep.calibrationOf(p.Key); ok {
 			fmt.Fprintf(&b, "%s: %s.", upperFirst(p.Name), c.Sentence())
 			if len(p.Likely) > 0 {
-				fmt.Fprintf(&b, " Besides its pick and equivalents: %s.", pairList(p.Likely))
+				fmt.Fprintf(&b, " Besides its pick and the pairs the data cannot separate from it: %s.", pairList(p.Likely))
 			}
 			b.WriteString("\n")
 		}

@@ -31,8 +31,10 @@ func document(rep *Report, charts []Chart) []section {
 		front = append(front, frontierTable(cr))
 	}
 	secs := []section{
-		{Heading: "Recommendation", Paras: recommendationParas(rep), Tables: []table{profileTable(rep)}},
-		{Heading: "Winners per CPU limit", Tables: []table{perCPUTable(rep)}},
+		{Heading: "Set these", Paras: append(actParas(rep, rep.runDir), ruleIntro(rep.runDir)+" see the next section."),
+			Tables: []table{headlineTable(rep)}},
+		{Heading: "Rule across CPU limits", Paras: recommendationParas(rep), Tables: []table{profileTable(rep)}},
+		{Heading: "Measured best per CPU limit, in detail", Tables: []table{perCPUTable(rep)}},
 		poolRuleSection(rep),
 		{Heading: "Scaling", Paras: uslParas(rep), Tables: append([]table{scalingTable(rep)}, uslTables(rep)...),
 			Charts: []Chart{byFile["scaling.svg"]}},

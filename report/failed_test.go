@@ -26,7 +26,11 @@ func TestFailedLimitIsStillShown(t *testing.T) {
 	if err := WriteTerminal(&out, rep, MetricRPS); err != nil {
 		t.Fatal(err)
 	}
-	if want := "CPU 2 has no matrix: no cell finished ok; cpu_2__web_2__db_4: failed: ready: target container exited (code 3)."; !strings.Contains(out.String(), want) {
+	if want := "CPU 2 has no matrix: no cell finished ok; cpu_2__web_2__db_4: failed: ready: target container exited (code 3)."; !strings.Contains(unwrapped(out.String()), want) {
 		t.Errorf("output lacks %q:\n%s", want, out.String())
 	}
 }
+
+// unwrapped joins the lines the terminal report wrapped (a continuation
+// starts with two spaces) back into one.
+func unwrapped(s string) string { return strings.ReplaceAll(s, "\n  ", " ") }

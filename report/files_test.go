@@ -99,7 +99,7 @@ func TestHTMLInChromium(t *testing.T) {
 	shot := filepath.Join(dir, "shot.png")
 	out, err := exec.CommandContext(ctx, browser, "--headless", "--no-sandbox", "--disable-gpu",
 		"--hide-scrollbars", "--user-data-dir="+t.TempDir(), "--screenshot="+shot,
-		"--window-size=1280,3600", "file://"+filepath.Join(dir, "report.html")).CombinedOutput()
+		"--window-size=1280,6000", "file://"+filepath.Join(dir, "report.html")).CombinedOutput()
 	if err != nil {
 		t.Fatalf("chromium --screenshot: %v\n%s", err, out)
 	}

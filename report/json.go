@@ -17,9 +17,27 @@ type Recommendation struct {
 	Options  Options    `json:"options"`
 	PerCPU   []CPUDoc   `json:"per_cpu"`
 	Profile  ProfileSet `json:"recommendation"`
+	// MeasuredBest lists per CPU limit and profile (by its name:
+	// ProfileNames) the measured best cell and the cells the data cannot
+	// separate from it: what the report's "Set these" shows and sweep
+	// export --cpus exports at a measured limit. The per_cpu winners
+	// best_rps, best_p99 and balanced are the same cells under the older
+	// names.
+	MeasuredBest []MeasuredBestDoc `json:"measured_best"`
+	// Rule is the rule across CPU limits per profile name, for budgets
+	// not measured; the same as recommendation under the older keys.
+	Rule map[string]ProfileDoc `json:"rule"`
 	// USL is the scalability fit and its predictions; absent with fewer
 	// than MinUSLPoints CPU limits.
 	USL *USLDoc `json:"usl,omitempty"`
+}
+
+// MeasuredBestDoc is one profile's measured best cell at one CPU limit.
+type MeasuredBestDoc struct {
+	CPUs    float64  `json:"cpus"`
+	Profile string   `json:"profile"`
+	Cell    CellDoc  `json:"cell"`
+	Ties    []string `json:"cannot_separate"`
 }
 
 // CPUDoc is one CPU limit's winners. Ties maps best_rps, best_p99 and
@@ -138,12 +156,19 @@ func (r *Report) Recommendation() Recommendation {
 	docs := map[string]*ProfileDoc{
 		"throughput": &doc.Profile.Throughput, "balanced": &doc.Profile.Balanced, "latency": &doc.Profile.Latency,
 	}
+	doc.Rule = map[string]ProfileDoc{}
 	for _, p := range r.Profiles {
 		d := docs[p.Key]
 		d.Equivalent, d.Likely, d.Note = multDocs(p.Equivalent), multDocs(p.Likely), p.Note
 		if p.Found {
 			d.WebMult, d.DBMult = &p.WebMult, &p.DBMult
 		}
+		doc.Rule[p.Name] = *d
+	}
+	doc.MeasuredBest = []MeasuredBestDoc{}
+	for _, b := range r.MeasuredBests() {
+		doc.MeasuredBest = append(doc.MeasuredBest, MeasuredBestDoc{CPUs: b.CPUs, Profile: b.Profile,
+			Cell: cellDoc(b.Pick.Cell), Ties: ids(b.Pick.Ties)})
 	}
 	if doc.USL = uslDoc(r.USL, false); doc.USL != nil {
 		doc.USL.SafeLimit = uslDoc(r.LimitUSL, true)

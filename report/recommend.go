@@ -131,6 +131,29 @@ type PairScore struct {
 	Score float64
 }
 
+// ProfileNames lists the profiles' names in report order: latency-first,
+// balanced, throughput-first. They are what the report prints, what
+// --profile takes and what JSON and exports carry.
+func ProfileNames() []string {
+	names := make([]string, len(profileRules))
+	for i, r := range profileRules {
+		names[i] = r.name
+	}
+	return names
+}
+
+// ProfileKey is the key of the profile named name; a key is accepted as
+// its own name (latency, throughput: what --profile took before). False
+// for anything else.
+func ProfileKey(name string) (string, bool) {
+	for _, r := range profileRules {
+		if name == r.name || name == r.key {
+			return r.key, true
+		}
+	}
+	return "", false
+}
+
 // ProfileKeys lists the profiles' keys in report order: latency, balanced,
 // throughput.
 func ProfileKeys() []string {

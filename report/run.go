@@ -21,6 +21,9 @@ type Print struct {
 	JSON bool
 	// Out receives the matrices and the summary, or the JSON.
 	Out io.Writer
+	// RunDir is the run directory as the user named it, for the commands
+	// the report prints (sweep export, sweep rerun); empty prints RUN.
+	RunDir string
 	// Note is told what a person should know (a torn file, a missing
 	// cell, a metric the run did not record, where the files went); nil
 	// tells nobody.
@@ -73,6 +76,7 @@ func writeSlice(dir string, run *results.Run, opts Options, p Print) error {
 	if err != nil {
 		return err
 	}
+	rep.runDir = p.RunDir
 	if err := WriteFiles(dir, rep); err != nil {
 		return err
 	}
@@ -81,6 +85,9 @@ func writeSlice(dir string, run *results.Run, opts Options, p Print) error {
 	}
 	if p.JSON {
 		return WriteJSON(p.Out, rep)
+	}
+	if err := WriteHeadline(p.Out, rep, rep.runDir); err != nil {
+		return err
 	}
 	for _, m := range p.Metrics {
 		if !rep.HasMetric(m) {

@@ -8,8 +8,8 @@ import (
 // profileTable is the recommendation across CPU limits.
 func profileTable(rep *Report) table {
 	t := table{
-		Title:  "Recommendation across CPU limits",
-		Header: []string{"profile", "for", rep.WebEnv, rep.PoolEnv, "equivalent (data cannot separate)"},
+		Title:  "Rule across CPU limits (for budgets not measured)",
+		Header: []string{"profile", "for", rep.WebEnv, rep.PoolEnv, "cannot separate"},
 	}
 	for _, p := range rep.Profiles {
 		if !p.Found {
@@ -48,11 +48,14 @@ type goal struct {
 // safe limit too when the cells searched one).
 func perCPUTable(rep *Report) table {
 	t := table{
-		Title:  "Per CPU limit",
-		Header: []string{"CPU", "goal", "cell", "RPS", "P99 ms", "error %", "equivalent"},
+		Title:  "Measured best per CPU limit",
+		Header: []string{"CPU", "profile", "cell", "RPS", "P99 ms", "error %", "cannot separate (web/pool)"},
 	}
 	for _, cr := range rep.PerCPU {
-		goals := []goal{{"best RPS", cr.BestRPS}, {"best P99", cr.BestP99}, {"balanced", cr.Balanced}}
+		var goals []goal
+		for _, rule := range profileRules {
+			goals = append(goals, goal{rule.name, cr.PickFor(rule.key)})
+		}
 		if c := cr.BestLimit.Cell; c != nil {
 			name := fmt.Sprintf("best safe limit (%s %s)", c.SafeLimit.Model, limitText(c.SafeLimit))
 			goals = append(goals, goal{name, cr.BestLimit})

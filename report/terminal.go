@@ -11,10 +11,13 @@ import (
 	"github.com/sweep-tool/sweep/sweep"
 )
 
-// WriteTerminal prints the matrices of metric m for every CPU limit, the
-// per-limit winners and the recommendation, as text tables. A metric the
-// run did not record is bad input of {metric}.
+// WriteTerminal prints the headline (WriteHeadline), the matrices of
+// metric m for every CPU limit and the summary, as sweep report does. A
+// metric the run did not record is bad input of {metric}.
 func WriteTerminal(w io.Writer, rep *Report, m Metric) error {
+	if err := WriteHeadline(w, rep, rep.runDir); err != nil {
+		return err
+	}
 	if err := WriteTerminalMatrices(w, rep, m); err != nil {
 		return err
 	}
@@ -34,11 +37,15 @@ func WriteTerminalMatrices(w io.Writer, rep *Report, m Metric) error {
 	return nil
 }
 
-// WriteTerminalSummary prints the per-CPU winners, the recommendation
-// across CPU limits, the pool-sizing rule of thumb beside the best pools,
-// the USL fit with its predictions and the noise note.
+// WriteTerminalSummary prints, after the matrices, what the headline
+// (WriteHeadline, which has the measured best per CPU limit and the rule
+// across CPU limits) does not: the gains against a baseline, the
+// pool-sizing rule of thumb beside the best pools, the USL fit with its
+// predictions and the noise note, every paragraph wrapped to
+// TerminalWidth. The wider per-CPU tables are in report.md and
+// report.html.
 func WriteTerminalSummary(w io.Writer, rep *Report) error {
-	tables := []table{perCPUTable(rep), profileTable(rep)}
+	var tables []table
 	if t, ok := baselineTable(rep); ok {
 		tables = append(tables, t)
 	}
@@ -46,29 +53,33 @@ func WriteTerminalSummary(w io.Writer, rep *Report) error {
 		tables = append(tables, t)
 	}
 	for _, t := range append(tables, uslTables(rep)...) {
-		if err := terminalTable(w, t); err != nil {
+		if err := summaryTable(w, t); err != nil {
 			return err
 		}
 	}
-	for _, p := range uslParas(rep) {
-		if _, err := fmt.Fprintln(w, p); err != nil {
+	paras := append(uslParas(rep), strategyNote(rep), "Noise: "+rep.NoiseNote()+".")
+	paras = append(paras, strings.Split(calibrationLines(rep)+missingNote(rep), "\n")...)
+	for _, p := range paras {
+		if strings.TrimSpace(p) == "" {
+			continue
+		}
+		if _, err := fmt.Fprintln(w, wrap(p, TerminalWidth, "  ")); err != nil {
 			return err
 		}
 	}
-	if note := strategyNote(rep); note != "" {
-		if _, err := fmt.Fprintln(w, note); err != nil {
-			return err
-		}
-	}
-	_, err := fmt.Fprintf(w, "Noise: %s.\n%s%s", rep.NoiseNote(), calibrationLines(rep), missingNote(rep))
-	return err
+	return nil
 }
 
-func terminalTable(w io.Writer, t table) error {
-	if _, err := fmt.Fprintln(w, t.Title); err != nil {
-		return err
-	}
-	tab := tablewriter.NewTable(w,
+// terminalTable prints t with its title and note.
+func terminalTable(w io.Writer, t table) error { return printTable(w, t, false) }
+
+// summaryTable prints t as terminalTable does, but a table wider than
+// TerminalWidth is left to report.md and report.html: its title says so.
+func summaryTable(w io.Writer, t table) error { return printTable(w, t, true) }
+
+func printTable(w io.Writer, t table, fit bool) error {
+	var b strings.Builder
+	tab := tablewriter.NewTable(&b,
 		tablewriter.WithHeaderAutoFormat(tw.Off),
 		tablewriter.WithRowAutoWrap(tw.WrapNone),
 	)
@@ -85,12 +96,14 @@ func terminalTable(w io.Writer, t table) error {
 	if err := tab.Render(); err != nil {
 		return fmt.Errorf("table %q: %w", t.Title, err)
 	}
-	if t.Note != "" {
-		if _, err := fmt.Fprintln(w, t.Note); err != nil {
-			return err
-		}
+	text := t.Title + "\n" + b.String()
+	if n := widest(b.String()); fit && n > TerminalWidth {
+		text = wrap(fmt.Sprintf("%s: %d columns wide, in report.md and report.html", t.Title, n), TerminalWidth, "  ") + "\n"
 	}
-	_, err := fmt.Fprintln(w)
+	if t.Note != "" {
+		text += wrap(t.Note, TerminalWidth, "  ") + "\n"
+	}
+	_, err := io.WriteString(w, text+"\n")
 	return err
 }
 

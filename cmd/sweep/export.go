@@ -18,8 +18,9 @@ func newExportCmd(stdout, stderr io.Writer) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "export RUN_DIR --cpus N",
 		Short: "Write a profile's web threads and pool at a CPU budget as an env file, a compose override, JSON or a Kubernetes patch",
-		Long: "Takes the multipliers the report of RUN_DIR recommends for --profile and derives the values at --cpus by the\n" +
-			"grid's rule (rounded half to even). --format env writes WEB_ENV=…/POOL_ENV=… lines with the run's variable\n" +
+		Long: "At a CPU limit RUN_DIR measured, takes the measured best cell of --profile there (the report's \"Set these\" row);\n" +
+			"at a budget it did not, the rule across CPU limits the report gives for --profile, applied at --cpus by the\n" +
+			"grid's rule (rounded half to even), and says so on stderr. --format env writes WEB_ENV=…/POOL_ENV=… lines with the run's variable\n" +
 			"names; compose an override of the run's target service with its CPU limit where the stack's compose files\n" +
 			"keep it (service cpus or deploy.resources.limits.cpus) and the env, to list after those files; json the\n" +
 			"values and where they come from; kubernetes a strategic merge patch of the run's target Deployment (its container's\n" +
@@ -31,7 +32,7 @@ func newExportCmd(stdout, stderr io.Writer) *cobra.Command {
 			return exportRun(args[0], opts, out, stdout, stderr)
 		},
 	}
-	cmd.Flags().StringVar(&opts.Profile, "profile", "balanced", "the recommendation to export: latency, balanced or throughput")
+	cmd.Flags().StringVar(&opts.Profile, "profile", "balanced", "the profile to export: latency-first, balanced or throughput-first")
 	cmd.Flags().Float64Var(&opts.CPUs, "cpus", 0, "the CPU budget to export the values for, e.g. 4")
 	cmd.Flags().StringVar(&format, "format", string(export.FormatEnv), "env, compose, json or kubernetes")
 	cmd.Flags().StringVarP(&out, "output", "o", "", "write to this file instead of stdout")

@@ -41,14 +41,15 @@ func TestExportCommand(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &doc); code != exitOK || err != nil || stderr != "" {
 		t.Fatalf("json: exit %d, %v, stderr %q, stdout %s", code, err, stderr, out)
 	}
-	if doc.Profile != "balanced" || doc.WebThreads != 6 || doc.DBPool != 9 {
-		t.Errorf("json %+v, want the default profile balanced at 4 CPUs: web 6, pool 9", doc)
+	if doc.Profile != "balanced" || doc.WebThreads != 6 || doc.DBPool != 12 {
+		t.Errorf("json %+v, want the default profile balanced at 4 CPUs: the measured best, web 6, pool 12", doc)
 	}
 }
 
 // TestExportNoQualifyingPair: a run in which no multiplier pair finished
-// ok at both CPU limits has nothing to export for any profile: exit 1
-// with the report's reason.
+// ok at both CPU limits has no rule across them for any profile, so a
+// budget it did not measure has nothing to export: exit 1 with the
+// report's reason.
 func TestExportNoQualifyingPair(t *testing.T) {
 	t.Parallel()
 	dir := writeSpecRun(t, "--cpus", "1,2", "--web-mult", "1,2", "--db-mult", "2")
@@ -62,8 +63,8 @@ func TestExportNoQualifyingPair(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	code, out, stderr := runCLI(t, "export", dir, "--cpus", "1", "--profile", "latency")
-	want := "sweep: profile latency: no qualifying multiplier pair: no multiplier pair was measured without errors at every CPU limit"
+	code, out, stderr := runCLI(t, "export", dir, "--cpus", "1.5", "--profile", "latency")
+	want := "sweep: profile latency-first: no qualifying multiplier pair: no multiplier pair was measured without errors at every CPU limit"
 	if code != exitFailure || out != "" || strings.TrimSpace(stderr) != want {
 		t.Errorf("exit %d, stdout %q, stderr %q; want exit 1 and %q", code, out, stderr, want)
 	}

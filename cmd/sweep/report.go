@@ -62,7 +62,7 @@ func writeReport(dir string, f reportFlags, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	return reportInput(report.WriteRun(dir, f.opts, report.Print{Metrics: metrics, JSON: f.json, Out: stdout,
+	return reportInput(report.WriteRun(dir, f.opts, report.Print{Metrics: metrics, JSON: f.json, Out: stdout, RunDir: dir,
 		Note: func(s string) { fmt.Fprintf(stderr, "report: %s\n", s) },
 		SliceFailed: func(name string, err error) {
 			fmt.Fprintf(stderr, "report: slice %s: %s\n", name, message(reportInput(err)))

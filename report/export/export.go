@@ -24,6 +24,12 @@ import (
 	"github.com/sweep-tool/sweep/sweep"
 )
 
+// The sources of an export's cell (Settings.Source).
+const (
+	SourceMeasured = "measured best"
+	SourceRule     = "rule across CPU limits"
+)
+
 // ErrNoPick means the profile asked for has no qualifying multiplier
 // pair in the run; the error carries the report's reason. It is a result
 // of the run, not bad input.
@@ -31,7 +37,8 @@ var ErrNoPick = errors.New("no qualifying multiplier pair")
 
 // Options say what to export.
 type Options struct {
-	// Profile is latency, balanced or throughput (report.ProfileKeys).
+	// Profile is latency-first, balanced or throughput-first
+	// (report.ProfileNames; the keys latency and throughput too).
 	Profile string
 	// CPUs is the CPU budget to export settings for (> 0).
 	CPUs float64
@@ -58,6 +65,10 @@ type Options struct {
 type Settings struct {
 	RunID   string `json:"run_id"`
 	Profile string `json:"profile"`
+	// Source says where the cell came from: SourceMeasured, the profile's
+	// measured best cell at a CPU limit the run measured, or SourceRule,
+	// the rule across CPU limits applied at a budget it did not.
+	Source string `json:"source"`
 	// WebMult and DBMult are the profile's multipliers from the report.
 	WebMult float64 `json:"web_mult"`
 	DBMult  float64 `json:"db_mult"`
@@ -112,11 +123,13 @@ func Export(run *results.Run, opts Options) (*Settings, error) {
 	if err != nil {
 		return nil, err
 	}
-	p, _ := rep.Profile(opts.Profile)
-	if !p.Found {
-		return nil, fmt.Errorf("profile %s: %w: %s", p.Key, ErrNoPick, p.Note)
+	key, _ := report.ProfileKey(opts.Profile)
+	p, _ := rep.Profile(key)
+	best, measured := measuredBest(rep, key, opts.CPUs)
+	if !p.Found && !measured {
+		return nil, fmt.Errorf("profile %s: %w: %s", p.Name, ErrNoPick, p.Note)
 	}
-	s := newSettings(rep, p, opts.CPUs, run.Service)
+	s := newSettings(rep, p, opts.CPUs, run.Service, best)
 	if !s.InRange {
 		s.predict(rep)
 	}
@@ -134,9 +147,9 @@ func Export(run *results.Run, opts Options) (*Settings, error) {
 }
 
 func (o Options) validate() error {
-	if !slices.Contains(report.ProfileKeys(), o.Profile) {
+	if _, ok := report.ProfileKey(o.Profile); !ok {
 		return sweep.BadInput("profile", "%q is not a profile; give one of %s", o.Profile,
-			strings.Join(report.ProfileKeys(), ", "))
+			strings.Join(report.ProfileNames(), ", "))
 	}
 	if !(o.CPUs > 0) || o.CPUs > 1e6 {
 		return sweep.BadInput("cpus", "%v is not a CPU budget; give a number > 0, e.g. 4", o.CPUs)
@@ -145,12 +158,25 @@ func (o Options) validate() error {
 	return err
 }
 
-// newSettings is the profile's cell at cpus with the run's names.
-func newSettings(rep *report.Report, p report.Profile, cpus float64, service string) *Settings {
-	c := p.CellAt(cpus)
-	s := &Settings{RunID: rep.RunID, Profile: p.Key, WebMult: p.WebMult, DBMult: p.DBMult, CPUs: cpus,
-		Cell: c.Cell, WebThreads: c.WebThreads, DBPool: c.DBPool, Service: service,
-		WebEnv: rep.WebEnv, PoolEnv: rep.PoolEnv, Warnings: []string{}}
+// measuredBest is the profile's measured best cell at cpus when the run
+// measured that CPU limit.
+func measuredBest(rep *report.Report, key string, cpus float64) (*report.Cell, bool) {
+	for _, cr := range rep.PerCPU {
+		if cr.CPUs == cpus {
+			c := cr.PickFor(key).Cell
+			return c, c != nil
+		}
+	}
+	return nil, false
+}
+
+// newSettings is the profile's cell at cpus with the run's names: best,
+// its measured best there when not nil, else the rule across CPU limits.
+func newSettings(rep *report.Report, p report.Profile, cpus float64, service string, best *report.Cell) *Settings {
+	s := &Settings{RunID: rep.RunID, Profile: p.Name, WebMult: p.WebMult, DBMult: p.DBMult, CPUs: cpus,
+		Service: service, WebEnv: rep.WebEnv, PoolEnv: rep.PoolEnv, Warnings: []string{}}
+	c := s.pick(p, best)
+	s.Cell, s.WebThreads, s.DBPool = c.Cell, c.WebThreads, c.DBPool
 	s.Env = map[string]string{s.WebEnv: strconv.Itoa(c.WebThreads)}
 	if pool := (sweep.Spec{Service: service, PoolEnv: s.PoolEnv}).PoolTarget(); pool.Service == "" {
 		s.Env[pool.Name] = strconv.Itoa(c.DBPool)
@@ -161,7 +187,26 @@ func newSettings(rep *report.Report, p report.Profile, cpus float64, service str
 		s.MeasuredCPUs = append(s.MeasuredCPUs, cr.CPUs)
 	}
 	s.InRange = cpus >= s.MeasuredCPUs[0] && cpus <= s.MeasuredCPUs[len(s.MeasuredCPUs)-1]
+	if s.InRange && s.Source == SourceRule { // outside the range, predict says so
+		s.Warnings = append(s.Warnings, fmt.Sprintf("%s was not measured: the rule across CPU limits (web threads = %s × CPUs, "+
+			"pool = %s × web threads) gives %s", cpusText(cpus), sweep.FormatNumber(p.WebMult), sweep.FormatNumber(p.DBMult), s.Cell))
+	}
 	return s
+}
+
+// pick is the cell from best when there is one (the source is then the
+// measured best), else from the profile's rule.
+func (s *Settings) pick(p report.Profile, best *report.Cell) report.ProfileCell {
+	rule := report.ProfileCell{}
+	if p.Found {
+		rule = p.CellAt(s.CPUs)
+	}
+	if best == nil {
+		s.Source = SourceRule
+		return rule
+	}
+	s.Source = SourceMeasured
+	return report.ProfileCell{Profile: p.Key, Cell: best.ID, WebThreads: best.WebThreads, DBPool: best.DBPool}
 }
 
 // predict adds the out-of-range warning with the report's USL prediction
