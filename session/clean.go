@@ -35,9 +35,14 @@ type Cleaned struct {
 // replace their containers removed alone; an error there stops the clean
 // before the containers. A named run that is alive or cannot be told is
 // bad input of {run}; without a name such runs are skipped and listed.
-// It returns what it did up to an error.
+// A runID with no letter or digit names no run: bad input of {run}, the
+// input it is here (the backends' cleanups name it {run_id}, the run id
+// sweep made). It returns what it did up to an error.
 func Clean(ctx context.Context, eng CleanEngine, runID string, force bool) (Cleaned, error) {
 	var out Cleaned
+	if runID != "" && sweep.ProjectName(runID) == "sweep" {
+		return out, sweep.BadInput("run", "%q has no letter or digit, so it names no run", runID)
+	}
 	var err error
 	if out.Swarm, err = swarm.CleanRuns(ctx, eng, runID, force); err != nil {
 		return out, refused(err)

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"io"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/docker/docker/api/types/container"
 	"github.com/docker/docker/api/types/swarm"
+	"github.com/docker/docker/api/types/system"
 	"github.com/docker/docker/client"
 
 	"github.com/sweep-tool/sweep/results"
@@ -72,6 +74,33 @@ func TestCleanSparesALiveRun(t *testing.T) {
 		t.Errorf("clean --run of the ended run: exit %d, want 0 and a removal:\n%s%s", code, ended.stdout.String(), ended.stderr.String())
 	}
 	assertNoContainers(t, cli, meta.RunID)
+}
+
+// TestCleanNamesTheRunFlag: a --run that can name no run is bad input of
+// --run, the flag the user gave, not of a library field. The engine is
+// one with nothing of sweep on it and no swarm.
+func TestCleanNamesTheRunFlag(t *testing.T) {
+	t.Parallel()
+	for _, id := range []string{"!!", "--", "_"} {
+		t.Run(id, func(t *testing.T) {
+			t.Parallel()
+			err := clean(t.Context(), io.Discard, emptyEngine{}, id, false)
+			msg := message(err)
+			if exitCode(err) != exitBadInput || !strings.HasPrefix(msg, "--run: ") || strings.Contains(msg, "--run-id") {
+				t.Errorf("clean --run %q: exit %d, %q; want 2 naming --run", id, exitCode(err), msg)
+			}
+		})
+	}
+}
+
+// emptyEngine is an engine that is no swarm manager and holds no
+// container; the calls clean does not reach are the nil interface's.
+type emptyEngine struct{ session.CleanEngine }
+
+func (emptyEngine) Info(context.Context) (system.Info, error) { return system.Info{}, nil }
+
+func (emptyEngine) ContainerList(context.Context, container.ListOptions) ([]container.Summary, error) {
+	return nil, nil
 }
 
 // onlyRun is the engine as `sweep clean` sees it, restricted to the
