@@ -140,7 +140,7 @@ func BuildPicks(run *results.Run, opts Options) (*Report, error) {
 		}
 	}
 	if len(rep.PerCPU) == 0 {
-		return nil, fmt.Errorf("run %s: %w: no cell finished ok", run.RunID, results.ErrNoFinishedCells)
+		return nil, &noMatrixError{run: run.RunID, why: whyNoMatrix(rep.Cells)}
 	}
 	rep.Profiles = recommend(rep.PerCPU)
 	rep.Scaling = scaling(rep.PerCPU)

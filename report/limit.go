@@ -23,6 +23,8 @@ type LimitSummary struct {
 	// Bottleneck is what ran out first at the failing level of the first
 	// repetition that named one.
 	Bottleneck string `json:"bottleneck,omitempty"`
+	// SLO is the objective the searches judged the levels by.
+	SLO string `json:"slo,omitempty"`
 }
 
 // summariseLimit summarises the safe limits of the ok repetitions; nil
@@ -37,7 +39,7 @@ func summariseLimit(reps []results.Rep, band float64) *LimitSummary {
 			return nil
 		}
 		levels = append(levels, float64(sl.Level))
-		s.Model, s.Low, s.FailsAt = sl.Model, min(s.Low, sl.Level), max(s.FailsAt, sl.FailsAt)
+		s.Model, s.SLO, s.Low, s.FailsAt = sl.Model, sl.SLO, min(s.Low, sl.Level), max(s.FailsAt, sl.FailsAt)
 		open = open || sl.FailsAt == 0
 		if s.Bottleneck == "" {
 			s.Bottleneck = sl.Bottleneck

@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/olekukonko/tablewriter"
@@ -114,8 +115,8 @@ func missingNote(rep *Report) string {
 		s += fmt.Sprintf("Partial run: %d of %d cells have no finished repetition: %v.\n",
 			len(rep.Missing), len(rep.Cells), rep.Missing)
 	}
-	for _, c := range unanalysed(rep) {
-		s += fmt.Sprintf("CPU %g has no matrix: no cell finished ok; %s: %s.\n", c.CPUs, c.ID, c.Ineligible)
+	for _, cells := range unanalysed(rep) {
+		s += fmt.Sprintf("CPU %g has no matrix: %s.\n", cells[0].CPUs, whyNoMatrix(cells))
 	}
 	for _, n := range rep.Nodes {
 		s += fmt.Sprintf("Node %s (%s) measured %s.\n", n.Node, n.Hostname, strings.Join(n.Cells, ", "))
@@ -126,18 +127,25 @@ func missingNote(rep *Report) string {
 	return s
 }
 
-// unanalysed lists the cells of CPU limits that have no analysis because
-// none of their cells finished ok, so that failed limits are still shown.
-func unanalysed(rep *Report) []*Cell {
+// unanalysed lists, per CPU limit in order, the cells of the limits that
+// have no analysis because none of their cells may win, so that failed
+// limits are still shown.
+func unanalysed(rep *Report) [][]*Cell {
 	have := map[float64]bool{}
 	for _, cr := range rep.PerCPU {
 		have[cr.CPUs] = true
 	}
-	var out []*Cell
+	var out [][]*Cell
 	for _, c := range rep.Cells {
-		if !have[c.CPUs] {
-			out = append(out, c)
+		if have[c.CPUs] {
+			continue
 		}
+		i := slices.IndexFunc(out, func(cells []*Cell) bool { return cells[0].CPUs == c.CPUs })
+		if i < 0 {
+			out = append(out, nil)
+			i = len(out) - 1
+		}
+		out[i] = append(out[i], c)
 	}
 	return out
 }
