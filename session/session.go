@@ -156,9 +156,13 @@ func Open(ctx context.Context, spec sweep.Spec, opts Options) (_ *Session, err e
 	return s, nil
 }
 
-// validate checks the spec, its search and the grid's size.
+// validate checks the spec, its strategy's plan, its search and the
+// grid's size.
 func (s *Session) validate() error {
 	if err := s.spec.Validate(); err != nil {
+		return err
+	}
+	if err := halving.CheckSpec(s.spec); err != nil {
 		return err
 	}
 	var err error

@@ -124,6 +124,14 @@ func TestBadInputExitsTwoAndNamesTheFlag(t *testing.T) {
 		{"run missing compose file", []string{"run", "--cpus", "1", "--service", "app", "--url", "http://127.0.0.1:1",
 			"--driver", "builtin", "--compose", "/nonexistent/compose.yaml", "--out", "%TMP%"}, "--compose"},
 		{"clean with an empty run id", []string{"clean", "--run", ""}, "--run"},
+		// halving's plan is checked before anything starts (the compose
+		// file, checked later, does not exist), and by plan too.
+		{"halving with screens below 2s", []string{"run", "--cpus", "1", "--service", "app", "--url", "http://127.0.0.1:1",
+			"--driver", "builtin", "--compose", "/nonexistent/compose.yaml", "--out", "%TMP%", "--strategy", "halving", "--duration", "1s"}, "--duration"},
+		{"halving with screens below 2s, checked first", []string{"run", "--cpus", "1", "--service", "app", "--url", "http://127.0.0.1:1",
+			"--driver", "builtin", "--compose", "/nonexistent/compose.yaml", "--out", "%TMP%", "--strategy", "halving", "--duration", "1s",
+			"--check-first"}, "--duration"},
+		{"plan halving with screens below 2s", []string{"plan", "--cpus", "1", "--strategy", "halving", "--duration", "1s"}, "--duration"},
 		{"cpus below the engine's minimum", []string{"run", "--cpus", "0.005", "--service", "app", "--url", "http://127.0.0.1:1",
 			"--driver", "builtin", "--compose", "/nonexistent/compose.yaml", "--out", "%TMP%"}, "--cpus"},
 		{"empty out", []string{"run", "--cpus", "1", "--service", "app", "--url", "http://127.0.0.1:1",

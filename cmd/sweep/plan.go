@@ -28,6 +28,9 @@ func newPlanCmd(stdout, stderr io.Writer) *cobra.Command {
 		if err := spec.ValidatePlan(); err != nil {
 			return err
 		}
+		if err := halving.CheckSpec(spec); err != nil {
+			return err
+		}
 		for _, c := range spec.CPUs {
 			if c > float64(runtime.NumCPU()) {
 				fmt.Fprintf(stderr, "warning: --cpus %s is above this host's %d CPUs; `sweep run` here would refuse it\n",

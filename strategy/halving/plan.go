@@ -104,6 +104,21 @@ func (p Plan) Validate() error {
 	return nil
 }
 
+// CheckSpec refuses, before anything starts, a spec measured by halving
+// whose plan (DefaultPlan of its warm-up and duration, what Run is given
+// for it) Validate refuses: bad input of {duration}, the input the plan
+// is cut from. Any other spec passes.
+func CheckSpec(spec sweep.Spec) error {
+	if spec.Strategy != sweep.StrategyHalving {
+		return nil
+	}
+	if err := DefaultPlan(spec.Warmup.Std(), spec.Duration.Std()).Validate(); err != nil {
+		return sweep.BadInput("duration", "%s is too short for {strategy} halving (%v); give at least %s, or {strategy} grid",
+			spec.Duration.Std(), err, shortestScreenS)
+	}
+	return nil
+}
+
 // Cost is what one cell costs in a round at most: the overhead per cell
 // (recreate, ready, reset, write) plus the longest warm-up and measured
 // phase.

@@ -66,6 +66,35 @@ func TestPlanValidate(t *testing.T) {
 	}
 }
 
+// TestCheckSpec: a halving spec whose default plan screens for less than
+// 2 s is bad input of its duration, before anything starts; a grid spec
+// of any duration is not halving's to refuse.
+func TestCheckSpec(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name     string
+		strategy string
+		d        time.Duration
+		refused  bool
+	}{
+		{"halving of 1 s", sweep.StrategyHalving, s, true},
+		{"halving of 1.9 s", sweep.StrategyHalving, 1900 * time.Millisecond, true},
+		{"halving of 2 s", sweep.StrategyHalving, 2 * s, false},
+		{"halving of 5 min", sweep.StrategyHalving, 5 * time.Minute, false},
+		{"grid of 1 s", sweep.StrategyGrid, s, false},
+		{"default strategy of 1 s", "", s, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			err := CheckSpec(sweep.Spec{Strategy: tc.strategy, Warmup: sweep.Duration(s), Duration: sweep.Duration(tc.d)})
+			var b *sweep.BadInputError
+			if refused := errors.As(err, &b) && b.Field == "duration"; refused != tc.refused || (err != nil && !refused) {
+				t.Errorf("CheckSpec: %v, want refused naming {duration}: %v", err, tc.refused)
+			}
+		})
+	}
+}
+
 // TestWorstTimes prices the study's grid: 80 cells of 4 s overhead, 30 s
 // warm-up and 5 min measure, against the default plan with every cell
 // surviving and every final running to its longest, the grid's 5 min.
