@@ -29,7 +29,9 @@ type Server struct {
 	addr string
 	done chan struct{} // closed when Serve has returned
 	once sync.Once
-	err  error
+	err  error // what ended serving
+	// closeErr is what failed in Close's stopping.
+	closeErr error
 }
 
 // Start listens on addr (host:port) at once, so an address that is
@@ -43,6 +45,11 @@ func Start(ctx context.Context, addr string, m *Metrics) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
+	return serve(ctx, ln, m), nil
+}
+
+// serve serves m on ln until ctx is done or Close is called.
+func serve(ctx context.Context, ln net.Listener, m *Metrics) *Server {
 	mux := http.NewServeMux()
 	mux.Handle(Path, m.Handler())
 	s := &Server{
@@ -64,7 +71,7 @@ func Start(ctx context.Context, addr string, m *Metrics) (*Server, error) {
 		case <-s.done:
 		}
 	}()
-	return s, nil
+	return s
 }
 
 // Addr is the address served, with the port the system chose when addr
@@ -72,16 +79,25 @@ func Start(ctx context.Context, addr string, m *Metrics) (*Server, error) {
 func (s *Server) Addr() string { return s.addr }
 
 // Close stops serving and waits until the server has stopped; scrapes
-// under way get shutdownGrace to finish. It returns the error that ended
-// serving, if any.
+// under way get shutdownGrace to finish, then are cut. It returns the
+// error that ended serving and what failed in stopping: a listener that
+// would not close, the forced close after a failed Shutdown; a scrape
+// cut at the end of the grace is no error.
 func (s *Server) Close() error {
 	s.once.Do(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
 		defer cancel()
-		if err := s.srv.Shutdown(ctx); err != nil {
-			_ = s.srv.Close()
+		err := s.srv.Shutdown(ctx)
+		if err == nil {
+			return
+		}
+		if errors.Is(err, context.DeadlineExceeded) {
+			err = nil
+		}
+		if err = errors.Join(err, s.srv.Close()); err != nil {
+			s.closeErr = fmt.Errorf("close metrics server: %w", err)
 		}
 	})
 	<-s.done
-	return s.err
+	return errors.Join(s.err, s.closeErr)
 }

@@ -6,6 +6,7 @@ import (
 	"io"
 	"net"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -92,3 +93,55 @@ func TestServerCutsASilentClient(t *testing.T) {
 	}
 	t.Logf("silent client cut after %.1f s", time.Since(start).Seconds())
 }
+
+// TestServerCloseSaysWhatFailed: Close returns what went wrong while it
+// stopped the server (here the listener cannot be closed), not only the
+// error that ended serving.
+func TestServerCloseSaysWhatFailed(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name    string
+		closing error
+	}{
+		{"listener closes", nil},
+		{"listener cannot close", errors.New("close tcp 127.0.0.1:9464: device busy")},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			ln := newListener(tc.closing)
+			s := serve(t.Context(), ln, New())
+			<-ln.accepting // serving
+			for range 2 {  // a second Close says the same
+				if err := s.Close(); !errors.Is(err, tc.closing) {
+					t.Errorf("Close: %v, want %v", err, tc.closing)
+				}
+			}
+		})
+	}
+}
+
+// listener is a net.Listener that accepts nothing (accepting is closed
+// once it is asked to) and whose Close returns closing, after it ends
+// Accept.
+type listener struct {
+	closing               error
+	accepting, closed     chan struct{}
+	acceptOnce, closeOnce sync.Once
+}
+
+func newListener(closing error) *listener {
+	return &listener{closing: closing, accepting: make(chan struct{}), closed: make(chan struct{})}
+}
+
+func (l *listener) Accept() (net.Conn, error) {
+	l.acceptOnce.Do(func() { close(l.accepting) })
+	<-l.closed
+	return nil, net.ErrClosed
+}
+
+func (l *listener) Close() error {
+	l.closeOnce.Do(func() { close(l.closed) })
+	return l.closing
+}
+
+func (l *listener) Addr() net.Addr { return &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 9464} }
