@@ -81,7 +81,7 @@ func normalisation(run *results.Run, cells []*Cell, opts Options) (map[float64]R
 			if s.Round != NormRound {
 				continue
 			}
-			c := summarise(results.RunCell{CellInfo: rc.CellInfo, Reps: []results.Rep{{Record: s.Record}}}, run.Service, opts)
+			c := summarise(results.RunCell{CellInfo: rc.CellInfo, Reps: []results.Rep{{Record: s.Record}}}, run.Service, poolShape(run), opts)
 			if c.Ineligible != "" {
 				continue
 			}

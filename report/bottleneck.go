@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/sweep-tool/sweep/results"
+	"github.com/sweep-tool/sweep/sweep"
 )
 
 // The bottleneck labels, in the order the rules are tried.
@@ -28,7 +29,8 @@ var Legend = []struct{ Label, Rule string }{
 	{BottleneckConn, "sessions within 5 % of max_connections, \"too many clients\" in the target's log, or run over the connection limit"},
 	{BottleneckError, "failed, or error rate above the bound"},
 	{BottleneckLoad, "the load driver could not keep up (dropped iterations)"},
-	{BottleneckPool, "peak active DB sessions reached the pool size: requests wait for a connection"},
+	{BottleneckPool, "peak active DB sessions reached the connections the pool allows (the pool; × web workers with a " +
+		"pool per worker; a pooler's pool of server connections): requests wait for a connection"},
 	{BottleneckCPU, "target CPU at or above 85 % of its limit"},
 	{BottleneckDB, "another service (the database) at or above 85 % of its CPU limit, or sessions waiting on locks"},
 	{BottleneckGenerator, fmt.Sprintf("host CPU pressure at or above %.0f %% of the phase, the load driver's CPU per "+
@@ -38,7 +40,10 @@ var Legend = []struct{ Label, Rule string }{
 }
 
 // bottleneck labels a cell; "" when the cell has no metrics to judge by.
-func bottleneck(c *Cell, service string, opts Options) string {
+// service is the target's, pool where its pool lived: the pool is
+// starved when the sessions busy at once reach what it lets the database
+// see (sweep.PoolShape.Conns, as sweep limits judges a level).
+func bottleneck(c *Cell, service string, pool sweep.PoolShape, opts Options) string {
 	switch {
 	case c.Status == statusMissing || c.Status == statusScreened || c.Status == results.StatusSkipped:
 		return ""
@@ -70,7 +75,7 @@ func bottleneck(c *Cell, service string, opts Options) string {
 		return BottleneckLoad
 	case !metrics:
 		return ""
-	case activePeak > 0 && activePeak >= c.DBPool:
+	case activePeak > 0 && activePeak >= pool.Conns(c.DBPool, c.WebThreads):
 		return BottleneckPool
 	case c.CPUPct != nil && c.CPUPct.Mean >= saturatedPct:
 		return BottleneckCPU

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/sweep-tool/sweep/results"
+	"github.com/sweep-tool/sweep/sweep"
 )
 
 // sessions gives a repetition DB figures: peak active and waiting sessions.
@@ -51,7 +52,7 @@ func TestBottleneckBounds(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			rc := results.RunCell{CellInfo: results.CellInfo{ID: "c", CPUs: 1, WebThreads: 2, DBPool: 4}, Reps: tc.reps}
-			if got := summarise(rc, "app", DefaultOptions()).Bottleneck; got != tc.want {
+			if got := summarise(rc, "app", sweep.PoolShape{}, DefaultOptions()).Bottleneck; got != tc.want {
 				t.Errorf("bottleneck = %q, want %q", got, tc.want)
 			}
 		})

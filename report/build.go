@@ -13,12 +13,11 @@ type Report struct {
 	RunID   string
 	WebEnv  string
 	PoolEnv string
-	// PoolPerWeb: the pool was per web worker (results.Run.PoolPerWeb).
-	PoolPerWeb bool
-	// PoolService is the service the pool went to (pool_env
-	// SERVICE:NAME, e.g. a PgBouncer's pool); empty: the target.
-	PoolService string
-	Options     Options
+	// Pool is where the pool lived (Pool.Service: the service it went to
+	// with pool_env SERVICE:NAME, e.g. a PgBouncer's; Pool.PerWeb: one
+	// per web worker), so how many sessions it let the database see.
+	Pool    sweep.PoolShape
+	Options Options
 	// Cells lists every planned cell in plan order.
 	Cells []*Cell
 	// PerCPU holds one analysis per CPU limit, ascending.
@@ -102,11 +101,10 @@ func BuildPicks(run *results.Run, opts Options) (*Report, error) {
 	}
 	rep := &Report{
 		RunID: run.RunID, WebEnv: orDefault(run.WebEnv, "web threads"),
-		PoolEnv: orDefault(run.PoolEnv, "pool size"), PoolPerWeb: run.PoolPerWeb, Options: opts,
+		PoolEnv: orDefault(run.PoolEnv, "pool size"), Pool: poolShape(run), Options: opts,
 		Missing: run.Missing, Warnings: run.Warnings, K6Dashboards: findK6Dashboards(run), run: run,
 		Strategy: run.Strategy, Screened: run.Screened, MaxRepeat: run.MaxRepeat,
 	}
-	rep.PoolService = (sweep.Spec{Service: run.Service, PoolEnv: run.PoolEnv}).PoolTarget().Service
 	rep.Warnings = append(slices.Clip(rep.Warnings), placementWarnings(run)...)
 	rep.Noise, rep.Drift = runNoise(run, opts), RunDrift(run)
 	if rep.Drift != nil {
@@ -116,7 +114,7 @@ func BuildPicks(run *results.Run, opts Options) (*Report, error) {
 	rep.Nodes = nodeCells(run)
 	byCPU := map[float64][]*Cell{}
 	for _, rc := range run.Cells {
-		c := summariseAt(rc, run.Service, opts, rep.Noise)
+		c := summariseAt(rc, run.Service, rep.Pool, opts, rep.Noise)
 		c.Drifted = rep.Drift != nil && slices.Contains(rep.Drift.Cells, c.ID)
 		rep.Cells = append(rep.Cells, c)
 		byCPU[c.CPUs] = append(byCPU[c.CPUs], c)
@@ -146,9 +144,15 @@ func BuildPicks(run *results.Run, opts Options) (*Report, error) {
 	rep.Scaling = scaling(rep.PerCPU)
 	rep.USL, rep.LimitUSL, rep.USLNote = fitScaling(rep.PerCPU, rep.Profiles, opts.PredictCPUs)
 	rep.PoolEffect = poolEffect(rep.PerCPU, rep.Noise.RPS)
-	rep.PoolRules = poolRules(rep.PerCPU, opts.DBService, run.HostCPUs)
+	rep.PoolRules = poolRules(rep.PerCPU, rep.Pool, opts.DBService, run.HostCPUs)
 	rep.Gains = gains(rep.PerCPU, rep.Profiles)
 	return rep, nil
+}
+
+// poolShape is where run's pool lived; the target's replicas are not
+// recorded, so they count as 1.
+func poolShape(run *results.Run) sweep.PoolShape {
+	return sweep.Spec{Service: run.Service, PoolEnv: run.PoolEnv, PoolPerWeb: run.PoolPerWeb}.PoolShape(0)
 }
 
 func orDefault(s, def string) string {

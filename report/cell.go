@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/sweep-tool/sweep/results"
+	"github.com/sweep-tool/sweep/sweep"
 )
 
 // Cell states beyond ok and failed: a planned cell with no finished
@@ -60,14 +61,15 @@ type Cell struct {
 	reps []results.Rep
 }
 
-// summarise builds a Cell from a run cell at opts' assumed noise.
-func summarise(rc results.RunCell, service string, opts Options) *Cell {
-	return summariseAt(rc, service, opts, assumedNoise(opts, ""))
+// summarise builds a Cell from a run cell at opts' assumed noise; service
+// is the target's, pool where its pool lived.
+func summarise(rc results.RunCell, service string, pool sweep.PoolShape, opts Options) *Cell {
+	return summariseAt(rc, service, pool, opts, assumedNoise(opts, ""))
 }
 
 // summariseAt builds a Cell from a run cell, judging a single RPS and p99
 // by the run's noise bands.
-func summariseAt(rc results.RunCell, service string, opts Options, noise Noise) *Cell {
+func summariseAt(rc results.RunCell, service string, pool sweep.PoolShape, opts Options, noise Noise) *Cell {
 	c := &Cell{CellInfo: rc.CellInfo, Status: statusMissing, Score: math.NaN()}
 	var rps, p99, errs, cpu, sess []float64
 	skipped := 0
@@ -117,7 +119,7 @@ func summariseAt(rc results.RunCell, service string, opts Options, noise Noise) 
 	c.SafeLimit = summariseLimit(c.reps, opts.NoiseBand)
 	c.Ineligible = ineligible(c, opts)
 	consistency(c, service)
-	c.Bottleneck = bottleneck(c, service, opts)
+	c.Bottleneck = bottleneck(c, service, pool, opts)
 	return c
 }
 

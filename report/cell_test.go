@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/sweep-tool/sweep/results"
+	"github.com/sweep-tool/sweep/sweep"
 )
 
 // TestIneligible pins why a cell cannot win, as the report prints it.
@@ -24,7 +25,7 @@ func TestIneligible(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			rc := results.RunCell{CellInfo: results.CellInfo{ID: "c", CPUs: 1, WebThreads: 1, DBPool: 2}, Reps: tc.reps}
-			if got := summarise(rc, "app", DefaultOptions()).Ineligible; got != tc.want {
+			if got := summarise(rc, "app", sweep.PoolShape{}, DefaultOptions()).Ineligible; got != tc.want {
 				t.Errorf("ineligible %q, want %q", got, tc.want)
 			}
 		})

@@ -92,7 +92,7 @@ func Compare(a, b *results.Run, opts CompareOptions) (*Comparison, error) {
 func okCells(run *results.Run) map[string]*Cell {
 	out := map[string]*Cell{}
 	for _, rc := range run.Cells {
-		c := summarise(rc, run.Service, DefaultOptions())
+		c := summarise(rc, run.Service, poolShape(run), DefaultOptions())
 		if c.Status != results.StatusOK {
 			continue
 		}

@@ -92,11 +92,11 @@ func recommendationParas(rep *Report) []string {
 			"the data could not separate from it were measured again until their intervals parted, up to %d "+
 			"repetitions a cell; the equivalents named below are the ties that remained.", rep.MaxRepeat))
 	}
-	if rep.PoolService != "" {
+	if rep.Pool.Service != "" {
 		paras = append(paras, fmt.Sprintf("The pool size went to service %s (%s), recreated with every cell, "+
-			"not to the target: the database's server connections are that service's pool.", rep.PoolService, rep.PoolEnv))
+			"not to the target: the database's server connections are that service's pool.", rep.Pool.Service, rep.PoolEnv))
 	}
-	if rep.PoolPerWeb {
+	if rep.Pool.PerWeb {
 		paras = append(paras, fmt.Sprintf("%s is per web worker (pool-per-web): every one of the %s workers "+
 			"holds a pool of its own, so the database saw up to %s × %s connections per replica.",
 			rep.PoolEnv, rep.WebEnv, rep.WebEnv, rep.PoolEnv))

@@ -42,7 +42,7 @@ func TestGeneratorBoundBottleneck(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			rc := results.RunCell{CellInfo: results.CellInfo{ID: "c", CPUs: 1, WebThreads: 2, DBPool: 4}, Reps: []results.Rep{tc.rep}}
-			if got := summarise(rc, "app", DefaultOptions()).Bottleneck; got != tc.want {
+			if got := summarise(rc, "app", sweep.PoolShape{}, DefaultOptions()).Bottleneck; got != tc.want {
 				t.Errorf("bottleneck = %q, want %q", got, tc.want)
 			}
 		})

@@ -27,9 +27,11 @@ const (
 // PoolRule sets the widely used pool-sizing rule of thumb for PostgreSQL
 // (the PostgreSQL wiki's "Number Of Database Connections", HikariCP's
 // "About Pool Sizing"), connections ≈ 2 × cores + effective spindles,
-// beside one CPU limit's measured best pools. It is a hint for the
-// database side, not a measurement: the rule sizes the database's active
-// connections from its cores, the sweep measures the target's pool.
+// beside one CPU limit's measured best pools, counted as the connections
+// they let the database see (sweep.PoolShape.Conns: pool × web workers
+// with a pool per worker). It is a hint for the database side, not a
+// measurement: the rule sizes the database's active connections from its
+// cores, the sweep measures the target's pool or a pooler's.
 type PoolRule struct {
 	CPUs float64 `json:"cpus"`
 	// DBCores are the database's cores and CoresFrom where they come
@@ -40,7 +42,7 @@ type PoolRule struct {
 	// the grid rounds.
 	Pool int `json:"pool"`
 	// Throughput and Latency are the best RPS cell's and the best P99
-	// cell's pools.
+	// cell's pools, as connections.
 	Throughput PoolMatch `json:"throughput"`
 	Latency    PoolMatch `json:"latency"`
 }
@@ -60,8 +62,9 @@ type PoolMatch struct {
 }
 
 // poolRules applies the rule at every CPU limit whose database cores are
-// known: from the records of dbService, else the host's CPU count.
-func poolRules(per []*CPUReport, dbService string, hostCPUs int) []PoolRule {
+// known: from the records of dbService, else the host's CPU count; pool
+// is where the pools lived.
+func poolRules(per []*CPUReport, pool sweep.PoolShape, dbService string, hostCPUs int) []PoolRule {
 	var out []PoolRule
 	for _, cr := range per {
 		r := PoolRule{CPUs: cr.CPUs, DBCores: dbCores(cr, dbService), CoresFrom: CoresFromDB}
@@ -72,8 +75,8 @@ func poolRules(per []*CPUReport, dbService string, hostCPUs int) []PoolRule {
 			continue
 		}
 		r.Pool = sweep.RoundHalfEven(2*r.DBCores + EffectiveSpindles)
-		r.Throughput = poolMatch(cr.BestRPS, r.Pool)
-		r.Latency = poolMatch(cr.BestP99, r.Pool)
+		r.Throughput = poolMatch(cr.BestRPS, pool, r.Pool)
+		r.Latency = poolMatch(cr.BestP99, pool, r.Pool)
 		out = append(out, r)
 	}
 	return out
@@ -92,12 +95,15 @@ func dbCores(cr *CPUReport, service string) float64 {
 	return 0
 }
 
-func poolMatch(p Pick, rule int) PoolMatch {
-	pools := []int{p.Cell.DBPool}
+// poolMatch sets pick p's pool and its ties', as the connections they
+// let the database see, beside the rule's.
+func poolMatch(p Pick, pool sweep.PoolShape, rule int) PoolMatch {
+	conns := func(c *Cell) int { return pool.Conns(c.DBPool, c.WebThreads) }
+	pools := []int{conns(p.Cell)}
 	for _, t := range p.Ties {
-		pools = append(pools, t.DBPool)
+		pools = append(pools, conns(t))
 	}
-	m := PoolMatch{Cell: p.Cell.ID, Pool: p.Cell.DBPool, PoolLo: slices.Min(pools), PoolHi: slices.Max(pools)}
+	m := PoolMatch{Cell: p.Cell.ID, Pool: pools[0], PoolLo: slices.Min(pools), PoolHi: slices.Max(pools)}
 	m.DistancePct = 100 * float64(m.Pool-rule) / float64(rule)
 	m.WithinTies = rule >= m.PoolLo && rule <= m.PoolHi
 	return m
@@ -108,8 +114,8 @@ func poolMatch(p Pick, rule int) PoolMatch {
 func poolRuleTable(rep *Report) (table, bool) {
 	t := table{
 		Title: "Pool size: the rule of thumb beside the measured best (a hint for the database side)",
-		Header: []string{"CPU", "DB cores", "rule: 2 × cores + 0", "best pool for RPS", "vs rule",
-			"best pool for P99", "vs rule"},
+		Header: []string{"CPU", "DB cores", "rule: 2 × cores + 0", "best " + measuredName(rep) + " for RPS", "vs rule",
+			"best " + measuredName(rep) + " for P99", "vs rule"},
 	}
 	for _, r := range rep.PoolRules {
 		t.Rows = append(t.Rows, []string{sweep.FormatNumber(r.CPUs),
@@ -120,10 +126,32 @@ func poolRuleTable(rep *Report) (table, bool) {
 		"Sizing\"): connections ≈ 2 × cores + effective spindles, spindles 0 for a data set held in cache; cores are " +
 		"the database container's CPU limit (resources." + rep.Options.DBService + ".cpu_limit_cores, the engine's " +
 		"CPUs when it has none), else the host's CPU count. It sizes the database's active connections, all clients " +
-		"together; the measured pool is the target's, per replica. A hint for the database side, not a measurement. " +
+		"together; " + measuredPool(rep) + ". A hint for the database side, not a measurement. " +
 		"Pools in brackets span the cells the data cannot separate from the best; vs rule is (best − rule) / rule, " +
 		markTie + " when the rule's pool lies within that span."
 	return t, len(t.Rows) > 0
+}
+
+// measuredName is what the table sets beside the rule: the pool, or the
+// pool × the web workers when each holds one.
+func measuredName(rep *Report) string {
+	if rep.Pool.PerWeb {
+		return rep.PoolEnv + " × " + rep.WebEnv
+	}
+	return "pool"
+}
+
+// measuredPool says what the measured pool is, for the database: the
+// target's pool per replica, one per web worker, or a pooler's.
+func measuredPool(rep *Report) string {
+	switch {
+	case rep.Pool.Service != "":
+		return fmt.Sprintf("the measured pool is service %s's: the pooler's server connections, whatever the target's clients", rep.Pool.Service)
+	case rep.Pool.PerWeb:
+		return fmt.Sprintf("the measured figure is %s × %s: each web worker holds a pool of its own, in each replica",
+			rep.PoolEnv, rep.WebEnv)
+	}
+	return "the measured pool is the target's, one per replica"
 }
 
 // poolRuleParas say why there is no rule-of-thumb table, when there is none.

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/sweep-tool/sweep/results"
+	"github.com/sweep-tool/sweep/sweep"
 )
 
 // TestPoolRuleColumn pins the rule-of-thumb figures of the mixed fixture,
@@ -66,7 +67,7 @@ func TestPoolRuleCores(t *testing.T) {
 			t.Parallel()
 			best := cell("cpu_1__web_1__db_3", 3, c.db)
 			cr := &CPUReport{CPUs: 1, Cells: []*Cell{best}, BestRPS: Pick{Cell: best}, BestP99: Pick{Cell: best}}
-			got := poolRules([]*CPUReport{cr}, "postgres", c.host)
+			got := poolRules([]*CPUReport{cr}, sweep.PoolShape{}, "postgres", c.host)
 			if c.wantNoRow {
 				if len(got) != 0 {
 					t.Errorf("rules %+v, want none", got)

@@ -109,7 +109,11 @@ func (o OverLimit) Reason() string {
 }
 
 // PoolShape is how a cell's pool becomes connections: one pool per
-// replica, or one per web worker of each replica.
+// process of the target (per replica), one per web worker of each
+// replica, or one pool in another service (a pooler). It is the one rule
+// for what the database sees of a pool: the connection-limit guard, the
+// report's pool bottleneck and rule of thumb, and sweep limits' pool
+// bottleneck all count connections by Conns.
 type PoolShape struct {
 	// Replicas of the target; below 1 counts as 1.
 	Replicas int
@@ -121,21 +125,28 @@ type PoolShape struct {
 	Service string
 }
 
-// workers is how many pools one replica of cell c holds.
-func (p PoolShape) workers(c Cell) int {
+// PoolShape is the shape of the pools of s's target run as replicas
+// (0 when not known: counted as 1).
+func (s Spec) PoolShape(replicas int) PoolShape {
+	return PoolShape{Replicas: replicas, PerWeb: s.PoolPerWeb, Service: s.PoolTarget().Service}
+}
+
+// workers is how many pools one replica with webThreads holds.
+func (p PoolShape) workers(webThreads int) int {
 	if p.PerWeb {
-		return max(c.WebThreads, 1)
+		return max(webThreads, 1)
 	}
 	return 1
 }
 
-// Conns is how many connections cell c may open: pool × workers ×
-// replicas.
-func (p PoolShape) Conns(c Cell) int {
+// Conns is how many connections to the database a cell of pool and
+// webThreads may open, so how many sessions it can keep busy at once:
+// the pooler's pool alone, else pool × workers × replicas.
+func (p PoolShape) Conns(pool, webThreads int) int {
 	if p.Service != "" {
-		return c.DBPool
+		return pool
 	}
-	return c.DBPool * p.workers(c) * max(p.Replicas, 1)
+	return pool * p.workers(webThreads) * max(p.Replicas, 1)
 }
 
 // CheckConnLimits lists the cells (each once, in the order given) whose
@@ -148,7 +159,7 @@ func CheckConnLimits(cells []Cell, shape PoolShape, limits ConnLimits) []OverLim
 	var out []OverLimit
 	seen := map[string]bool{}
 	for _, c := range cells {
-		need := shape.Conns(c)
+		need := shape.Conns(c.DBPool, c.WebThreads)
 		if seen[c.ID] || need <= allowed {
 			continue
 		}
@@ -156,7 +167,7 @@ func CheckConnLimits(cells []Cell, shape PoolShape, limits ConnLimits) []OverLim
 		o := OverLimit{Cell: c.ID, Need: need, Allowed: allowed, Pool: c.DBPool, Replicas: max(shape.Replicas, 1),
 			Service: shape.Service, What: what}
 		if shape.PerWeb {
-			o.Workers = shape.workers(c)
+			o.Workers = shape.workers(c.WebThreads)
 		}
 		out = append(out, o)
 	}
@@ -207,8 +218,7 @@ func (r *Runner) guardLimits(ctx context.Context) error {
 	for i, j := range r.pending {
 		cells[i] = j.Cell
 	}
-	shape := PoolShape{Replicas: r.Replicas, PerWeb: r.Spec.PoolPerWeb, Service: r.Spec.PoolTarget().Service}
-	over := CheckConnLimits(cells, shape, limits)
+	over := CheckConnLimits(cells, r.Spec.PoolShape(r.Replicas), limits)
 	if len(over) == 0 {
 		return nil
 	}

@@ -241,7 +241,7 @@ func TestCheckConnLimitsPerWeb(t *testing.T) {
 	if n := len(CheckConnLimits(cells, PoolShape{Replicas: 1}, limits)); n != 0 {
 		t.Errorf("one pool per replica: %d cells over, want none (the largest pool is 8)", n)
 	}
-	if got := (PoolShape{Replicas: 2, PerWeb: true}).Conns(cells[1]); got != 2*4*2 {
+	if got := (PoolShape{Replicas: 2, PerWeb: true}).Conns(cells[1].DBPool, cells[1].WebThreads); got != 2*4*2 {
 		t.Errorf("2 workers × pool 4 × 2 replicas = %d, want 16", got)
 	}
 }

@@ -81,9 +81,9 @@ type Signals struct {
 	// was throttled.
 	TargetThrottledPct float64 `json:"target_throttled_pct"`
 	// DBActivePeak is the most sessions of the target database busy at
-	// once; DBPool the sessions the pool lets the database see: the pool
-	// size, or web threads × pool when each web worker has its own pool
-	// (--pool-per-web).
+	// once; DBPool the sessions the pool lets the database see
+	// (sweep.PoolShape.Conns: the pool size, web threads × pool when each
+	// web worker has its own pool, a pooler's pool).
 	DBActivePeak int `json:"db_active_peak"`
 	DBPool       int `json:"db_pool"`
 	// HostCPUPressure is the share of the level's measured phase in which
@@ -115,21 +115,22 @@ type PoolerSignals struct {
 	CPUCores *float64 `json:"cpu_cores,omitempty"`
 }
 
-// Stack says whose figures a record's are: the services of the target,
-// the database and the pooler ("" when there is none), and whether each
-// web worker of the target has its own pool.
+// Stack says whose figures a record's are: the services of the target
+// and the database, and where the pool lives (Pool.Service: the pooler,
+// "" when there is none), which says how many sessions it lets the
+// database see (sweep.PoolShape.Conns).
 type Stack struct {
-	Target, DB, Pooler string
-	PoolPerWeb         bool
+	Target, DB string
+	Pool       sweep.PoolShape
 }
 
 // StackOf is the stack of a run of spec; db is the database's service.
 // The pooler is the service that holds the pool when {pool_env} names
 // another service than the target (PgBouncer's default_pool_size), else
 // none: its CPU is then not read, its pool figures still are when the
-// record has them.
+// record has them. The target's replicas are not recorded: counted as 1.
 func StackOf(spec sweep.Spec, db string) Stack {
-	return Stack{Target: spec.Service, DB: db, Pooler: spec.PoolTarget().Service, PoolPerWeb: spec.PoolPerWeb}
+	return Stack{Target: spec.Service, DB: db, Pool: spec.PoolShape(0)}
 }
 
 // successRate is the share of a level's attempts that succeeded. An
@@ -152,10 +153,8 @@ func FromRecord(rec results.Record, st Stack) Level {
 	if l.ElapsedS == 0 {
 		l.ElapsedS = rec.PhasesS["measure"]
 	}
-	l.Signals = Signals{DBPool: rec.Cell.DBPool, Dropped: rec.DroppedIterations, Errors: rec.Errors}
-	if st.PoolPerWeb {
-		l.Signals.DBPool *= max(1, rec.Cell.WebThreads)
-	}
+	l.Signals = Signals{DBPool: st.Pool.Conns(rec.Cell.DBPool, rec.Cell.WebThreads), Dropped: rec.DroppedIterations,
+		Errors: rec.Errors}
 	if rec.Status == results.StatusFailed {
 		l.Signals.Failed = rec.Reason
 	}
@@ -164,7 +163,7 @@ func FromRecord(rec results.Record, st Stack) Level {
 	}
 	if p := rec.Pooler; p != nil && p.Samples > p.SamplesMissing {
 		l.Signals.Pooler = &PoolerSignals{ClientsWaitingPeak: p.ClWaitingPeak, ServersActivePeak: p.SvActivePeak}
-		if r, ok := rec.Resources[st.Pooler]; ok && st.Pooler != "" && r.Samples > 0 {
+		if r, ok := rec.Resources[st.Pool.Service]; ok && st.Pool.Service != "" && r.Samples > 0 {
 			l.Signals.Pooler.CPUCores = &r.CPUCoresMean
 		}
 	}

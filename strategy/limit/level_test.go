@@ -67,7 +67,7 @@ func TestFromRecordPoolerAndSessionsAllowed(t *testing.T) {
 		Pooler: &results.PoolerStats{ClWaitingPeak: 17, SvActivePeak: 8, Samples: 3, SamplesMissing: 1},
 		Host:   &results.HostStats{CPUPressure: &results.CPUPressure{SomeShare: 0.61}}}
 
-	php := FromRecord(rec, Stack{Target: "app", DB: "db", Pooler: "pgbouncer"})
+	php := FromRecord(rec, Stack{Target: "app", DB: "db", Pool: sweep.PoolShape{Service: "pgbouncer"}})
 	p := php.Signals.Pooler
 	switch {
 	case p == nil || p.CPUCores == nil:
@@ -85,13 +85,13 @@ func TestFromRecordPoolerAndSessionsAllowed(t *testing.T) {
 		t.Errorf("pooler without its service: %+v, want the waiting clients and no CPU", p)
 	}
 
-	node := FromRecord(rec, Stack{Target: "app", DB: "db", PoolPerWeb: true})
+	node := FromRecord(rec, Stack{Target: "app", DB: "db", Pool: sweep.PoolShape{PerWeb: true}})
 	if node.Signals.DBPool != 32 {
 		t.Errorf("a pool of 8 per each of 4 workers allows %d sessions, want 32", node.Signals.DBPool)
 	}
 
 	rec.Pooler = &results.PoolerStats{Samples: 2, SamplesMissing: 2}
-	if p := FromRecord(rec, Stack{Target: "app", Pooler: "pgbouncer"}).Signals.Pooler; p != nil {
+	if p := FromRecord(rec, Stack{Target: "app", Pool: sweep.PoolShape{Service: "pgbouncer"}}).Signals.Pooler; p != nil {
 		t.Errorf("a pooler that never answered: %+v, want none", p)
 	}
 }
@@ -105,8 +105,8 @@ func TestStackOf(t *testing.T) {
 		perWeb  bool
 		want    Stack
 	}{
-		{"pgbouncer:DEFAULT_POOL_SIZE", false, Stack{Target: "app", DB: "db", Pooler: "pgbouncer"}},
-		{"BOX_DB_POOL_MAXIMUM_POOL_SIZE", true, Stack{Target: "app", DB: "db", PoolPerWeb: true}},
+		{"pgbouncer:DEFAULT_POOL_SIZE", false, Stack{Target: "app", DB: "db", Pool: sweep.PoolShape{Service: "pgbouncer"}}},
+		{"BOX_DB_POOL_MAXIMUM_POOL_SIZE", true, Stack{Target: "app", DB: "db", Pool: sweep.PoolShape{PerWeb: true}}},
 		{"app:POOL", false, Stack{Target: "app", DB: "db"}},
 	} {
 		spec := sweep.Spec{Service: "app", PoolEnv: tc.poolEnv, PoolPerWeb: tc.perWeb}
