@@ -72,7 +72,11 @@ func (c *compiler) template(n *yaml.Node, key string, esc escape) template {
 // op returns the index of the step's operation: its name, or the method
 // and url template (GET /api/orders/:id).
 func (c *compiler) op(r *rawStep) int {
-	name := opName(r.method, r.fields["url"].val.Value)
+	url := ""
+	if u, ok := r.fields["url"]; ok {
+		url = u.val.Value
+	}
+	name := opName(r.method, url)
 	if f, ok := r.fields["name"]; ok {
 		if s, ok := c.str(f); ok && strings.TrimSpace(s) != "" {
 			name = s

@@ -25,7 +25,7 @@ scenarios:
       - get:   {url: "/api/orders/{{ id }}", expect: 200}
       - patch: {url: "/api/orders/{{ id }}", json: {total: 5}, expect: 200}
       - get:   {url: "/api/customers/{{ customer }}/orders", name: "search"}
-      - think: 0.01
+      - think: 0
       - delete: {url: "/api/orders/{{ id }}", expect: [{statusCode: 204}]}
 `
 
