@@ -284,3 +284,14 @@ func TestCRUDConnectErrors(t *testing.T) {
 		})
 	}
 }
+
+func TestDemoCRUDEmbedded(t *testing.T) {
+	t.Parallel()
+	onDisk, err := os.ReadFile(filepath.Join("scenarios", DemoCRUDFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(DemoCRUD) == 0 || !bytes.Equal(DemoCRUD, onDisk) {
+		t.Errorf("DemoCRUD (%d bytes) is not scenarios/%s (%d bytes)", len(DemoCRUD), DemoCRUDFile, len(onDisk))
+	}
+}

@@ -1,7 +1,9 @@
-// Package k6scripts holds the k6 scripts sweep ships, embedded into the
-// binary so every run can copy exactly what ran into its run directory.
-// It holds no load logic: the scripts are configured through k6's __ENV by
-// the k6 driver (package load/k6), and this package only hands them out.
+// Package k6scripts holds the k6 scripts sweep ships, and the built-in
+// driver's scenario files beside them, embedded into the binary so every
+// run can copy exactly what ran into its run directory. It holds no load
+// logic: the scripts are configured through k6's __ENV by the k6 driver
+// (package load/k6), the scenarios are read by package load/scenario, and
+// this package only hands them out.
 package k6scripts
 
 import (
@@ -20,6 +22,17 @@ var FS embed.FS
 // CRUD is the file name of the bundled CRUD script, in FS and in the
 // directory WriteTo writes to.
 const CRUD = "crud.js"
+
+// DemoCRUD is the demo's CRUD workload as a scenario file of the built-in
+// driver (package load/scenario, the subset of Artillery's format it
+// reads): nine linked FHIR resources created, read, updated and deleted
+// per iteration, as operations create, read, update and delete.
+//
+//go:embed scenarios/demo-crud.yaml
+var DemoCRUD []byte
+
+// DemoCRUDFile is DemoCRUD's file name, which its parse errors name.
+const DemoCRUDFile = "demo-crud.yaml"
 
 // WriteTo copies every bundled script into dir, which must exist.
 func WriteTo(dir string) error {
