@@ -43,7 +43,14 @@ func (c *compiler) bind(r *rawStep) step {
 	for _, h := range st.headers {
 		st.needs = h.value.uses(st.needs)
 	}
-	for _, cp := range r.captures {
+	c.bindCaptures(&st, r.captures)
+	return st
+}
+
+// bindCaptures gives the step its captures, which the later steps of the
+// flow may then name.
+func (c *compiler) bindCaptures(st *step, caps []rawCapture) {
+	for _, cp := range caps {
 		st.captures = append(st.captures, capture{slot: c.slot(cp.as.Value), path: cp.path, header: cp.header})
 		if cp.header != "" {
 			st.keepHeaders = append(st.keepHeaders, cp.header)
@@ -52,7 +59,6 @@ func (c *compiler) bind(r *rawStep) step {
 		}
 		c.sc.captured[cp.as.Value] = true
 	}
-	return st
 }
 
 // template binds a scalar's text; problems name the scalar's line and key.
@@ -163,16 +169,8 @@ func (b *jsonBuilder) scalar(n *yaml.Node, key string) {
 		v, _ := strconv.ParseBool(strings.ToLower(n.Value))
 		b.text = strconv.AppendBool(b.text, v)
 		return
-	case "!!int":
-		if v, err := strconv.ParseInt(strings.ReplaceAll(n.Value, "_", ""), 0, 64); err == nil {
-			b.text = strconv.AppendInt(b.text, v, 10)
-			return
-		}
-		fallthrough
-	case "!!float":
-		if v, ok := b.c.number(n, key); ok {
-			b.text = strconv.AppendFloat(b.text, v, 'g', -1, 64)
-		}
+	case "!!int", "!!float":
+		b.text = b.c.jsonNumber(b.text, n, key)
 		return
 	}
 	esc := escJSONString

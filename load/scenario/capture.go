@@ -18,45 +18,52 @@ func (c *compiler) captures(f field) []rawCapture {
 		if m == nil {
 			continue
 		}
-		var r rawCapture
-		j, isJSON := m["json"]
-		h, isHeader := m["header"]
-		switch {
-		case isJSON && isHeader:
-			c.fail(h.key, "header", "a capture reads json or header, not both")
-		case isJSON:
-			if s, ok := c.str(j); ok {
-				p, err := compilePath(s)
-				if err != nil {
-					c.fail(j.val, "json", "%v", err)
-				}
-				r.path = p
-			}
-		case isHeader:
-			r.header, _ = c.str(h)
-			if !validHeaderName(r.header) {
-				c.fail(h.val, "header", "%q is not a header name", r.header)
-			}
-		default:
-			c.fail(n, "capture", "give json (a JSONPath such as $.id) or header (such as Location)")
-		}
+		r := c.source(n, m)
 		as, ok := m["as"]
-		switch {
-		case !ok:
+		if !ok {
 			c.fail(n, "as", "missing: a capture names its value with as")
 			continue
-		case !validName(as.val.Value):
-			c.fail(as.val, "as", "%q: a name is letters, digits and _", as.val.Value)
-		case c.sc.vars[as.val.Value] != (variable{}):
-			c.fail(as.val, "as", "%q is a config variable; capture into another name", as.val.Value)
-		case seen[as.val.Value]:
-			c.fail(as.val, "as", "%q is captured twice in this step", as.val.Value)
+		}
+		switch name := as.val.Value; {
+		case !validName(name):
+			c.fail(as.val, "as", "%q: a name is letters, digits and _", name)
+		case c.sc.vars[name] != (variable{}):
+			c.fail(as.val, "as", "%q is a config variable; capture into another name", name)
+		case seen[name]:
+			c.fail(as.val, "as", "%q is captured twice in this step", name)
 		}
 		seen[as.val.Value] = true
 		r.as = as.val
 		out = append(out, r)
 	}
 	return out
+}
+
+// source reads where a capture reads from: json or header.
+func (c *compiler) source(n *yaml.Node, m map[string]field) rawCapture {
+	var r rawCapture
+	j, isJSON := m["json"]
+	h, isHeader := m["header"]
+	switch {
+	case isJSON && isHeader:
+		c.fail(h.key, "header", "a capture reads json or header, not both")
+	case isJSON:
+		if s, ok := c.str(j); ok {
+			p, err := compilePath(s)
+			if err != nil {
+				c.fail(j.val, "json", "%v", err)
+			}
+			r.path = p
+		}
+	case isHeader:
+		r.header, _ = c.str(h)
+		if !validHeaderName(r.header) {
+			c.fail(h.val, "header", "%q is not a header name", r.header)
+		}
+	default:
+		c.fail(n, "capture", "give json (a JSONPath such as $.id) or header (such as Location)")
+	}
+	return r
 }
 
 // validHeaderName accepts an HTTP token.

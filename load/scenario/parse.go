@@ -88,8 +88,10 @@ func (c *compiler) config(f field) {
 			c.fail(f.key, name, "a variable's name is letters, digits and _")
 		case !ok:
 			c.fail(f.val, name, "a variable is a string or a number (Artillery's lists are outside the subset)")
+		case f.val.Tag == "!!int" || f.val.Tag == "!!float":
+			c.sc.vars[name] = variable{value: string(c.jsonNumber(nil, f.val, name)), num: true}
 		default:
-			c.sc.vars[name] = variable{value: s, num: f.val.Tag == "!!int" || f.val.Tag == "!!float"}
+			c.sc.vars[name] = variable{value: s}
 		}
 	}
 }

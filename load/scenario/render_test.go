@@ -94,3 +94,27 @@ func TestRenderFunctions(t *testing.T) {
 		t.Errorf("two iterations share %s: $uuid must be drawn per iteration", a[0].path)
 	}
 }
+
+func TestRenderLiteralText(t *testing.T) {
+	t.Parallel()
+	s := mustParse(t, `config: {variables: {hex: 0x1F, big: 1_000, f: 2.50}}
+scenarios:
+  - flow:
+      - post:
+          url: "/search?q=a b&x=1%2F&h={{ hex }}"
+          headers: {X-A: "line\r\nInjected: 1"}
+          json: {plain: 'say "hi" \ now', mixed: "tab\there {{ $vu }}", "key \"q\"": 1, n: [0x10, 1_000, +5, "{{ hex }}", "{{ big }}", "{{ f }}"]}
+`)
+	d := &fakeDoer{answer: func(sent) reply { return reply{status: 200} }}
+	iterate(t, s, d)
+	r := d.got[0]
+	if want := "/search?q=a%20b&x=1%2F&h=31"; r.path != want {
+		t.Errorf("path = %q, want %q", r.path, want)
+	}
+	if want := "lineInjected: 1"; r.headers["X-A"] != want {
+		t.Errorf("header = %q, want %q", r.headers["X-A"], want)
+	}
+	if want := `{"plain":"say \"hi\" \\ now","mixed":"tab\there 1","key \"q\"":1,"n":[16,1000,5,31,1000,2.5]}`; r.body != want {
+		t.Errorf("body = %s, want %s", r.body, want)
+	}
+}

@@ -33,7 +33,7 @@ func (sc *scope) bind(s string, esc escape) (template, []string) {
 	}
 	var (
 		t    template
-		text = []byte(lits[0])
+		text = appendLiteral(nil, lits[0], esc)
 		errs []string
 	)
 	for i, r := range refs {
@@ -47,9 +47,19 @@ func (sc *scope) bind(s string, esc escape) (template, []string) {
 			s.text, s.esc = string(text), esc
 			t, text = append(t, s), text[:0:0]
 		}
-		text = append(text, lits[i+1]...)
+		text = appendLiteral(text, lits[i+1], esc)
 	}
 	return append(t, seg{text: string(text)}), errs
+}
+
+// appendLiteral writes a template's own text as its slots' values are
+// written, so that a space in a url or a quote in a JSON string is as
+// safe as in a captured value.
+func appendLiteral(dst []byte, s string, esc escape) []byte {
+	if esc == escJSONValue { // the slot is the whole value: there is no text
+		return append(dst, s...)
+	}
+	return appendValue(dst, []byte(s), false, esc)
 }
 
 // resolve returns the slot of r, or the text of a config variable

@@ -146,6 +146,20 @@ func (p *parser) number(n *yaml.Node, key string) (float64, bool) {
 	return 0, false
 }
 
+// jsonNumber appends a YAML number as JSON writes it: YAML's 0x10, 1_000
+// and +5 are not JSON, and .inf is not a number JSON has.
+func (p *parser) jsonNumber(dst []byte, n *yaml.Node, key string) []byte {
+	if n.Tag == "!!int" {
+		if v, err := strconv.ParseInt(n.Value, 0, 64); err == nil {
+			return strconv.AppendInt(dst, v, 10)
+		}
+	}
+	if v, ok := p.number(n, key); ok {
+		return strconv.AppendFloat(dst, v, 'g', -1, 64)
+	}
+	return dst
+}
+
 // seq returns the items of a sequence; what names it in the message.
 func (p *parser) seq(f field, what string) []*yaml.Node {
 	if f.val == nil || f.val.Kind != yaml.SequenceNode {
