@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"sync"
 	"testing"
 	"time"
 )
@@ -205,5 +206,41 @@ func TestSamples(t *testing.T) {
 	}
 	if d.got[len(d.got)-1].keepBody {
 		t.Error("a request asked for its body after its operation had a sample")
+	}
+}
+
+// failingDoer answers every request 503, keeping no state, so that many
+// VUs may share it.
+type failingDoer struct{}
+
+func (failingDoer) Do(_ *Request, resp *Response) error {
+	resp.Status, resp.Body = 503, append(resp.Body[:0], "busy"...)
+	return nil
+}
+
+func TestSamplesShared(t *testing.T) {
+	t.Parallel()
+	s := mustParse(t, orders)
+	ss := s.NewSamples()
+	var wg sync.WaitGroup
+	for i := range 8 {
+		wg.Go(func() {
+			v := s.NewVU(i, uint64(i), ss)
+			for range 50 {
+				if err := v.Iterate(t.Context(), failingDoer{}, nopRecorder{}); err != nil {
+					t.Error(err)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	got := ss.All()
+	if len(got) != len(s.Ops()) {
+		t.Fatalf("%d samples for %d operations: %+v", len(got), len(s.Ops()), got)
+	}
+	for i, smp := range got {
+		if smp.Op != s.Ops()[i] || (smp.Class != "http_503" && smp.Class != ClassSkipped) {
+			t.Errorf("sample %d = %+v", i, smp)
+		}
 	}
 }
