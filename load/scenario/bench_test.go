@@ -29,7 +29,7 @@ func (nopRecorder) Record(Outcome) {}
 func BenchmarkIterate(b *testing.B) {
 	s := mustParse(b, orders)
 	d := &cannedDoer{created: []byte(`{"order_id": 17, "customer": "c3", "total": 42}`), ok: []byte(`{"order_id": 17, "total": 5}`)}
-	v := s.NewVU(0, 1, s.NewSamples())
+	v := s.NewVU(0, 1)
 	// The zero think still asks the context, as a real one would.
 	ctx := b.Context()
 	b.ReportAllocs()
@@ -51,7 +51,7 @@ scenarios:
           url: "/a/{{ id }}"
           json: {id: "{{ id }}", customer: "{{ customer }}", total: "{{ $randomNumber(1, 100) }}", key: "{{ $uuid }}", note: "vu {{ $vu }} #{{ $iteration }}"}
 `)
-	v := s.NewVU(0, 1, nil)
+	v := s.NewVU(0, 1)
 	v.vals[0] = value{b: []byte("17"), num: true, set: true}
 	st := &s.flows[0].steps[1]
 	b.ReportAllocs()

@@ -1,6 +1,7 @@
 package scenario
 
 import (
+	"bytes"
 	"strings"
 	"testing"
 )
@@ -52,7 +53,10 @@ func (f *fakeDoer) Do(req *Request, resp *Response) error {
 // outcomes is a Recorder that keeps every outcome.
 type outcomes []Outcome
 
-func (o *outcomes) Record(x Outcome) { *o = append(*o, x) }
+func (o *outcomes) Record(x Outcome) {
+	x.Body = bytes.Clone(x.Body) // the VU reuses it
+	*o = append(*o, x)
+}
 
 // classes lists the outcomes' classes, "ok" for a success.
 func (o outcomes) classes() string {
@@ -83,7 +87,7 @@ func mustParse(t testing.TB, src string) *Script {
 func iterate(t *testing.T, s *Script, d Doer) outcomes {
 	t.Helper()
 	var rec outcomes
-	if err := s.NewVU(1, 1, nil).Iterate(t.Context(), d, &rec); err != nil {
+	if err := s.NewVU(1, 1).Iterate(t.Context(), d, &rec); err != nil {
 		t.Fatal(err)
 	}
 	return rec

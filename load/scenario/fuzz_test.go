@@ -35,7 +35,7 @@ func FuzzParse(f *testing.F) {
 			t.Fatal("a script without scenarios")
 		}
 		d := checkingDoer{t: t, d: &cannedDoer{created: []byte(`{"id": 1}`), ok: []byte(`{}`)}}
-		if err := s.NewVU(0, 1, s.NewSamples()).Iterate(t.Context(), d, nopRecorder{}); err != nil {
+		if err := s.NewVU(0, 1).Iterate(t.Context(), d, nopRecorder{}); err != nil {
 			t.Fatal(err)
 		}
 	})

@@ -136,8 +136,7 @@ func TestOrderServiceIteration(t *testing.T) {
 	srv := httptest.NewServer(newOrderService())
 	t.Cleanup(srv.Close)
 	s := mustParse(t, orders)
-	ss := s.NewSamples()
-	v := s.NewVU(0, 1, ss)
+	v := s.NewVU(0, 1)
 	d := httpDoer{base: srv.URL, c: srv.Client()}
 	for i := range 3 {
 		var rec outcomes
@@ -145,11 +144,8 @@ func TestOrderServiceIteration(t *testing.T) {
 			t.Fatal(err)
 		}
 		if got := rec.classes(); got != "ok ok ok ok ok" {
-			t.Errorf("iteration %d: %s; samples %+v", i, got, ss.All())
+			t.Errorf("iteration %d: %s; outcomes %+v", i, got, rec)
 		}
-	}
-	if got := ss.All(); len(got) != 0 {
-		t.Errorf("samples after clean iterations: %+v", got)
 	}
 }
 
@@ -158,16 +154,14 @@ func TestOrderServiceWrongAPI(t *testing.T) {
 	srv := httptest.NewServer(http.NotFoundHandler())
 	t.Cleanup(srv.Close)
 	s := mustParse(t, orders)
-	ss := s.NewSamples()
 	var rec outcomes
-	if err := s.NewVU(0, 1, ss).Iterate(t.Context(), httpDoer{base: srv.URL, c: srv.Client()}, &rec); err != nil {
+	if err := s.NewVU(0, 1).Iterate(t.Context(), httpDoer{base: srv.URL, c: srv.Client()}, &rec); err != nil {
 		t.Fatal(err)
 	}
 	if got := rec.classes(); got != "http_404 skipped skipped http_404 skipped" {
 		t.Errorf("classes = %s", got)
 	}
-	got := ss.All()
-	if len(got) != 5 || got[0].Status != 404 || got[0].Body != "404 page not found\n" || got[1].Class != ClassSkipped {
-		t.Errorf("samples = %+v", got)
+	if o := rec[0]; o.Status != 404 || string(o.Body) != "404 page not found\n" || rec[1].Sent || rec[1].Body != nil {
+		t.Errorf("outcomes = %+v", rec)
 	}
 }

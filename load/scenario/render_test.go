@@ -63,7 +63,7 @@ func TestRenderFunctions(t *testing.T) {
 	path := regexp.MustCompile(`^/r/(-?[0-3])/([0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12})$`)
 	run := func(seed uint64, n int) []sent {
 		d := &fakeDoer{answer: func(sent) reply { return reply{status: 201} }}
-		v := s.NewVU(4, seed, nil)
+		v := s.NewVU(4, seed)
 		for range n {
 			if err := v.Iterate(t.Context(), d, new(outcomes)); err != nil {
 				t.Fatal(err)

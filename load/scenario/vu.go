@@ -32,7 +32,7 @@ type Request struct {
 	Headers     []Header // the step's headers
 	ContentType string   // "" for none; application/json for a json: body
 	Body        []byte   // nil when the step sends none
-	KeepBody    bool     // the step reads the body (a capture, a sample)
+	KeepBody    bool     // a capture of the step reads the body
 	KeepHeaders []string // the response headers the step's captures read
 }
 
@@ -56,6 +56,11 @@ type Outcome struct {
 	Status int    // 0 when no response came or the step was skipped
 	Class  string // "" for a success; http_<status>, capture, skipped, or the Doer's
 	Sent   bool   // false for a skipped step: it has no latency
+	// Body is a failed step's response body as the Doer kept it (whole
+	// for a step that captures from it), for the record's sample of the
+	// operation's first failure; valid only during Record.
+	Body []byte
+	Err  error // the Doer's error, when no response came
 }
 
 // Recorder counts outcomes; the driver's times each request it sent
@@ -82,7 +87,6 @@ type VU struct {
 	vals    []value
 	uuid    [36]byte
 	hasUUID bool
-	samples *Samples
 	timer   *time.Timer
 
 	req        Request
@@ -98,9 +102,9 @@ type value struct {
 }
 
 // NewVU returns virtual user id, its random choices (scenarios and
-// functions) drawn from seed; samples may be nil.
-func (s *Script) NewVU(id int, seed uint64, samples *Samples) *VU {
-	v := &VU{s: s, id: int64(id), rng: rand.New(rand.NewPCG(seed, uint64(id))), samples: samples,
+// functions) drawn from seed.
+func (s *Script) NewVU(id int, seed uint64) *VU {
+	v := &VU{s: s, id: int64(id), rng: rand.New(rand.NewPCG(seed, uint64(id))),
 		vals: make([]value, s.slots), path: make([]byte, 0, 256), body: make([]byte, 0, 1024)}
 	for _, f := range s.flows {
 		for _, st := range f.steps {
@@ -178,7 +182,6 @@ func (v *VU) request(st *step, d Doer, rec Recorder) error {
 	if !v.ready(st) {
 		o.Class = ClassSkipped
 		rec.Record(o)
-		v.samples.keep(o, nil, nil)
 		return nil
 	}
 	v.render(st)
@@ -187,20 +190,19 @@ func (v *VU) request(st *step, d Doer, rec Recorder) error {
 		return err
 	}
 	o.Sent = true
-	if err != nil {
-		o.Class = errorClass(err)
-	} else {
+	switch {
+	case err != nil:
+		o.Class, o.Err = errorClass(err), err
+	default:
 		o.Status = v.resp.Status
 		if o.Class = v.check(st); o.Class == "" {
 			o.Class = v.capture(st)
 		}
+		if o.Class != "" {
+			o.Body = v.resp.Body
+		}
 	}
 	rec.Record(o)
-	if o.Class != "" && err == nil {
-		v.samples.keep(o, v.resp.Body, nil)
-	} else if o.Class != "" {
-		v.samples.keep(o, nil, err)
-	}
 	return nil
 }
 
@@ -217,7 +219,7 @@ func (v *VU) ready(st *step) bool {
 func (v *VU) render(st *step) {
 	r := &v.req
 	r.Method, r.ContentType, r.KeepHeaders = st.method, st.ctype, st.keepHeaders
-	r.KeepBody = st.bodyCaptures || v.samples.wanted(st.op)
+	r.KeepBody = st.bodyCaptures
 	v.path = st.url.render(v.path[:0], v)
 	if len(v.path) == 0 || v.path[0] != '/' { // a url that is one captured value
 		v.path = append(v.path, 0)

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"sync"
 	"testing"
 	"time"
 )
@@ -117,7 +116,7 @@ func TestWeightedChoice(t *testing.T) {
 `)
 	run := func(seed uint64) []string {
 		d := &fakeDoer{answer: func(sent) reply { return reply{status: 200} }}
-		v := s.NewVU(0, seed, nil)
+		v := s.NewVU(0, seed)
 		for range 4000 {
 			if err := v.Iterate(t.Context(), d, new(outcomes)); err != nil {
 				t.Fatal(err)
@@ -154,7 +153,7 @@ func TestThinkStops(t *testing.T) {
 	time.AfterFunc(20*time.Millisecond, cancel)
 	d := &fakeDoer{answer: func(sent) reply { return reply{status: 200} }}
 	began := time.Now()
-	err := s.NewVU(0, 0, nil).Iterate(ctx, d, new(outcomes))
+	err := s.NewVU(0, 0).Iterate(ctx, d, new(outcomes))
 	if !errors.Is(err, context.Canceled) || time.Since(began) > 5*time.Second || len(d.got) != 0 {
 		t.Errorf("Iterate = %v after %s with %d requests; want context.Canceled at once, none sent", err, time.Since(began), len(d.got))
 	}
@@ -165,82 +164,37 @@ func TestAbort(t *testing.T) {
 	s := mustParse(t, crud)
 	d := &fakeDoer{answer: func(sent) reply { return reply{err: fmt.Errorf("dial: %w", ErrAbort)} }}
 	var rec outcomes
-	if err := s.NewVU(0, 0, nil).Iterate(t.Context(), d, &rec); !errors.Is(err, ErrAbort) || len(rec) != 0 || len(d.got) != 1 {
+	if err := s.NewVU(0, 0).Iterate(t.Context(), d, &rec); !errors.Is(err, ErrAbort) || len(rec) != 0 || len(d.got) != 1 {
 		t.Errorf("Iterate = %v, %d outcomes, %d sent; want ErrAbort after one request, none recorded", err, len(rec), len(d.got))
 	}
 }
 
-func TestSamples(t *testing.T) {
+func TestOutcomeBody(t *testing.T) {
 	t.Parallel()
 	s := mustParse(t, crud)
-	ss := s.NewSamples()
-	long := `{"error": "` + string(make([]byte, 300)) + `"}`
-	n := 0
 	d := &fakeDoer{answer: func(r sent) reply {
-		n++
 		switch {
-		case r.method == "POST" && n == 1:
-			return reply{status: 201, body: `{"id": 5}`}
 		case r.method == "POST":
-			return reply{status: 500, body: long}
+			return reply{status: 201, body: `{"id": 5}`}
 		case r.path == "/o":
 			return reply{err: classed("timeout")}
 		}
 		return reply{status: 404, body: `{"error": "gone"}`}
 	}}
-	v := s.NewVU(0, 0, ss)
-	for range 3 {
-		if err := v.Iterate(t.Context(), d, new(outcomes)); err != nil {
-			t.Fatal(err)
-		}
+	got := iterate(t, s, d)
+	want := outcomes{
+		{Op: 0, Line: 3, Status: 201, Sent: true},
+		{Op: 1, Line: 4, Status: 404, Class: "http_404", Sent: true, Body: []byte(`{"error": "gone"}`)},
+		{Op: 2, Line: 5, Class: "timeout", Sent: true, Err: classed("timeout")},
+		{Op: 3, Line: 6, Status: 404, Class: "http_404", Sent: true, Body: []byte(`{"error": "gone"}`)},
 	}
-	got := ss.All()
-	want := []Sample{
-		{Op: "create", Line: 3, Status: 500, Class: "http_500", Body: long[:200]},
-		{Op: "read", Line: 4, Status: 404, Class: "http_404", Body: `{"error": "gone"}`},
-		{Op: "list", Line: 5, Class: "timeout", Err: "timeout"},
-		{Op: "delete", Line: 6, Status: 404, Class: "http_404", Body: `{"error": "gone"}`},
+	if !slices.EqualFunc(got, want, func(a, b Outcome) bool {
+		return a.Op == b.Op && a.Line == b.Line && a.Status == b.Status && a.Class == b.Class &&
+			a.Sent == b.Sent && string(a.Body) == string(b.Body) && a.Err == b.Err
+	}) {
+		t.Errorf("outcomes:\n%+v\nwant\n%+v", got, want)
 	}
-	if !slices.Equal(got, want) {
-		t.Errorf("samples:\n%+v\nwant\n%+v", got, want)
-	}
-	if d.got[len(d.got)-1].keepBody {
-		t.Error("a request asked for its body after its operation had a sample")
-	}
-}
-
-// failingDoer answers every request 503, keeping no state, so that many
-// VUs may share it.
-type failingDoer struct{}
-
-func (failingDoer) Do(_ *Request, resp *Response) error {
-	resp.Status, resp.Body = 503, append(resp.Body[:0], "busy"...)
-	return nil
-}
-
-func TestSamplesShared(t *testing.T) {
-	t.Parallel()
-	s := mustParse(t, orders)
-	ss := s.NewSamples()
-	var wg sync.WaitGroup
-	for i := range 8 {
-		wg.Go(func() {
-			v := s.NewVU(i, uint64(i), ss)
-			for range 50 {
-				if err := v.Iterate(t.Context(), failingDoer{}, nopRecorder{}); err != nil {
-					t.Error(err)
-				}
-			}
-		})
-	}
-	wg.Wait()
-	got := ss.All()
-	if len(got) != len(s.Ops()) {
-		t.Fatalf("%d samples for %d operations: %+v", len(got), len(s.Ops()), got)
-	}
-	for i, smp := range got {
-		if smp.Op != s.Ops()[i] || (smp.Class != "http_503" && smp.Class != ClassSkipped) {
-			t.Errorf("sample %d = %+v", i, smp)
-		}
+	if d.got[1].keepBody || !d.got[0].keepBody {
+		t.Error("KeepBody should be set for the capturing step only")
 	}
 }
