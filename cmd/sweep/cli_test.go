@@ -187,7 +187,7 @@ func resolveSpec(t *testing.T, args ...string) (sweep.Spec, error) {
 	t.Helper()
 	cmd := &cobra.Command{Use: "x", RunE: func(*cobra.Command, []string) error { return nil }}
 	cmd.SetContext(withEnv(t.Context(), sweep.Env(os.Environ())))
-	f := newSpecFlags(cmd.Flags())
+	f := newSpecFlags(cmd.Flags(), cmdRun)
 	if err := cmd.ParseFlags(args); err != nil {
 		return sweep.Spec{}, err
 	}

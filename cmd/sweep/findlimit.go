@@ -31,18 +31,28 @@ type findLimitFlags struct {
 	search *sweep.FindLimit
 }
 
-func newFindLimitFlags(fs *pflag.FlagSet) *findLimitFlags {
-	f := &findLimitFlags{search: newSearchFlags(fs)}
-	fs.BoolVar(&f.on, "find-limit", false, "search every cell's safe limit (as sweep limit does) instead of measuring one load; "+
+// newFindLimitFlags defines --find-limit and the search flags on fs, in
+// their group; plan, which counts the levels but measures none, has no
+// --db-service.
+func newFindLimitFlags(fs *pflag.FlagSet, cmd string) *findLimitFlags {
+	all := pflag.NewFlagSet(cmd, pflag.ContinueOnError)
+	f := &findLimitFlags{search: newSearchFlags(all)}
+	all.BoolVar(&f.on, "find-limit", false, "search every cell's safe limit (as sweep limit does) instead of measuring one load; "+
 		"cells/<id>/r<N>/limit.json holds the levels, the report a safe-limit matrix")
+	all.VisitAll(func(fl *pflag.Flag) {
+		if cmd != cmdPlan || fl.Name != "db-service" {
+			fs.AddFlag(fl)
+			inGroup(fs, groupSearch, fl.Name)
+		}
+	})
 	return f
 }
 
 // resolveGrid resolves the spec of plan, run and check: the shared flags
-// and config file, then the search.
+// and config file, then the search (fl nil: a command without one).
 func resolveGrid(cmd *cobra.Command, flags *specFlags, fl *findLimitFlags) (sweep.Spec, error) {
 	spec, err := flags.resolve(cmd)
-	if err != nil {
+	if err != nil || fl == nil {
 		return spec, err
 	}
 	return spec, fl.apply(cmd.Flags(), &spec)

@@ -11,7 +11,8 @@ import (
 	"github.com/sweep-tool/sweep/sweep"
 )
 
-// specFlags binds the flags shared by plan, run and check to a Spec.
+// specFlags binds the spec's flags of plan, run, check and limit to a
+// Spec; each command is given those it reads (specFlagUse).
 type specFlags struct {
 	spec   sweep.Spec
 	text   sweep.Texts // the spec's text forms
@@ -19,7 +20,17 @@ type specFlags struct {
 	k6     string
 }
 
-func newSpecFlags(fs *pflag.FlagSet) *specFlags {
+// newSpecFlags defines on fs the spec's flags that the command cmd reads,
+// each in its group; the others keep their defaults.
+func newSpecFlags(fs *pflag.FlagSet, cmd string) *specFlags {
+	all := pflag.NewFlagSet(cmd, pflag.ContinueOnError)
+	f := bindSpec(all)
+	adopt(fs, all, cmd)
+	return f
+}
+
+// bindSpec defines every spec flag on fs.
+func bindSpec(fs *pflag.FlagSet) *specFlags {
 	f := &specFlags{spec: sweep.Spec{
 		WebMult: append([]float64(nil), sweep.DefaultWebMult...),
 		DBMult:  append([]float64(nil), sweep.DefaultDBMult...),
@@ -123,7 +134,7 @@ var configPaths = map[string]flagfile.Rebase{"compose": flagfile.Rel, "manifests
 // the environment and the load model.
 func (f *specFlags) resolve(cmd *cobra.Command) (sweep.Spec, error) {
 	if f.config != "" {
-		if err := flagfile.Apply(cmd.Flags(), f.config, configPaths); err != nil {
+		if err := flagfile.Apply(cmd.Flags(), f.config, configPaths, othersOf(cmd)...); err != nil {
 			return sweep.Spec{}, err
 		}
 	}

@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/spf13/cobra"
+
 	"github.com/sweep-tool/sweep/sweep"
 )
 
@@ -40,7 +42,7 @@ func FuzzDurationFlag(f *testing.F) {
 	f.Fuzz(func(t *testing.T, s string) {
 		spec, err := resolveSpec(t, "--cpus", "1", "--duration", s)
 		if err != nil {
-			if exitCode(badFlag(err)) != exitBadInput {
+			if exitCode(badFlag(&cobra.Command{}, err)) != exitBadInput {
 				t.Fatalf("error %q is not bad input", err)
 			}
 			return

@@ -20,10 +20,6 @@ type limitOpts struct {
 	search     *sweep.FindLimit
 }
 
-// gridFlags are spec flags that mean nothing to limit; config files may
-// still set them, so they stay, hidden from --help.
-var gridFlags = []string{"web-mult", "db-mult", "repeat", "order", "seed", "retries", "max-failures", "cooldown", "load-levels"}
-
 func newLimitCmd(stdout, stderr io.Writer) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "limit",
@@ -35,7 +31,7 @@ func newLimitCmd(stdout, stderr io.Writer) *cobra.Command {
 			"Levels are VUs (--model vus) or iterations/s (--model rate).",
 		Args: cobra.NoArgs,
 	}
-	flags := newSpecFlags(cmd.Flags())
+	flags := newSpecFlags(cmd.Flags(), cmdLimit)
 	o := &limitOpts{}
 	fs := cmd.Flags()
 	fs.IntVar(&o.web, "web", 0, "the target's web threads (with --cpus and --pool)")
@@ -44,9 +40,8 @@ func newLimitCmd(stdout, stderr io.Writer) *cobra.Command {
 	fs.StringVar(&o.cell, "cell", "", "the cell of --from's run to measure, e.g. cpu_2__web_3__db_4")
 	o.search = newSearchFlags(fs)
 	fs.StringVar(&o.levels, "levels", "", "measure exactly these increasing levels instead of searching, e.g. 10,20,40")
-	for _, name := range gridFlags {
-		_ = fs.MarkHidden(name)
-	}
+	inGroup(fs, groupGrid, "web", "pool", "from", "cell")
+	inGroup(fs, groupSearch, append(searchFlagNames, "levels")...)
 	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
 		spec, cell, err := o.target(cmd, flags)
 		if err != nil {

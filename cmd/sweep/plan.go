@@ -18,8 +18,8 @@ func newPlanCmd(stdout, stderr io.Writer) *cobra.Command {
 		Long:  "Print every cell of the grid and the estimated total time. Needs no Docker Engine.\n\n" + sweep.RuleHelp,
 		Args:  cobra.NoArgs,
 	}
-	flags := newSpecFlags(cmd.Flags())
-	fl := newFindLimitFlags(cmd.Flags())
+	flags := newSpecFlags(cmd.Flags(), cmdPlan)
+	fl := newFindLimitFlags(cmd.Flags(), cmdPlan)
 	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
 		spec, err := resolveGrid(cmd, flags, fl)
 		if err != nil {

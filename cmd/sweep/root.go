@@ -24,21 +24,21 @@ func newRootCmd(ctx context.Context, stdout, stderr io.Writer) *cobra.Command {
 	}
 	root.SetOut(stdout)
 	root.SetErr(stderr)
-	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
-		return badFlag(err)
-	})
+	root.SetFlagErrorFunc(badFlag)
 	root.AddCommand(newPlanCmd(stdout, stderr), newRunCmd(stdout, stderr), newCleanCmd(stdout),
 		newReportCmd(stdout, stderr), newCompareCmd(stdout),
 		newCheckCmd(stdout, stderr), newResumeCmd(stdout, stderr), newRerunCmd(stdout, stderr),
 		newLimitCmd(stdout, stderr), newLimitsCmd(stdout), newReplayCmd(stdout), newExportCmd(stdout, stderr),
 		newDriveCmd(stdout))
+	useGroups(root)
 	root.SetContext(ctx)
 	return root
 }
 
-// badFlag turns pflag's parse errors into bad input that names the flag
-// and keeps sweep's own messages as they are.
-func badFlag(err error) error {
+// badFlag turns pflag's parse errors of cmd into bad input that names
+// the flag and keeps sweep's own messages as they are; a flag that
+// another command has, not cmd, is named with those that have it.
+func badFlag(cmd *cobra.Command, err error) error {
 	if b := (*sweep.BadInputError)(nil); errors.As(err, &b) {
 		return b
 	}
@@ -47,6 +47,10 @@ func badFlag(err error) error {
 	if i := strings.Index(msg, "--"); i >= 0 {
 		flag = strings.Fields(msg[i+2:])[0]
 		flag = strings.Trim(flag, `"':`)
+	}
+	if by := takenBy(cmd, flag); by != "" && cmd.Flags().Lookup(flag) == nil {
+		return &sweep.BadInputError{Msg: fmt.Sprintf("--%s: %s does not use it (%s do%s); drop it", flag, cmd.Name(), by,
+			map[bool]string{true: "es"}[!strings.Contains(by, " and ")])}
 	}
 	// the flag may be one no command has, so the message names it itself
 	return &sweep.BadInputError{Msg: fmt.Sprintf("--%s: %s (see sweep --help)", flag, msg)}

@@ -24,15 +24,21 @@ func newRunCmd(stdout, stderr io.Writer) *cobra.Command {
 			sweep.RuleHelp,
 		Args: cobra.NoArgs,
 	}
-	flags := newSpecFlags(cmd.Flags())
-	fl := newFindLimitFlags(cmd.Flags())
+	flags := newSpecFlags(cmd.Flags(), cmdRun)
+	fl := newFindLimitFlags(cmd.Flags(), cmdRun)
 	var opts session.Options
 	var checkFirst bool
 	var lf liveFlags
-	lf.add(cmd.Flags())
-	cmd.Flags().BoolVar(&opts.ForceNew, "force-new", false, "start a new run even if --out holds a run with a different spec (the old one is moved aside)")
-	cmd.Flags().BoolVar(&opts.RetryFailed, "retry-failed", false, "on resume, run failed cells again")
-	cmd.Flags().BoolVar(&opts.AllowLarge, "yes", false, "allow grids above 500 cells or 48 hours")
+	fs := cmd.Flags()
+	lf.add(fs)
+	fs.BoolVar(&opts.ForceNew, "force-new", false, "start a new run even if --out holds a run with a different spec (the old one is moved aside)")
+	fs.BoolVar(&opts.RetryFailed, "retry-failed", false, "on resume, run failed cells again")
+	fs.BoolVar(&opts.AllowLarge, "yes", false, "allow grids above 500 cells or 48 hours")
+	fs.BoolVar(&checkFirst, "check-first", false, "run sweep check first (one short cell end to end, and the generator check) before the grid; "+
+		"the check's comparison goes into the run as generator-check.json")
+	inGroup(fs, groupGrid, "yes")
+	inGroup(fs, groupMeasurement, "check-first")
+	inGroup(fs, groupOutput, "force-new", "retry-failed", "metrics-addr", "k6-dashboard")
 	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
 		spec, err := resolveGrid(cmd, flags, fl)
 		if err != nil {
@@ -51,26 +57,24 @@ func newRunCmd(stdout, stderr io.Writer) *cobra.Command {
 		opts.K6 = flags.k6
 		return runGrid(cmd.Context(), spec, opts, stdout, stderr, true)
 	}
-	cmd.Flags().BoolVar(&checkFirst, "check-first", false, "run `sweep check` (one short cell end to end, and the generator check) before the grid; "+
-		"the check's comparison goes into the run as generator-check.json")
 	return cmd
 }
 
 func newCheckCmd(stdout, stderr io.Writer) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "check",
-		Short: "Validate everything and run one short cell end to end (same flags as run)",
+		Short: "Validate the stack and run the grid's first cell briefly end to end (run's flags for them)",
 		Long: "check validates every flag, the compose files, the engine, the database and the driver, then runs\n" +
 			"the first cell for a few seconds into a temporary directory and tears it down: a broken stack is\n" +
 			"found in a minute, not at 3 a.m. The cell runs with the chosen driver and then with the built-in one at\n" +
 			"the same load: when the chosen driver's RPS is lower beyond noise, the generator, not the target, limits\n" +
-			"results on this host, and check warns.",
+			"results on this host, and check warns. It takes run's flags of the stack, the load and the first cell;\n" +
+			"those of the grid's strategy, repetitions, order, controls, safe-limit search and output are run's only.",
 		Args: cobra.NoArgs,
 	}
-	flags := newSpecFlags(cmd.Flags())
-	fl := newFindLimitFlags(cmd.Flags()) // accepted and checked, so run's flags and config work here too
+	flags := newSpecFlags(cmd.Flags(), cmdCheck)
 	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
-		spec, err := resolveGrid(cmd, flags, fl)
+		spec, err := resolveGrid(cmd, flags, nil)
 		if err != nil {
 			return err
 		}

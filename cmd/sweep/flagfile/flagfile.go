@@ -1,6 +1,7 @@
 // Package flagfile sets flags from a YAML file whose keys are the flags'
 // names (sweep's --config): what the command line gives wins, a list
-// sets a list flag, and relative paths are taken relative to the file.
+// sets a list flag, relative paths are taken relative to the file, and
+// the keys of other commands sharing the file are passed over.
 // It is plumbing between a file and a pflag.FlagSet, with no knowledge
 // of any one command.
 package flagfile
@@ -9,6 +10,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/spf13/pflag"
@@ -22,10 +24,11 @@ import (
 type Rebase func(dir, value string) string
 
 // Apply sets every flag of fs not given on the command line from the
-// YAML file at path; the values of the keys in paths are rebased. Its
-// errors are bad input of the field "config"; an unknown key (or the key
-// "config" itself) is one.
-func Apply(fs *pflag.FlagSet, path string, paths map[string]Rebase) error {
+// YAML file at path; the values of the keys in paths are rebased. A key
+// in others (a flag of another command that reads the same file) is
+// passed over. Its errors are bad input of the field "config"; an
+// unknown key (or the key "config" itself) is one.
+func Apply(fs *pflag.FlagSet, path string, paths map[string]Rebase, others ...string) error {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return sweep.BadInput("config", "cannot read %s: %v", path, err)
@@ -36,6 +39,9 @@ func Apply(fs *pflag.FlagSet, path string, paths map[string]Rebase) error {
 	}
 	for key, val := range doc {
 		fl := fs.Lookup(key)
+		if fl == nil && slices.Contains(others, key) {
+			continue
+		}
 		if fl == nil || key == "config" {
 			return sweep.BadInput("config", "unknown key %q in %s; keys are the flag names (see {help})", key, path)
 		}

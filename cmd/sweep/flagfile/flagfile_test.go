@@ -46,6 +46,18 @@ func TestApply(t *testing.T) {
 	}
 }
 
+// TestApplyPassesOverOthers: a key of another command sharing the file
+// is passed over, even with a value none of fs's flags would take; the
+// others do not make a key of fs's own unknown.
+func TestApplyPassesOverOthers(t *testing.T) {
+	t.Parallel()
+	fs := pflag.NewFlagSet("t", pflag.ContinueOnError)
+	cpus := fs.String("cpus", "", "")
+	if err := Apply(fs, write(t, "cpus: 2\nkeep: {not: a value}\n"), nil, "keep", "cpus"); err != nil || *cpus != "2" {
+		t.Errorf("cpus %q, %v; want 2 and the other command's key passed over", *cpus, err)
+	}
+}
+
 func TestApplyRefuses(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct{ name, text, want string }{
