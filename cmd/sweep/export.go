@@ -35,7 +35,10 @@ func newExportCmd(stdout, stderr io.Writer) *cobra.Command {
 	cmd.Flags().StringVar(&opts.Profile, "profile", "balanced", "the profile to export: latency-first, balanced or throughput-first")
 	cmd.Flags().Float64Var(&opts.CPUs, "cpus", 0, "the CPU budget to export the values for, e.g. 4")
 	cmd.Flags().StringVar(&format, "format", string(export.FormatEnv), "env, compose, json or kubernetes")
-	cmd.Flags().StringVarP(&out, "output", "o", "", "write to this file instead of stdout")
+	cmd.Flags().StringVarP(&out, "out", "o", "", "write to this file (default: stdout)")
+	cmd.Flags().StringVar(&out, "output", "", "the old name of --out")
+	_ = cmd.Flags().MarkDeprecated("output", "use --out (or -o)")
+	cmd.Flags().SetOutput(stderr) // pflag's word on --output, with the other warnings, not in the export
 	cmd.Flags().StringArrayVar(&opts.Compose, "compose", nil,
 		"the stack's compose files for --format compose (repeatable; default: the files the run used)")
 	cmd.Flags().StringArrayVar(&opts.Manifests, "manifests", nil,

@@ -46,6 +46,23 @@ func TestExportCommand(t *testing.T) {
 	}
 }
 
+// TestExportOutput: --out (or -o) is the file written; --output, its
+// old name, still writes it and says it is deprecated.
+func TestExportOutput(t *testing.T) {
+	t.Parallel()
+	for _, args := range [][]string{{"--out"}, {"-o"}, {"--output"}} {
+		file := filepath.Join(t.TempDir(), "app.env")
+		code, out, stderr := runCLI(t, "export", gopRun, "--cpus", "4", args[0], file)
+		got, err := os.ReadFile(file)
+		if code != exitOK || out != "" || err != nil || !strings.Contains(string(got), "BOX_WEB_THREAD=6") {
+			t.Errorf("%s: exit %d, stdout %q, stderr %q, file %q (%v)", args[0], code, out, stderr, got, err)
+		}
+		if deprecated := strings.Contains(stderr, "--output has been deprecated, use --out"); deprecated != (args[0] == "--output") {
+			t.Errorf("%s: stderr %q", args[0], stderr)
+		}
+	}
+}
+
 // TestExportNoQualifyingPair: a run in which no multiplier pair finished
 // ok at both CPU limits has no rule across them for any profile, so a
 // budget it did not measure has nothing to export: exit 1 with the
