@@ -33,7 +33,7 @@ func newExportCmd(stdout, stderr io.Writer) *cobra.Command {
 		},
 	}
 	cmd.Flags().StringVar(&opts.Profile, "profile", "balanced", "the profile to export: latency-first, balanced or throughput-first")
-	cmd.Flags().Float64Var(&opts.CPUs, "cpus", 0, "the CPU budget to export the values for, e.g. 4")
+	cmd.Flags().Float64Var(&opts.CPUs, "cpus", 0, "the CPU budget to export the values for, one number of CPUs, e.g. 4 (required)")
 	cmd.Flags().StringVar(&format, "format", string(export.FormatEnv), "env, compose, json or kubernetes")
 	cmd.Flags().StringVarP(&out, "out", "o", "", "write to this file (default: stdout)")
 	cmd.Flags().StringVar(&out, "output", "", "the old name of --out")

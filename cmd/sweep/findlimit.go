@@ -17,11 +17,12 @@ func newSearchFlags(fs *pflag.FlagSet) *sweep.FindLimit {
 	f := &sweep.FindLimit{}
 	fs.StringVar(&f.SLO, "slo", limit.DefaultSLO, "objective: success>=X%, error<=X%, avg|p50|p90|p95|p99<=N ms|s, comma-separated")
 	fs.StringVar(&f.Model, "model", "", "what a level counts: vus (closed model) or rate (open, iterations/s); default: --load's kind")
-	fs.IntVar(&f.Start, "start-level", limit.DefaultStartLevel, "first level of the ramp")
-	fs.IntVar(&f.Max, "max-level", limit.DefaultMaxLevel, "highest level the ramp may reach")
+	fs.IntVar(&f.Start, "start-level", limit.DefaultStartLevel, "first level of the ramp, in --model's unit (VUs or iterations/s)")
+	fs.IntVar(&f.Max, "max-level", limit.DefaultMaxLevel, "highest level the ramp may reach, in --model's unit")
 	fs.Float64Var(&f.Factor, "factor", limit.DefaultFactor, "the ramp multiplies the level by this while the SLO holds")
 	fs.IntVar(&f.MaxSteps, "max-steps", limit.DefaultMaxSteps, "measured levels at most, ramp and bisection together")
-	fs.StringVar(&f.DBService, "db-service", sweep.DefaultDBService, "the database's compose service, for the DB CPU row")
+	fs.StringVar(&f.DBService, "db-service", sweep.DefaultDBService, "the database's service, whose CPU the levels' table shows (its DB CPU row) "+
+		"and the bottleneck reads")
 	return f
 }
 
@@ -40,6 +41,9 @@ func newFindLimitFlags(fs *pflag.FlagSet, cmd string) *findLimitFlags {
 	all.BoolVar(&f.on, "find-limit", false, "search every cell's safe limit (as sweep limit does) instead of measuring one load; "+
 		"cells/<id>/r<N>/limit.json holds the levels, the report a safe-limit matrix")
 	all.VisitAll(func(fl *pflag.Flag) {
+		if fl.Name != "find-limit" {
+			fl.Usage = "with --find-limit: " + fl.Usage
+		}
 		if cmd != cmdPlan || fl.Name != "db-service" {
 			fs.AddFlag(fl)
 			inGroup(fs, groupSearch, fl.Name)

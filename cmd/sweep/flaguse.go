@@ -62,9 +62,28 @@ var specFlagUse = []struct {
 	{"", inPlanRunCheckLimit, []string{"config"}},
 }
 
+// usageOf are the words of a spec flag where one command reads it
+// otherwise than run does.
+var usageOf = map[string]map[string]string{
+	cmdCheck: {"cpus": "the target's CPU limits, a list of CPUs, e.g. 2,4,6,8 (required; check runs the grid's first cell)"},
+	cmdLimit: {
+		"cpus":    "the configuration's CPU limit, one number of CPUs, e.g. 2 (required without --from)",
+		"axis":    "an env variable NAME=v of the target, or SERVICE:NAME=v of another service, one value each (repeatable; default: none)",
+		"memory":  "the target's memory limit, bytes with a suffix, e.g. 1g (default: the stack's own)",
+		"variant": "the stack variant NAME=FILE[+FILE] to measure, in place of --compose (default: none)",
+		"out":     "the directory of limit.json and the levels' records (default runs/limit-<run id>)",
+		"compose": "compose file of the stack (repeatable, in order; required without --from or --kubernetes)",
+		"service": "the target service in the stack (required without --from; on Kubernetes its Deployment)",
+		"url":     "base URL the load goes to, e.g. http://127.0.0.1:8080 (required without --from)",
+	},
+}
+
 // adopt defines on dst, each in its group, the flags of all that the
-// command cmd reads by specFlagUse.
+// command cmd reads by specFlagUse, in cmd's words (usageOf).
 func adopt(dst, all *pflag.FlagSet, cmd string) {
+	for name, usage := range usageOf[cmd] {
+		all.Lookup(name).Usage = usage
+	}
 	for _, u := range specFlagUse {
 		if !slices.Contains(u.cmds, cmd) {
 			continue

@@ -114,3 +114,22 @@ func TestConfigKeysOfOtherCommands(t *testing.T) {
 		t.Errorf("a key no command has: exit %d, %s", code, stderr)
 	}
 }
+
+// TestEveryFlagSaysItsDefault: each flag --help shows, but a switch
+// (off unless given), says its default or that it is required.
+func TestEveryFlagSaysItsDefault(t *testing.T) {
+	t.Parallel()
+	root := newRootCmd(t.Context(), io.Discard, io.Discard)
+	for _, c := range append(root.Commands(), root) {
+		c.LocalFlags().VisitAll(func(fl *pflag.Flag) {
+			if fl.Hidden || fl.Value.Type() == "bool" {
+				return
+			}
+			one := pflag.NewFlagSet("one", pflag.ContinueOnError)
+			one.AddFlag(fl)
+			if u := one.FlagUsages(); !strings.Contains(u, "default") && !strings.Contains(u, "required") {
+				t.Errorf("%s --%s says neither its default nor that it is required: %s", c.Name(), fl.Name, u)
+			}
+		})
+	}
+}

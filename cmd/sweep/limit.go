@@ -34,12 +34,13 @@ func newLimitCmd(stdout, stderr io.Writer) *cobra.Command {
 	flags := newSpecFlags(cmd.Flags(), cmdLimit)
 	o := &limitOpts{}
 	fs := cmd.Flags()
-	fs.IntVar(&o.web, "web", 0, "the target's web threads (with --cpus and --pool)")
-	fs.IntVar(&o.pool, "pool", 0, "the target's DB pool size (with --cpus and --web)")
-	fs.StringVar(&o.from, "from", "", "take the spec and the configuration from this run directory (with --cell)")
-	fs.StringVar(&o.cell, "cell", "", "the cell of --from's run to measure, e.g. cpu_2__web_3__db_4")
+	fs.IntVar(&o.web, "web", 0, "the target's web threads (with --cpus and --pool; required without --from)")
+	fs.IntVar(&o.pool, "pool", 0, "the target's DB pool size, in connections (with --cpus and --web; required without --from)")
+	fs.StringVar(&o.from, "from", "", "take the spec and the configuration from this run directory (with --cell; default: none)")
+	fs.StringVar(&o.cell, "cell", "", "the cell of --from's run to measure, e.g. cpu_2__web_3__db_4 (required with --from)")
 	o.search = newSearchFlags(fs)
-	fs.StringVar(&o.levels, "levels", "", "measure exactly these increasing levels instead of searching, e.g. 10,20,40")
+	fs.StringVar(&o.levels, "levels", "", "measure exactly these increasing levels instead of searching, in --model's unit, e.g. 10,20,40 "+
+		"(default: search)")
 	inGroup(fs, groupGrid, "web", "pool", "from", "cell")
 	inGroup(fs, groupSearch, append(searchFlagNames, "levels")...)
 	cmd.RunE = func(cmd *cobra.Command, _ []string) error {

@@ -22,7 +22,7 @@ type liveFlags struct {
 func (l *liveFlags) add(fs *pflag.FlagSet) {
 	fs.StringVar(&l.metricsAddr, "metrics-addr", "", "serve Prometheus metrics on HOST:PORT/metrics while the command runs "+
 		"(e.g. 127.0.0.1:9464): cells done, ETA, the running cell and phase, its RPS, errors, p99, CPU and DB sessions "+
-		"per second; docs/grafana/sweep-live.json is a dashboard for them")
+		"per second; docs/grafana/sweep-live.json is a dashboard for them (default: none)")
 	fs.BoolVar(&l.k6Dashboard, "k6-dashboard", false, "with k6: export k6's web dashboard of each cell's measured phase "+
 		"to the cell's k6-dashboard.html, linked from report.html")
 }

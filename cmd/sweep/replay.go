@@ -31,7 +31,7 @@ func newReplayCmd(stdout io.Writer) *cobra.Command {
 		},
 	}
 	cmd.Flags().StringVar(&strategy, "strategy", "halving", "the strategy to replay (halving)")
-	cmd.Flags().IntVar(&opts.Seeds, "seeds", 0, "noisy replays to run (0: one replay of the run's own figures)")
+	cmd.Flags().IntVar(&opts.Seeds, "seeds", 0, "noisy replays to run (default 0: one replay of the run's own figures)")
 	cmd.Flags().Uint64Var(&opts.Seed, "seed", 1, "first seed of the noisy replays")
 	cmd.Flags().Var(noiseFlag{&opts}, "noise",
 		"noise as a CV at a stated length, e.g. 5%@30s: scaled to each round's length as white noise (×√(30s/length)), finals too;\n"+

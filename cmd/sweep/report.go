@@ -25,7 +25,7 @@ func (f *reportFlags) bind(cmd *cobra.Command) {
 	cmd.Flags().BoolVar(&f.json, "json", false, "print only the recommendation as one JSON document")
 	bindAnalysis(cmd, &f.opts)
 	cmd.Flags().Var(sweep.Numbers{Field: "predict_cpus", Vals: &f.opts.PredictCPUs}, "predict-cpus",
-		"CPU limits to predict best RPS at from the Universal Scalability Law fit (needs 3+ measured CPU limits), e.g. 12,16")
+		"CPU limits to predict best RPS at from the Universal Scalability Law fit (needs 3+ measured CPU limits), e.g. 12,16 (default: none)")
 }
 
 // bindAnalysis binds the options that decide the winners (report, run,
@@ -108,7 +108,7 @@ func newCompareCmd(stdout io.Writer) *cobra.Command {
 			return compareRuns(stdout, args[0], args[1], gates)
 		},
 	}
-	cmd.Flags().StringVar(&failOn, "fail-on", "", "regression gates, each limit a percent with its sign, e.g. rps:-5%,p99:+10% (exit 1 when one trips)")
+	cmd.Flags().StringVar(&failOn, "fail-on", "", "regression gates, each limit a percent with its sign, e.g. rps:-5%,p99:+10% (exit 1 when one trips; default: none)")
 	return cmd
 }
 

@@ -30,8 +30,8 @@ func (d dsnFlags) of(dir string) session.SavedRun {
 }
 
 func (d *dsnFlags) add(fs *pflag.FlagSet) {
-	fs.StringVar(&d.db, "db-dsn", "", "the run's database DSN; its host or password may differ from the run's (or env SWEEP_DB_DSN)")
-	fs.StringVar(&d.pooler, "pooler-dsn", "", "the run's PgBouncer DSN, for its pool stats (or env SWEEP_POOLER_DSN)")
+	fs.StringVar(&d.db, "db-dsn", "", "the run's database DSN; its host or password may differ from the run's (default: env SWEEP_DB_DSN)")
+	fs.StringVar(&d.pooler, "pooler-dsn", "", "the run's PgBouncer DSN, for its pool stats (default: env SWEEP_POOLER_DSN)")
 }
 
 func newResumeCmd(stdout, stderr io.Writer) *cobra.Command {
@@ -56,7 +56,7 @@ func newResumeCmd(stdout, stderr io.Writer) *cobra.Command {
 		},
 	}
 	dsns.add(cmd.Flags())
-	cmd.Flags().StringVar(&opts.K6, "k6", "", "path of the k6 binary")
+	cmd.Flags().StringVar(&opts.K6, "k6", "", "path of the k6 binary (default: k6 on PATH)")
 	cmd.Flags().BoolVar(&opts.RetryFailed, "retry-failed", false, "run failed cells again")
 	lf.add(cmd.Flags())
 	return cmd
@@ -98,7 +98,7 @@ func newRerunCmd(stdout, stderr io.Writer) *cobra.Command {
 		},
 	}
 	dsns.add(cmd.Flags())
-	cmd.Flags().StringVar(&k6Path, "k6", "", "path of the k6 binary")
+	cmd.Flags().StringVar(&k6Path, "k6", "", "path of the k6 binary (default: k6 on PATH)")
 	cmd.Flags().BoolVar(&drifted, "drifted", false, "measure again exactly the cells the report marks drifted (measured while the run's control cell drifted)")
 	lf.add(cmd.Flags())
 	return cmd

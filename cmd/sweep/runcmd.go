@@ -34,7 +34,7 @@ func newRunCmd(stdout, stderr io.Writer) *cobra.Command {
 	fs.BoolVar(&opts.ForceNew, "force-new", false, "start a new run even if --out holds a run with a different spec (the old one is moved aside)")
 	fs.BoolVar(&opts.RetryFailed, "retry-failed", false, "on resume, run failed cells again")
 	fs.BoolVar(&opts.AllowLarge, "yes", false, "allow grids above 500 cells or 48 hours")
-	fs.BoolVar(&checkFirst, "check-first", false, "run sweep check first (one short cell end to end, and the generator check) before the grid; "+
+	fs.BoolVar(&checkFirst, "check-first", false, "run sweep check (one short cell end to end, and the generator check) before the grid; "+
 		"the check's comparison goes into the run as generator-check.json")
 	inGroup(fs, groupGrid, "yes")
 	inGroup(fs, groupMeasurement, "check-first")
