@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -132,12 +133,26 @@ func TestLimitOnTheDemoStack(t *testing.T) {
 func runLimit(t *testing.T, bin string, p ports, out string, args ...string) (int, *proc) {
 	t.Helper()
 	c := demoRun(t, p, out, "0.5")
-	c.args[0] = "limit"
-	c.args = append(c.args, "--web", "1", "--pool", "2", "--duration", "3s", "--slo", "p99<=20ms")
+	c.args = append(withoutFlags(c.args[1:], "--web-mult", "--db-mult", "--control-every"), // run's, not limit's
+		"--web", "1", "--pool", "2", "--duration", "3s", "--slo", "p99<=20ms")
+	c.args = append([]string{"limit"}, c.args...)
 	c.args = append(c.args, args...)
 	p1 := start(t, bin, c)
 	t.Cleanup(func() { removeLimit(t, out) })
 	return p1.wait(t), p1
+}
+
+// withoutFlags is args without the named flags and their values.
+func withoutFlags(args []string, names ...string) []string {
+	var out []string
+	for i := 0; i < len(args); i++ {
+		if slices.Contains(names, args[i]) {
+			i++ // its value
+			continue
+		}
+		out = append(out, args[i])
+	}
+	return out
 }
 
 // limitRun is the part of limit.json the test reads.
