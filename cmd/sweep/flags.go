@@ -106,7 +106,7 @@ func bindMeasurement(fs *pflag.FlagSet, s *sweep.Spec) {
 	fs.IntVar(&s.MaxFailures, "max-failures", 0, "abort the run after N failed cells "+
 		"(default 0: never; a run whose first 3 cells all fail on their requests stops anyway)")
 	fs.Var(sweep.Share{Field: "max_errors", V: &s.MaxErrors}, "max-errors", "fail a cell when more than this share of its requests fail, "+
-		"e.g. 1% (default 5%; a cell whose requests all fail always fails)")
+		"e.g. 1% (default 5%; a cell whose requests all fail always fails; with --find-limit the SLO judges errors instead)")
 	durationVar(fs, &s.Cooldown, "cooldown", 0, "pause between cells (default 0: none)")
 	fs.IntVar(&s.ControlEvery, "control-every", sweep.DefaultControlEvery, "a grid on one stack measures its control cell (--control) "+
 		"at the start, after every N cells and at the end, for a tenth of --duration (at least 5s), as cells/<id>/control1.<k>: "+

@@ -49,7 +49,7 @@ var specFlagUse = []struct {
 	{groupLoad, inPlanRunCheckLimit, []string{"load", "max-vus"}},
 	{groupLoad, inRunCheckLimit, []string{"driver", "k6", "script"}},
 	{groupMeasurement, inPlanRunCheckLimit, []string{"warmup", "duration", "precision", "min-duration"}},
-	{groupMeasurement, inRunCheckLimit, []string{"max-errors"}},
+	{groupMeasurement, inRunCheck, []string{"max-errors"}}, // limit judges errors by its SLO
 	{groupMeasurement, inPlanRun, []string{"repeat", "max-repeat", "control", "control-every"}},
 	{groupMeasurement, inRunOnly, []string{"order", "seed", "retries", "max-failures", "cooldown"}},
 	{groupOutput, inRunLimit, []string{"out"}},
