@@ -45,10 +45,11 @@ test-compose-v1: demo-images ## the compose package's Docker tests, one end-to-e
 unit: ## unit tests only: tests that need Docker or PostgreSQL skip under -short (about 25 s)
 	$(GO) test -short -count=1 ./...
 
-lint: ## go vet, gofmt, and go.mod/go.sum tidy (go mod tidy -diff; asks the module proxy only when the cache lacks a module)
+lint: ## go vet, gofmt, go.mod/go.sum tidy (go mod tidy -diff; asks the module proxy only when the cache lacks a module), and the links of README.md and docs/ (no network)
 	$(GO) vet ./...
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed: $$out"; exit 1; fi
 	@GOPROXY=off $(GO) mod tidy -diff >/dev/null 2>&1 || $(GO) mod tidy -diff || { echo "go.mod/go.sum are not tidy: run go mod tidy"; exit 1; }
+	$(GO) test -count=1 -run '^TestLinks$$' ./internal/doccheck/
 
 fmt: ## gofmt the tree
 	gofmt -w $$(git ls-files '*.go')
