@@ -10,7 +10,7 @@ EXAMPLE_ARGS ?=
 # room for a loaded host without letting a hung test run on for long.
 TEST_TIMEOUT ?= 20m
 
-.PHONY: help build test test-long test-examples test-drift test-compose-v1 unit lint fmt demo demo-images cli-compare bench-driver bench-strategy bench-noise bench-backends example-node example-php example-jvm study-infra study-infra-runs mutation mutation-survivors mutation-sample swarm-up swarm-down k8s-build k8s-up k8s-down k8s-load k8s-smoke clean
+.PHONY: help build test test-long test-examples test-drift test-compose-v1 unit lint docs fmt demo demo-images cli-compare bench-driver bench-strategy bench-noise bench-backends example-node example-php example-jvm study-infra study-infra-runs mutation mutation-survivors mutation-sample swarm-up swarm-down k8s-build k8s-up k8s-down k8s-load k8s-smoke clean
 
 help: ## list the targets
 	@grep -hE '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-16s %s\n", $$1, $$2}'
@@ -50,6 +50,9 @@ lint: ## go vet, gofmt, go.mod/go.sum tidy (go mod tidy -diff; asks the module p
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed: $$out"; exit 1; fi
 	@GOPROXY=off $(GO) mod tidy -diff >/dev/null 2>&1 || $(GO) mod tidy -diff || { echo "go.mod/go.sum are not tidy: run go mod tidy"; exit 1; }
 	$(GO) test -count=1 -run '^TestLinks$$' ./internal/doccheck/
+
+docs: ## regenerate the CLI reference (docs/reference/cli) from the commands with cobra's doc generator; a test fails while it is stale
+	$(GO) test -count=1 -run '^TestCLIReference$$' ./cmd/sweep/ -update
 
 fmt: ## gofmt the tree
 	gofmt -w $$(git ls-files '*.go')
