@@ -15,7 +15,7 @@ import (
 )
 
 // Stack is the seam between sweep and a backend: all a session needs of
-// a stack, and all a new backend implements (docs/architecture.md lists
+// a stack, and all a new backend implements (docs/development/architecture.md lists
 // it). It is the runner's sweep.Stack (start the dependencies, apply a
 // cell, wait until ready, read the applied values back, logs, watch, down)
 // and what the session adds: the stack's services and name, the CPUs a

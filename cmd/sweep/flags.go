@@ -117,23 +117,23 @@ func bindMeasurement(fs *pflag.FlagSet, s *sweep.Spec) {
 // bindPlatforms defines the flags of a stack on a swarm or on Kubernetes.
 func bindPlatforms(fs *pflag.FlagSet, s *sweep.Spec) {
 	fs.BoolVar(&s.Swarm, "swarm", false, "run the stack as services of the Docker Swarm that DOCKER_HOST or the context names (a manager), "+
-		"created from the same compose files (README: Past one host), instead of as a compose project on one engine")
+		"created from the same compose files (docs/guides/swarm.md), instead of as a compose project on one engine")
 	fs.StringArrayVar(&s.Place, "place", nil, "with --swarm: SERVICE=CONSTRAINT, a placement constraint (repeatable), "+
 		"e.g. app=node.id==<id> or db=node.labels.role==db; load=CONSTRAINT runs the built-in driver there (with --load-image) (default: none)")
 	fs.BoolVar(&s.Kubernetes, "kubernetes", false, "run the stack on the Kubernetes cluster KUBECONFIG (or ~/.kube/config) names, from --manifests, "+
-		"in a namespace sweep-<run id> of the run's own (README: Kubernetes); the target is the Deployment --service names, the load a Job from --load-image")
+		"in a namespace sweep-<run id> of the run's own (docs/guides/kubernetes.md); the target is the Deployment --service names, the load a Job from --load-image")
 	fs.StringArrayVar(&s.Manifests, "manifests", nil, "with --kubernetes: the stack's manifests, a file of multi-document YAML or a directory "+
 		"(repeatable; what helm template or kustomize build prints; required with --kubernetes)")
 	fs.StringVar(&s.KubeContext, "kube-context", "", "with --kubernetes: the kubeconfig context (default: the current one)")
 	fs.StringVar(&s.Container, "container", "", "with --kubernetes: the target Deployment's container, when its pod has several (default: its only one)")
 	fs.BoolVar(&s.InPlace, "in-place", false, "with --kubernetes: when a cell differs from the one before only in its CPU limit, resize the running pod "+
-		"in place (pods/resize, Kubernetes 1.33+) instead of rolling out a new one: faster, but the process and its warm state carry over (README: Kubernetes)")
+		"in place (pods/resize, Kubernetes 1.33+) instead of rolling out a new one: faster, but the process and its warm state carry over (docs/guides/kubernetes.md)")
 	fs.StringVar(&s.LoadImage, "load-image", "", "with --kubernetes or --place load=…: the image holding sweep that the load runs from "+
 		"(make demo-images builds sweep-drive:<hash>; default: none)")
 	fs.IntVar(&s.Parallel, "parallel", 0, "with --swarm or --kubernetes: measure up to N cells at once, one node per lane, each lane a stack "+
 		"(on Kubernetes a namespace sweep-<run id>-l<k>) of its own; on a swarm {node} in --url, --db-dsn and --pooler-dsn is the lane node's address. "+
 		"With N >= 2 every lane first measures the first cell, for a quarter of --duration (at least 5s), as cells/<id>/control<lane>: "+
-		"whether the nodes measure alike (README: Past one host; On Kubernetes) (default 0: one cell at a time)")
+		"whether the nodes measure alike (docs/guides/swarm.md, docs/guides/kubernetes.md) (default 0: one cell at a time)")
 	fs.StringSliceVar(&s.LaneNodes, "lane-nodes", nil, "with --parallel: the lanes' nodes in order (node ids, id prefixes or host names); "+
 		"default: the ready, active (on Kubernetes: schedulable, untainted) nodes, workers first")
 }
