@@ -52,7 +52,7 @@ func CheckErrors(m results.Measurement, limit float64) error {
 	if m.Requests == 0 || (m.ErrorRate <= limit && m.ErrorRate < 1) {
 		return nil
 	}
-	return fmt.Errorf("%w: %.1f%% of %d requests (over {max_errors} %s): %s; by class: %s",
+	return fmt.Errorf("%w: %.1f%% of %d requests (over the run's bound of %s): %s; by class: %s",
 		ErrRequestsFailed, 100*m.ErrorRate, m.Requests, FormatNumber(100*limit)+"%", failingOps(m), classes(m.Errors))
 }
 

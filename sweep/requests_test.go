@@ -28,11 +28,11 @@ func TestCheckErrors(t *testing.T) {
 		limit float64
 		want  []string // parts of the error; nil: no error
 	}{
-		{"every request 404", notFound, 0.05, []string{"requests failed: 100.0% of 400 requests (over {max_errors} 5%)",
+		{"every request 404", notFound, 0.05, []string{"requests failed: 100.0% of 400 requests (over the run's bound of 5%)",
 			`create 100.0% of 300 (first: 404 "404 page not found"), read 100.0% of 100`, "by class: http_404 400"}},
 		{"all failed fails even at the loosest bound", notFound, 0.999, []string{"100.0% of 400"}},
 		{"within the bound", some, 0.05, nil},
-		{"over a stricter bound", some, 0.01, []string{"3.0% of 1000 requests (over {max_errors} 1%): read 3.0% of 1000; by class: timeout 30"}},
+		{"over a stricter bound", some, 0.01, []string{"3.0% of 1000 requests (over the run's bound of 1%): read 3.0% of 1000; by class: timeout 30"}},
 		{"no requests is not this check's", results.Measurement{}, 0.05, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -222,11 +222,11 @@ func (r *Runner) stackFor(ctx context.Context, cell Cell) Stack {
 		st = v
 	}
 	if r.current != nil && r.current != st {
-		dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Minute)
-		if err := r.current.Down(dctx); err != nil {
+		prev := r.current
+		err := bounded(context.WithoutCancel(ctx), "down", r.Spec.Service, 2*time.Minute, prev.Down)
+		if err != nil {
 			r.logf("take down the previous variant's stack: %v", err)
 		}
-		cancel()
 		r.stackDown(r.current)
 	}
 	r.current = st
@@ -286,14 +286,29 @@ func (r *Runner) setup(ctx context.Context, job Job, dir string, rec *results.Re
 	if err := r.overLimitCell(job.Cell, rec); err != nil {
 		return err
 	}
-	if err := r.timed(job, rec, "apply", func() error { return stack.Apply(ctx, cfg) }); err != nil {
+	call, svc := r.Spec.CallLimit(), r.Spec.Service
+	err := r.timed(job, rec, "apply", func() error {
+		return bounded(ctx, "apply", svc, call, func(ctx context.Context) error { return stack.Apply(ctx, cfg) })
+	})
+	if err != nil {
 		return fmt.Errorf("apply: %w", err)
 	}
-	if err := r.timed(job, rec, "ready", func() error { return stack.WaitReady(ctx, r.Spec.ReadyTimeout.Std()) }); err != nil {
+	ready := r.Spec.ReadyTimeout.Std()
+	err = r.timed(job, rec, "ready", func() error {
+		return bounded(ctx, "ready wait", svc, ready+call, func(ctx context.Context) error { return stack.WaitReady(ctx, ready) })
+	})
+	if err != nil {
 		return fmt.Errorf("ready: %w", err)
 	}
-	err := r.timed(job, rec, "readback", func() error {
-		applied, err := stack.ReadBack(ctx)
+	err = r.timed(job, rec, "readback", func() error {
+		var applied results.Applied
+		err := bounded(ctx, "read back", svc, call, func(ctx context.Context) (err error) {
+			applied, err = stack.ReadBack(ctx)
+			return err
+		})
+		if errors.Is(err, ErrCallTimeout) {
+			return err // the call may still write applied
+		}
 		applied.ServiceEnv = cfg.ServiceEnv
 		rec.Applied = applied
 		if err != nil {

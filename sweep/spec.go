@@ -44,6 +44,10 @@ type Spec struct {
 	// ReadyPath is polled for HTTP 200 when the target has no healthcheck.
 	ReadyPath    string   `json:"ready_path"`
 	ReadyTimeout Duration `json:"ready_timeout"`
+	// CallTimeout bounds each call into the stack's platform besides the
+	// ready wait (apply, read back, down; see bounded); 0 means
+	// DefaultCallTimeout.
+	CallTimeout Duration `json:"call_timeout,omitempty"`
 	// DBDSN is the target's database; it never reaches disk (see
 	// Redacted). Another DSN or password is not another spec: a resume
 	// may give one.
@@ -259,6 +263,7 @@ func (s Spec) ValidatePlan() error {
 		{len(s.DBMult) == 0, "db_mult", "no DB pool multipliers"},
 		{s.WebEnv == "" || s.PoolEnv == "", "web_env", "the web-thread and pool variable names must not be empty"},
 		{s.ReadyTimeout <= 0, "ready_timeout", "must be > 0, e.g. 120s"},
+		{s.CallTimeout < 0, "call_timeout", "must be > 0, e.g. 10m"},
 		{s.Duration <= 0, "duration", "must be > 0, e.g. 5m"},
 		{s.Warmup < 0, "warmup", "must be >= 0 (0 skips the warm-up)"},
 		{!strings.HasPrefix(s.ReadyPath, "/"), "ready_path", "must start with /, e.g. /health"},

@@ -24,7 +24,11 @@ func (r *Runner) startDeps(ctx context.Context, job Job, stack Stack, cfg Target
 	if r.up[stack] {
 		return nil
 	}
-	err := r.timed(job, rec, "deps", func() error { return stack.StartDeps(ctx, cfg, r.Spec.ReadyTimeout.Std()) })
+	ready := r.Spec.ReadyTimeout.Std()
+	err := r.timed(job, rec, "deps", func() error {
+		return bounded(ctx, "start dependencies", r.Spec.Service, ready+r.Spec.CallLimit(),
+			func(ctx context.Context) error { return stack.StartDeps(ctx, cfg, ready) })
+	})
 	if err != nil {
 		return fmt.Errorf("dependencies: %w", err)
 	}

@@ -44,7 +44,7 @@ var specFlagUse = []struct {
 	{groupGrid, inPlanRunCheck, []string{"web-mult", "db-mult", "load-levels"}},
 	{groupGrid, inPlanRun, []string{"baseline", "strategy"}},
 	{groupStack, inRunCheckLimit, []string{"compose", "service", "web-env", "pool-env", "name-env", "url", "ready-path",
-		"ready-timeout", "db-dsn", "pooler-dsn", "db-reset-sql", "cpuset", "pool-per-web", "keep"}},
+		"ready-timeout", "call-timeout", "db-dsn", "pooler-dsn", "db-reset-sql", "cpuset", "pool-per-web", "keep"}},
 	{groupStack, inRunCheck, []string{"over-limit"}}, // limit's one cell is not held to the connection limit
 	{groupLoad, inPlanRunCheckLimit, []string{"load", "max-vus"}},
 	{groupLoad, inRunCheckLimit, []string{"driver", "k6", "script"}},
