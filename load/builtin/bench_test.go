@@ -1,8 +1,6 @@
 package builtin
 
 import (
-	"bufio"
-	"net"
 	"testing"
 	"time"
 )
@@ -12,20 +10,7 @@ import (
 func cannedServer(b *testing.B) string {
 	b.Helper()
 	resp := []byte("HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 3\r\n\r\nok\n")
-	return serveRaw(b, func(c net.Conn) {
-		br := bufio.NewReader(c)
-		for {
-			line, err := br.ReadSlice('\n')
-			if err != nil {
-				return
-			}
-			if len(line) <= 2 { // the blank line ending a request head
-				if _, err := c.Write(resp); err != nil {
-					return
-				}
-			}
-		}
-	})
+	return cannedHTTP(b, func([]byte) []byte { return resp })
 }
 
 // BenchmarkClientGet is one keep-alive GET round trip over loopback, the
