@@ -91,7 +91,7 @@ func BenchmarkDemoIteration(b *testing.B) {
 		b.Fatal(err)
 	}
 	req := sweep.LoadRequest{BaseURL: url, Load: closed(1), Duration: time.Hour}
-	p := newPhase(b.Context(), Options{Timeout: 5 * time.Second}, req, tg)
+	p := newPhase(b.Context(), New(Options{Timeout: 5 * time.Second}).opts, req, tg)
 	p.ctx = b.Context()
 	u := p.newUser(0)
 	defer p.stop.stop()

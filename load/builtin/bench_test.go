@@ -3,6 +3,8 @@ package builtin
 import (
 	"testing"
 	"time"
+
+	"github.com/sweep-tool/sweep/load/scenario"
 )
 
 // cannedServer answers every GET on every connection with a tiny 200; it
@@ -24,10 +26,12 @@ func BenchmarkClientGet(b *testing.B) {
 	var stop stopper
 	c := newClient(b.Context(), tg, time.Second, &stop)
 	defer stop.stop()
+	req := scenario.Request{Method: "GET", Path: []byte("/")}
+	var resp scenario.Response
 	b.ReportAllocs()
 	for b.Loop() {
-		if status, err := c.do("GET", tg.uri, nil, false); err != nil || status != 200 {
-			b.Fatalf("status %d err %v", status, err)
+		if err := c.do(&req, &resp); err != nil || resp.Status != 200 {
+			b.Fatalf("status %d err %v", resp.Status, err)
 		}
 	}
 }
@@ -35,7 +39,7 @@ func BenchmarkClientGet(b *testing.B) {
 // BenchmarkRecord is the cost of recording one request, its phases
 // included, with intervals on.
 func BenchmarkRecord(b *testing.B) {
-	r := newRecorder(1, time.Minute, true)
+	r := newRecorder(1, testOps, time.Minute, true)
 	s := r.shardFor(0)
 	start := time.Now()
 	tm := timing{writeStart: start.Add(3 * time.Microsecond), writeEnd: start.Add(9 * time.Microsecond),
@@ -43,20 +47,5 @@ func BenchmarkRecord(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		s.record(opRead, &tm, start, "", r.highestUS)
-	}
-}
-
-// BenchmarkCreateBody renders an Encounter body and scans a response for
-// its id: the per-create work besides the round trip.
-func BenchmarkCreateBody(b *testing.B) {
-	ids := [numResources]string{"p1", "l1", "o1", "pr1"}
-	resp := []byte(`{"resourceType":"Encounter","meta":{"versionId":"1","lastUpdated":"2024-01-01T00:00:00Z"},"id":"enc-123456","status":"in-progress"}`)
-	buf := make([]byte, 0, 1024)
-	b.ReportAllocs()
-	for b.Loop() {
-		buf = resources[iEncounter].create.render(buf[:0], &ids, "", 42)
-		if _, ok := topLevelID(resp); !ok {
-			b.Fatal("no id")
-		}
 	}
 }

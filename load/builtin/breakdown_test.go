@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sweep-tool/sweep/load/scenario"
 	"github.com/sweep-tool/sweep/results"
 	"github.com/sweep-tool/sweep/sweep"
 )
@@ -114,12 +115,14 @@ func TestBreakdownTLS(t *testing.T) {
 	var stop stopper
 	defer stop.stop()
 	c := newClient(t.Context(), tg, time.Second, &stop)
-	rec := newRecorder(1, time.Minute, false)
+	rec := newRecorder(1, testOps, time.Minute, false)
 	const requests = 4
+	req := scenario.Request{Method: "GET", Path: []byte("/")}
+	var resp scenario.Response
 	for range requests {
 		start := time.Now()
-		if status, err := c.do("GET", tg.uri, nil, false); err != nil || status != 200 {
-			t.Fatalf("status %d, err %v", status, err)
+		if err := c.do(&req, &resp); err != nil || resp.Status != 200 {
+			t.Fatalf("status %d, err %v", resp.Status, err)
 		}
 		rec.shardFor(0).record(opRead, &c.tm, start, "", rec.highestUS)
 	}

@@ -4,29 +4,29 @@ import (
 	"bufio"
 	"context"
 	"crypto/tls"
-	"errors"
 	"fmt"
 	"net"
 	"net/url"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/sweep-tool/sweep/load/scenario"
 )
 
-// maxKeptBody bounds a response body the driver keeps (to read the "id" of
-// a created resource); bigger bodies are an error, not a memory problem.
+// maxKeptBody bounds a response body the driver keeps (for a capture, or
+// an error's sample); bigger bodies are an error, not a memory problem.
 const maxKeptBody = 8 << 20
 
 // errStopped is returned by a request that the end of the phase cut short;
-// such requests are not counted.
-var errStopped = errors.New("phase stopped")
+// such requests are not counted, and the iteration ends.
+var errStopped = fmt.Errorf("phase stopped: %w", scenario.ErrAbort)
 
 // target is the parsed base URL every virtual user talks to.
 type target struct {
 	addr   string      // host:port to dial
 	host   string      // Host header
 	prefix string      // base path without a trailing slash
-	uri    string      // request-target of the base URL itself (get scenario)
 	tls    *tls.Config // nil for plain http
 }
 
@@ -35,7 +35,7 @@ func parseTarget(base string) (*target, error) {
 	if err != nil {
 		return nil, fmt.Errorf("parse base url: %w", err)
 	}
-	t := &target{host: u.Host, prefix: strings.TrimSuffix(u.EscapedPath(), "/"), uri: u.RequestURI()}
+	t := &target{host: u.Host, prefix: strings.TrimSuffix(u.EscapedPath(), "/")}
 	port := u.Port()
 	switch u.Scheme {
 	case "http":
@@ -73,7 +73,6 @@ type client struct {
 	br     *bufio.Reader
 	reused bool // conn has carried a request already
 	wbuf   []byte
-	body   []byte // the last kept response body
 	tm     timing // the last request's phases
 	sent   int64  // bytes written to the network, TLS included
 }
@@ -97,68 +96,72 @@ func newClient(ctx context.Context, t *target, timeout time.Duration, stop *stop
 	return c
 }
 
-// do sends one request and reads its response. When keep is set the body
-// is left in c.body. A connection that the server closed while idle is
-// redialled once, as net/http does.
-func (c *client) do(method, uri string, body []byte, keep bool) (int, error) {
-	c.writeRequest(method, uri, body)
+// do sends req and reads its response into resp (package scenario's
+// Doer contract: resp.Body holds the body when req.KeepBody or the status
+// is 400 or above, resp.Headers the req.KeepHeaders found). A connection
+// that the server closed while idle is redialled once, as net/http does.
+// A request the end of the phase cut short returns errStopped.
+func (c *client) do(req *scenario.Request, resp *scenario.Response) error {
+	c.writeRequest(req)
 	c.tm.connect, c.tm.tls, c.tm.dialled = 0, 0, false
 	for attempt := 0; ; attempt++ {
 		if c.stop.stopped.Load() {
-			return 0, errStopped
+			return errStopped
 		}
 		if c.conn == nil {
 			if err := c.dial(); err != nil {
 				if c.stopping() {
-					return 0, errStopped
+					return errStopped
 				}
-				return 0, err
+				return err
 			}
 		}
 		reused := c.reused
-		status, fresh, err := c.roundTrip(keep)
+		fresh, err := c.roundTrip(req, resp)
 		if err == nil {
-			return status, nil
+			return nil
 		}
 		c.close()
 		if c.stopping() {
-			return 0, errStopped
+			return errStopped
 		}
 		if !reused && fresh && closedBeforeResponse(err) {
-			return 0, &connectError{kind: connectReset, err: err}
+			return &connectError{kind: connectReset, err: err}
 		}
 		if !reused || !fresh || attempt > 0 {
-			return status, err
+			return err
 		}
 	}
 }
 
 // roundTrip writes c.wbuf and reads the response. fresh reports that the
 // failure came before any byte of a response, so a retry is safe.
-func (c *client) roundTrip(keep bool) (status int, fresh bool, err error) {
+func (c *client) roundTrip(req *scenario.Request, resp *scenario.Response) (fresh bool, err error) {
+	resp.Status, resp.Body, resp.Headers = 0, resp.Body[:0], resp.Headers[:0]
 	c.tm.writeStart = time.Now()
 	if err := c.conn.SetDeadline(c.tm.writeStart.Add(c.timeout)); err != nil {
-		return 0, true, fmt.Errorf("set deadline: %w", err)
+		return true, fmt.Errorf("set deadline: %w", err)
 	}
 	if _, err := c.conn.Write(c.wbuf); err != nil {
-		return 0, true, fmt.Errorf("write request: %w", err)
+		return true, fmt.Errorf("write request: %w", err)
 	}
 	c.tm.writeEnd = time.Now()
 	c.reused = true
 	// Peek blocks until the first byte of the response has arrived.
 	if _, err := c.br.Peek(1); err != nil {
-		return 0, true, fmt.Errorf("read status line: %w", err)
+		return true, fmt.Errorf("read status line: %w", err)
 	}
 	c.tm.firstByte = time.Now()
-	status, closeAfter, fresh, err := readResponse(c.br, keep, &c.body)
+	status, closeAfter, fresh, err := readResponse(c.br, req.KeepBody, &resp.Body, headerKeep{req.KeepHeaders, &resp.Headers})
+	resp.Status = status
 	if err != nil {
-		return status, fresh, err
+		return fresh, err
 	}
 	c.tm.end = time.Now()
 	if closeAfter {
 		c.close()
 	}
-	return status, false, nil
+	return false, nil
 }
 
 // stopping reports that the phase is over; it is for error paths, where
@@ -167,20 +170,34 @@ func (c *client) stopping() bool {
 	return c.stop.stopped.Load() || c.ctx.Err() != nil
 }
 
-func (c *client) writeRequest(method, uri string, body []byte) {
-	w := append(c.wbuf[:0], method...)
+// writeRequest builds req into c.wbuf: its path after the base URL's,
+// the step's headers, and a body with its type and length.
+func (c *client) writeRequest(req *scenario.Request) {
+	w := append(c.wbuf[:0], req.Method...)
 	w = append(w, ' ')
-	w = append(w, uri...)
+	w = append(w, c.t.prefix...)
+	w = append(w, req.Path...)
 	w = append(w, " HTTP/1.1\r\nHost: "...)
 	w = append(w, c.t.host...)
-	w = append(w, "\r\nUser-Agent: sweep-builtin\r\nAccept: application/fhir+json\r\n"...)
-	if body != nil {
-		w = append(w, "Content-Type: application/fhir+json\r\nContent-Length: "...)
-		w = strconv.AppendInt(w, int64(len(body)), 10)
+	w = append(w, "\r\nUser-Agent: sweep-builtin\r\n"...)
+	for _, h := range req.Headers {
+		w = append(w, h.Name...)
+		w = append(w, ": "...)
+		w = append(w, h.Value...)
+		w = append(w, "\r\n"...)
+	}
+	if req.ContentType != "" {
+		w = append(w, "Content-Type: "...)
+		w = append(w, req.ContentType...)
+		w = append(w, "\r\n"...)
+	}
+	if req.Body != nil {
+		w = append(w, "Content-Length: "...)
+		w = strconv.AppendInt(w, int64(len(req.Body)), 10)
 		w = append(w, "\r\n"...)
 	}
 	w = append(w, "\r\n"...)
-	c.wbuf = append(w, body...)
+	c.wbuf = append(w, req.Body...)
 }
 
 func (c *client) dial() error {

@@ -170,7 +170,7 @@ func TestBytesSentAreWhatTheServerRead(t *testing.T) {
 	for deadline := time.Now().Add(2 * time.Second); read.Load() != m.BytesSent && time.Now().Before(deadline); {
 		time.Sleep(10 * time.Millisecond)
 	}
-	one := int64(len(fmt.Sprintf("GET / HTTP/1.1\r\nHost: %s\r\nUser-Agent: sweep-builtin\r\nAccept: application/fhir+json\r\n\r\n",
+	one := int64(len(fmt.Sprintf("GET / HTTP/1.1\r\nHost: %s\r\nUser-Agent: sweep-builtin\r\n\r\n",
 		strings.TrimSuffix(strings.TrimPrefix(url, "http://"), "/"))))
 	// Requests cut short by the end were sent but are not counted.
 	if m.BytesSent != read.Load() || m.BytesSent%one != 0 || m.BytesSent < m.Requests*one || m.BytesSent > (m.Requests+3)*one {

@@ -1,7 +1,17 @@
 // Package builtin is sweep's own load driver: closed (a fixed number of
-// virtual users) and open (a constant arrival rate of iterations) load over
-// the nine-resource FHIR CRUD scenario, or a plain GET loop for measuring
-// the driver itself. It implements sweep.Driver.
+// virtual users) and open (a constant arrival rate of iterations) load,
+// each iteration one run of a scenario file (package load/scenario: the
+// user's, or the demo's CRUD, or a plain GET for measuring the driver
+// itself). It implements sweep.Driver.
+//
+// Each virtual user is a scenario.VU driven through the user's own client
+// (the scenario's Doer) and recorder (its Recorder); every named step is
+// an operation of the record (Measurement.Ops, ErrorSamples), in slices
+// sized by the script's operations. A step the scenario skipped (it needs
+// a value an earlier capture failed to give) counts as a failed request
+// of its operation, class "skipped", without a latency. Each user draws
+// from a seed of its own (Options.Seed + its index); think steps end
+// with the phase.
 //
 // It shares the machine with the target, so the CPU it spends per request
 // is part of what a sweep measures. That is why it does not use net/http:
@@ -11,8 +21,8 @@
 // keep-alive HTTP/1.1 connection and drives it from its own goroutine: the
 // request is built into a reused buffer and written with one call, the
 // response is parsed from a bufio.Reader (Content-Length, chunked, or
-// read-to-close bodies), and only a create's body is kept, to scan for its
-// top-level "id". fasthttp would be a similar cost but adds a dependency
+// read-to-close bodies), and only the bodies and headers a capture reads
+// (and an error's body, for its sample) are kept. fasthttp would be a similar cost but adds a dependency
 // with its own connection pool and goroutines; the few hundred lines here
 // are all the driver needs. The bench/driver program measures
 // the choice (GET of a tiny body, 50 connections, target in its own
@@ -49,8 +59,9 @@
 // Coordinated omission in the open model: each iteration has a scheduled
 // start, start + k/rate. The first request of an iteration is measured from
 // that scheduled start when the iteration actually began later (the
-// dispatcher or the virtual user ran late), so a stalled driver or target
-// shows as latency instead of being left out. Later requests of the
+// dispatcher or the virtual user ran late: the first request's latency
+// carries that lateness), so a stalled driver or target shows as latency
+// instead of being left out. Later requests of the
 // iteration are intended to start when the previous one ends, which is
 // when they start, so they are measured from their send. An iteration that
 // finds all MaxVUs busy is not run at all but counted in DroppedIterations
@@ -62,24 +73,54 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
+	"github.com/sweep-tool/sweep/k6scripts"
+	"github.com/sweep-tool/sweep/load/scenario"
 	"github.com/sweep-tool/sweep/results"
 	"github.com/sweep-tool/sweep/sweep"
 )
 
-// Scenario is what one iteration of a virtual user does.
+// Scenario names one of the driver's own workloads, run when
+// Options.Script is nil.
 type Scenario string
 
 // The scenarios.
 const (
-	// ScenarioCRUD creates nine linked FHIR resources, reads, updates and
-	// deletes them (in reverse order). It is the default.
+	// ScenarioCRUD is the demo's CRUD (k6scripts.DemoCRUD): nine linked
+	// FHIR resources created, read, updated and deleted (in reverse
+	// order). It is the default.
 	ScenarioCRUD Scenario = "crud"
-	// ScenarioGet sends one GET to the base URL, expecting 200. It exists
-	// to measure the driver against wrk and hey.
+	// ScenarioGet sends one GET to the base URL's path with a slash,
+	// expecting 200, as operation "read". It exists to measure the driver
+	// against wrk and hey.
 	ScenarioGet Scenario = "get"
 )
+
+// getScript is ScenarioGet as a scenario file.
+const getScript = `scenarios:
+  - name: get
+    flow:
+      - get: {name: read, url: /, expect: 200}
+`
+
+// builtinScripts are the workloads Scenario names, parsed once. They are
+// embedded in the binary and parsed by a test, so a parse error is a
+// programming error.
+var builtinScripts = sync.OnceValue(func() map[Scenario]*scenario.Script {
+	must := func(file string, src []byte) *scenario.Script {
+		s, err := scenario.Parse(file, src)
+		if err != nil {
+			panic(fmt.Sprintf("builtin scenario: %v", err))
+		}
+		return s
+	}
+	return map[Scenario]*scenario.Script{
+		ScenarioCRUD: must(k6scripts.DemoCRUDFile, k6scripts.DemoCRUD),
+		ScenarioGet:  must("get.yaml", []byte(getScript)),
+	}
+})
 
 // DefaultTimeout bounds one request when Options.Timeout is zero.
 const DefaultTimeout = 30 * time.Second
@@ -90,8 +131,16 @@ type Options struct {
 	// that takes longer counts as a "timeout" error. Zero means
 	// DefaultTimeout.
 	Timeout time.Duration
-	// Scenario is the iteration; empty means ScenarioCRUD.
+	// Script is what one iteration of a virtual user does. Nil means
+	// Scenario's.
+	Script *scenario.Script
+	// Scenario names the driver's own workload, run when Script is nil;
+	// empty means ScenarioCRUD.
 	Scenario Scenario
+	// Seed seeds the virtual users' random draws (scenarios picked by
+	// weight, $randomNumber, $randomString, $uuid): user i draws from Seed + i.
+	// Zero means a seed of its own for every phase.
+	Seed uint64
 }
 
 // Driver is the built-in load driver. It keeps no state between phases and
@@ -109,6 +158,9 @@ func New(opts Options) *Driver {
 	}
 	if opts.Scenario == "" {
 		opts.Scenario = ScenarioCRUD
+	}
+	if opts.Script == nil {
+		opts.Script = builtinScripts()[opts.Scenario] // nil for an unknown one, which Check refuses
 	}
 	return &Driver{opts: opts}
 }
@@ -158,7 +210,7 @@ func (d *Driver) check(req sweep.LoadRequest) (*target, error) {
 }
 
 func (d *Driver) validate(req sweep.LoadRequest) error {
-	if d.opts.Scenario != ScenarioCRUD && d.opts.Scenario != ScenarioGet {
+	if d.opts.Script == nil {
 		return fmt.Errorf("scenario %q: %w", d.opts.Scenario, ErrBadRequest)
 	}
 	if req.Duration <= 0 {

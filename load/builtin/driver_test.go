@@ -28,18 +28,25 @@ func runLoad(t *testing.T, opts Options, req sweep.LoadRequest) results.Measurem
 	return m
 }
 
+// TestCRUDFollowsTheScenario runs the default workload, the demo's CRUD
+// scenario, against a FHIR-like server that checks every reference, the
+// order of create, read, update and delete, and that deletes come in
+// reverse order.
 func TestCRUDFollowsTheScenario(t *testing.T) {
 	t.Parallel()
+	all := map[string]int64{"create": 9, "read": 9, "update": 9, "delete": 9}
 	tests := []struct {
 		name     string
 		failType string
-		// perIteration is the expected requests per op of one iteration.
-		perIteration map[string]int64
-		skipped      []string // types never POSTed
+		// skippedPer is the steps skipped per iteration: those that need
+		// an id a failed create did not give.
+		skippedPer int64
+		skipped    []string // types never POSTed
 	}{
-		{"all nine", "", map[string]int64{"create": 9, "read": 9, "update": 9, "delete": 9}, nil},
-		{"encounter fails", "Encounter", map[string]int64{"create": 5, "read": 4, "update": 4, "delete": 4},
-			[]string{"Observation", "MedicationRequest", "Claim", "ExplanationOfBenefit"}},
+		{"all nine", "", 0, nil},
+		// Four creates, and the read, update and delete of Encounter and
+		// of the four that reference it.
+		{"encounter fails", "Encounter", 4 + 3*5, []string{"Observation", "MedicationRequest", "Claim", "ExplanationOfBenefit"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -56,7 +63,7 @@ func TestCRUDFollowsTheScenario(t *testing.T) {
 			if m.Iterations < vus {
 				t.Fatalf("iterations = %d, want at least %d", m.Iterations, vus)
 			}
-			for op, per := range tt.perIteration {
+			for op, per := range all {
 				got := m.Ops[op].Requests
 				// Iterations cut short at the end add at most one partial
 				// iteration per user.
@@ -69,14 +76,20 @@ func TestCRUDFollowsTheScenario(t *testing.T) {
 					t.Errorf("%s was created %d times although it depends on %s", typ, posts[typ], tt.failType)
 				}
 			}
+			if got := m.Errors["skipped"]; got < tt.skippedPer*m.Iterations || got > tt.skippedPer*(m.Iterations+vus) {
+				t.Errorf("skipped = %d, want %d per iteration over %d iterations", got, tt.skippedPer, m.Iterations)
+			}
 			// A failing POST cut short at the end reaches the server but is
 			// not counted.
 			failed, posted := m.Errors["http_500"], int64(posts[tt.failType])
 			if tt.failType == "" {
 				posted = 0
 			}
-			if failed > posted || failed < posted-vus || int64(len(m.Errors)) != min(posted, 1) {
-				t.Errorf("errors = %v, want only http_500 for %d failed POSTs", m.Errors, posted)
+			if failed > posted || failed < posted-vus || int64(len(m.Errors)) != 2*min(posted, 1) {
+				t.Errorf("errors = %v, want only http_500 for %d failed POSTs and skipped", m.Errors, posted)
+			}
+			if tt.failType != "" && m.ErrorSamples["create"].Status != 500 {
+				t.Errorf("samples = %+v, want create's 500", m.ErrorSamples)
 			}
 			checkMeasurement(t, m)
 		})
@@ -87,8 +100,8 @@ func TestCRUDFollowsTheScenario(t *testing.T) {
 func checkMeasurement(t *testing.T, m results.Measurement) {
 	t.Helper()
 	var sum int64
-	for _, name := range results.Operations {
-		sum += m.Ops[name].Requests
+	for _, op := range m.Ops {
+		sum += op.Requests
 	}
 	if sum != m.Requests || m.Requests == 0 {
 		t.Errorf("requests = %d, ops add up to %d", m.Requests, sum)

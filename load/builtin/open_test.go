@@ -85,15 +85,15 @@ func TestLatencyFromSchedule(t *testing.T) {
 				t.Fatal(err)
 			}
 			req := sweep.LoadRequest{BaseURL: srv.URL, Load: closed(1), Duration: time.Second}
-			p := newPhase(t.Context(), Options{Scenario: ScenarioGet, Timeout: time.Second}, req, tg)
+			p := newPhase(t.Context(), New(Options{Scenario: ScenarioGet, Timeout: time.Second}).opts, req, tg)
 			p.ctx = t.Context()
 			u := p.newUser(0)
 			sched := time.Now()
 			if tt.late > 0 {
 				sched = sched.Add(-tt.late)
 			}
-			if _, ok, _ := u.call(opRead, "GET", tg.uri, nil, 200, sched, false); !ok {
-				t.Fatalf("request failed: %v", p.rec.measurement(time.Second, 1, 0).Errors)
+			if u.iterate(sched); u.iterations != 1 || len(p.rec.measurement(time.Second, 1, 0).Errors) != 0 {
+				t.Fatalf("iteration failed: %v", p.rec.measurement(time.Second, 1, 0).Errors)
 			}
 			p.stop.stop()
 			got := p.rec.measurement(time.Second, 1, 0).LatencyMS.Max

@@ -3,9 +3,11 @@ package builtin
 import (
 	"context"
 	"math"
+	"math/rand/v2"
 	"sync"
 	"time"
 
+	"github.com/sweep-tool/sweep/load/scenario"
 	"github.com/sweep-tool/sweep/results"
 	"github.com/sweep-tool/sweep/sweep"
 )
@@ -16,8 +18,8 @@ type phase struct {
 	opts   Options
 	req    sweep.LoadRequest
 	t      *target
-	// collections holds "<prefix>/<Type>" per resource, built once.
-	collections [numResources]string
+	script *scenario.Script
+	seed   uint64 // the users' random draws: user i's seed is seed + i
 
 	ctx   context.Context // ends with the phase
 	stop  stopper
@@ -34,17 +36,18 @@ type phase struct {
 	dropped    int64 // written by the dispatcher only
 }
 
+// newPhase prepares a Run with opts as New filled them in (a Script).
 func newPhase(ctx context.Context, opts Options, req sweep.LoadRequest, t *target) *phase {
-	p := &phase{parent: ctx, opts: opts, req: req, t: t}
-	for i, name := range typeNames {
-		p.collections[i] = t.prefix + "/" + name
+	p := &phase{parent: ctx, opts: opts, req: req, t: t, script: opts.Script, seed: opts.Seed}
+	if p.seed == 0 {
+		p.seed = rand.Uint64()
 	}
 	users := req.Load.VUs
 	if req.Load.Model == "open" {
 		users = max(req.Load.MaxVUs, req.Load.VUs)
 	}
 	highest := max(2*opts.Timeout, time.Minute)
-	p.rec = newRecorder(users, highest, req.Interval != nil)
+	p.rec = newRecorder(users, p.script.Ops(), highest, req.Interval != nil)
 	return p
 }
 

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+
+	"github.com/sweep-tool/sweep/load/scenario"
 )
 
 // errProtocol marks a response the driver cannot parse; it is counted as
@@ -14,13 +16,13 @@ var errProtocol = errors.New("malformed http response")
 
 // readResponse reads one HTTP/1.x response from br. With keep, or when
 // the status is 400 or above, the body is stored in *body, otherwise
-// discarded. closeAfter reports that the server
+// discarded; the headers hk names are kept too. closeAfter reports that the server
 // will not reuse the connection; fresh that nothing had been read when the
 // error happened (the server closed an idle connection).
-func readResponse(br *bufio.Reader, keep bool, body *[]byte) (status int, closeAfter, fresh bool, err error) {
+func readResponse(br *bufio.Reader, keep bool, body *[]byte, hk headerKeep) (status int, closeAfter, fresh bool, err error) {
 	for {
 		var h header
-		h, fresh, err = readHeader(br)
+		h, fresh, err = readHeader(br, hk)
 		if err != nil {
 			return 0, false, fresh, err
 		}
@@ -49,7 +51,36 @@ type header struct {
 	close   bool
 }
 
-func readHeader(br *bufio.Reader) (h header, fresh bool, err error) {
+// headerKeep names the response headers a caller keeps (a capture's, such
+// as Location) and where: into is emptied, then holds each one found,
+// reusing its values' storage.
+type headerKeep struct {
+	names []string
+	into  *[]scenario.Header
+}
+
+// add keeps the header line name: value when its name is one of hk's.
+func (hk headerKeep) add(name, value []byte) {
+	for _, n := range hk.names {
+		if !bytes.EqualFold(name, []byte(n)) {
+			continue
+		}
+		hs := *hk.into
+		if i := len(hs); i < cap(hs) {
+			hs = hs[:i+1]
+			hs[i].Name, hs[i].Value = n, append(hs[i].Value[:0], value...)
+		} else {
+			hs = append(hs, scenario.Header{Name: n, Value: bytes.Clone(value)})
+		}
+		*hk.into = hs
+		return
+	}
+}
+
+func readHeader(br *bufio.Reader, hk headerKeep) (h header, fresh bool, err error) {
+	if hk.into != nil {
+		*hk.into = (*hk.into)[:0] // an interim response's headers are not the answer's
+	}
 	line, err := br.ReadSlice('\n')
 	if err != nil {
 		if len(line) == 0 && br.Buffered() == 0 {
@@ -70,7 +101,7 @@ func readHeader(br *bufio.Reader) (h header, fresh bool, err error) {
 		if len(line) == 0 {
 			return h, false, nil
 		}
-		if err := h.field(line); err != nil {
+		if err := h.field(line, hk); err != nil {
 			return h, false, err
 		}
 	}
@@ -92,13 +123,14 @@ func parseStatusLine(line []byte) (header, error) {
 	return h, nil
 }
 
-// field applies one header line to h.
-func (h *header) field(line []byte) error {
+// field applies one header line to h, and keeps it when hk names it.
+func (h *header) field(line []byte, hk headerKeep) error {
 	i := bytes.IndexByte(line, ':')
 	if i <= 0 {
 		return fmt.Errorf("header %q: %w", line, errProtocol)
 	}
 	name, value := line[:i], bytes.TrimSpace(line[i+1:])
+	hk.add(name, value)
 	switch {
 	case bytes.EqualFold(name, []byte("Content-Length")):
 		n, ok := parseDecimal(value)

@@ -7,6 +7,8 @@ import (
 	"io"
 	"strings"
 	"testing"
+
+	"github.com/sweep-tool/sweep/load/scenario"
 )
 
 func TestReadResponse(t *testing.T) {
@@ -38,7 +40,7 @@ func TestReadResponse(t *testing.T) {
 			t.Parallel()
 			br := bufio.NewReader(strings.NewReader(tt.raw))
 			var body []byte
-			status, closeAfter, _, err := readResponse(br, true, &body)
+			status, closeAfter, _, err := readResponse(br, true, &body, headerKeep{})
 			if tt.wantErr != nil {
 				if !errors.Is(err, tt.wantErr) {
 					t.Fatalf("err = %v, want %v", err, tt.wantErr)
@@ -67,7 +69,7 @@ func TestReadResponseDiscardsBody(t *testing.T) {
 		status int
 		body   string
 	}{{200, "old"}, {404, "gone"}} {
-		status, _, _, err := readResponse(br, false, &body)
+		status, _, _, err := readResponse(br, false, &body, headerKeep{})
 		if err != nil || status != tc.status {
 			t.Fatalf("status %d err %v, want %d", status, err, tc.status)
 		}
@@ -80,11 +82,11 @@ func TestReadResponseDiscardsBody(t *testing.T) {
 func TestReadResponseFreshEOF(t *testing.T) {
 	t.Parallel()
 	var body []byte
-	_, _, fresh, err := readResponse(bufio.NewReader(strings.NewReader("")), false, &body)
+	_, _, fresh, err := readResponse(bufio.NewReader(strings.NewReader("")), false, &body, headerKeep{})
 	if err == nil || !fresh {
 		t.Errorf("fresh = %v err = %v, want a fresh error on a closed idle connection", fresh, err)
 	}
-	_, _, fresh, err = readResponse(bufio.NewReader(strings.NewReader("HTTP/1.1 2")), false, &body)
+	_, _, fresh, err = readResponse(bufio.NewReader(strings.NewReader("HTTP/1.1 2")), false, &body, headerKeep{})
 	if err == nil || fresh {
 		t.Errorf("fresh = %v err = %v, want a non-fresh error after part of a response", fresh, err)
 	}
@@ -130,5 +132,23 @@ func TestContainsFoldStaysInsideTheSlice(t *testing.T) {
 	buf := []byte("Keep-Alive, CLOSE")
 	if !containsFold(buf, "close") || containsFold(buf[:13], "close") || containsFold(buf[:16], "close") {
 		t.Errorf("containsFold read past the slice's length or missed the word")
+	}
+}
+
+// The headers a capture asks for are kept under the name asked for, in
+// any case, from the final response only, reusing their storage.
+func TestReadResponseKeepsHeaders(t *testing.T) {
+	t.Parallel()
+	raw := "HTTP/1.1 100 Continue\r\nLocation: /interim\r\n\r\n" +
+		"HTTP/1.1 201 Created\r\nlocation: /api/orders/17\r\nContent-Length: 0\r\nX-Other: y\r\n\r\n"
+	hs := []scenario.Header{{Name: "Old", Value: make([]byte, 0, 64)}, {Name: "Older"}}
+	var body []byte
+	status, _, _, err := readResponse(bufio.NewReader(strings.NewReader(raw)), false, &body,
+		headerKeep{names: []string{"Location", "ETag"}, into: &hs})
+	if err != nil || status != 201 {
+		t.Fatalf("status %d, err %v", status, err)
+	}
+	if len(hs) != 1 || hs[0].Name != "Location" || string(hs[0].Value) != "/api/orders/17" || cap(hs[0].Value) != 64 {
+		t.Errorf("headers %q, want Location: /api/orders/17 in the storage given", hs)
 	}
 }

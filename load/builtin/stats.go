@@ -11,20 +11,6 @@ import (
 	"github.com/sweep-tool/sweep/results"
 )
 
-// op is one of the four CRUD operations a request belongs to.
-type op int
-
-const (
-	opCreate op = iota
-	opRead
-	opUpdate
-	opDelete
-	numOps
-)
-
-// opNames are the keys of Measurement.Ops, in op order.
-var opNames = [numOps]string{"create", "read", "update", "delete"}
-
 // maxShards bounds the recorder's shards.
 const maxShards = 32
 
@@ -41,16 +27,17 @@ func newHist(highestUS int64) *hdrhistogram.Histogram {
 // once a second for the interval series).
 type recorder struct {
 	shards    []*shard
+	ops       []string // the operations' names (the script's), Measurement.Ops's keys
 	highestUS int64
 }
 
 type shard struct {
 	mu     sync.Mutex
-	ops    [numOps]opAcc
+	ops    []opAcc // per operation
 	phases phaseAcc
 	errors map[string]int64
 	// samples holds each operation's first failed response.
-	samples [numOps]*results.ErrorSample
+	samples []*results.ErrorSample
 	// connect counts attempts that failed to connect, by kind; they are
 	// not requests.
 	connect map[string]int64
@@ -67,15 +54,17 @@ type window struct {
 	hist                            *hdrhistogram.Histogram
 }
 
-// newRecorder sizes the shards for users virtual users; highest bounds the
-// latencies tracked (longer ones count as highest).
-func newRecorder(users int, highest time.Duration, intervals bool) *recorder {
+// newRecorder sizes the shards for users virtual users and the operations
+// ops; highest bounds the latencies tracked (longer ones count as
+// highest).
+func newRecorder(users int, ops []string, highest time.Duration, intervals bool) *recorder {
 	// Twice the threads keeps two users from meeting on a lock most of the
 	// time; the cap bounds memory (a histogram is about 140 KB).
 	n := min(max(users, 1), 2*runtime.GOMAXPROCS(0), maxShards)
-	r := &recorder{highestUS: highest.Microseconds()}
+	r := &recorder{ops: ops, highestUS: highest.Microseconds()}
 	for range n {
-		s := &shard{errors: make(map[string]int64), connect: make(map[string]int64), phases: newPhaseAcc(r.highestUS)}
+		s := &shard{ops: make([]opAcc, len(ops)), samples: make([]*results.ErrorSample, len(ops)),
+			errors: make(map[string]int64), connect: make(map[string]int64), phases: newPhaseAcc(r.highestUS)}
 		for i := range s.ops {
 			s.ops[i].hist = newHist(r.highestUS)
 		}
@@ -90,10 +79,11 @@ func newRecorder(users int, highest time.Duration, intervals bool) *recorder {
 // shardFor returns the shard of the i-th virtual user.
 func (r *recorder) shardFor(i int) *shard { return r.shards[i%len(r.shards)] }
 
-// record counts one request. tm is the timing of its response, nil when
+// record counts one request of operation o (an index into the recorder's
+// ops). tm is the timing of its response, nil when
 // none came back (a transport error): the request then counts, but not in
 // the latency histograms. class is "" for a success.
-func (s *shard) record(o op, tm *timing, start time.Time, class string, highestUS int64) {
+func (s *shard) record(o int, tm *timing, start time.Time, class string, highestUS int64) {
 	lat := time.Duration(-1)
 	var ph [numPhases]int64
 	if tm != nil {
@@ -126,7 +116,7 @@ func (s *shard) record(o op, tm *timing, start time.Time, class string, highestU
 
 // sample keeps the first failed response of operation o in this shard:
 // its status (0 when none came), class and the start of its body.
-func (s *shard) sample(o op, status int, class string, body []byte) {
+func (s *shard) sample(o int, status int, class string, body []byte) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.samples[o] != nil {
@@ -195,14 +185,14 @@ func (r *recorder) measurement(elapsed time.Duration, iterations, dropped int64)
 	}
 	all := newHist(r.highestUS)
 	var failed int64
-	for o := range numOps {
+	for o, name := range r.ops {
 		acc := r.mergeOp(o)
 		h := acc.hist
 		all.Merge(h)
 		m.Requests += acc.requests
 		failed += acc.failed
 		if acc.requests > 0 {
-			m.Ops[opNames[o]] = results.OpStats{
+			m.Ops[name] = results.OpStats{
 				Requests: acc.requests, RPS: rate(acc.requests, secs),
 				ErrorRate: ratio(acc.failed, acc.requests), LatencyMS: latency(h),
 			}
@@ -240,13 +230,13 @@ func (r *recorder) addErrors(m *results.Measurement) {
 // addSamples keeps each operation's first failed response, from the
 // first shard that has one.
 func (r *recorder) addSamples(m *results.Measurement) {
-	for o := range numOps {
+	for o, name := range r.ops {
 		for _, s := range r.shards {
 			if sm := s.samples[o]; sm != nil {
 				if m.ErrorSamples == nil {
 					m.ErrorSamples = make(map[string]results.ErrorSample)
 				}
-				m.ErrorSamples[opNames[o]] = *sm
+				m.ErrorSamples[name] = *sm
 				break
 			}
 		}
@@ -254,7 +244,7 @@ func (r *recorder) addSamples(m *results.Measurement) {
 }
 
 // mergeOp sums one operation over the shards.
-func (r *recorder) mergeOp(o op) opAcc {
+func (r *recorder) mergeOp(o int) opAcc {
 	acc := opAcc{hist: newHist(r.highestUS)}
 	for _, s := range r.shards {
 		acc.hist.Merge(s.ops[o].hist)

@@ -13,6 +13,17 @@ import (
 // plain arithmetic on the recorded values. A quantile q of n values is the
 // k-th smallest with k = round(q/100 × n), as HdrHistogram defines it.
 
+// testOps are the recorder tests' operations, the demo's, and their
+// indices.
+var testOps = results.Operations
+
+const (
+	opCreate = iota
+	opRead
+	opUpdate
+	opDelete
+)
+
 // response is a request that got an answer after us microseconds.
 func response(start time.Time, us int) *timing {
 	end := start.Add(time.Duration(us) * time.Microsecond)
@@ -35,7 +46,7 @@ func recordFixture(r *recorder) {
 
 func TestRecorderMeasurement(t *testing.T) {
 	t.Parallel()
-	r := newRecorder(3, time.Minute, false)
+	r := newRecorder(3, testOps, time.Minute, false)
 	recordFixture(r)
 	m := r.measurement(2*time.Second, 3, 1)
 
@@ -85,7 +96,7 @@ func TestRecorderNoTime(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			r := newRecorder(3, time.Minute, false)
+			r := newRecorder(3, testOps, time.Minute, false)
 			if tc.record {
 				recordFixture(r)
 			}
@@ -102,7 +113,7 @@ func TestRecorderNoTime(t *testing.T) {
 // shards' windows since the last take and starts them afresh.
 func TestSamplerSeries(t *testing.T) {
 	t.Parallel()
-	r := newRecorder(3, time.Minute, true)
+	r := newRecorder(3, testOps, time.Minute, true)
 	s := newSampler(r)
 	recordFixture(r)
 	t0 := time.Unix(2000, 0)

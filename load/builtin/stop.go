@@ -6,7 +6,6 @@ import (
 	"io"
 	"net"
 	"os"
-	"strconv"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -65,14 +64,12 @@ const (
 	classOther      = "other"
 )
 
-// classify names the class of a failed request: err from the client, or a
-// status the check did not accept. Attempts that failed to connect are
-// not requests and never come here (see connectError); "connection" is a
+// classify names the class of a request that got no whole response: err
+// from the client (a status the step did not expect is package
+// scenario's http_<status>). Attempts that failed to connect are not
+// requests and never come here (see connectError); "connection" is a
 // connection that broke once the target had answered on it.
-func classify(status int, err error) string {
-	if err == nil {
-		return httpClass(status)
-	}
+func classify(err error) string {
 	var ne net.Error
 	switch {
 	case errors.Is(err, os.ErrDeadlineExceeded), errors.Is(err, context.DeadlineExceeded),
@@ -85,21 +82,4 @@ func classify(status int, err error) string {
 		return classConnection
 	}
 	return classOther
-}
-
-// httpClasses caches the common status classes so the error path of a
-// request does not allocate.
-var httpClasses = func() map[int]string {
-	m := make(map[int]string)
-	for s := 100; s < 600; s++ {
-		m[s] = "http_" + strconv.Itoa(s)
-	}
-	return m
-}()
-
-func httpClass(status int) string {
-	if c, ok := httpClasses[status]; ok {
-		return c
-	}
-	return "http_" + strconv.Itoa(status)
 }

@@ -2,6 +2,8 @@ package scenario
 
 import (
 	"testing"
+
+	"github.com/sweep-tool/sweep/k6scripts"
 )
 
 // cannedDoer answers at once from memory, so that a benchmark measures the
@@ -59,4 +61,25 @@ scenarios:
 		v.hasUUID = false
 		v.render(st)
 	}
+}
+
+// BenchmarkIterateDemo is one iteration of the demo's CRUD (36 requests)
+// against an in-memory Doer: the package's share of the built-in driver's
+// CPU per request on the demo, which is this divided by 36.
+func BenchmarkIterateDemo(b *testing.B) {
+	s, err := Parse(k6scripts.DemoCRUDFile, k6scripts.DemoCRUD)
+	if err != nil {
+		b.Fatal(err)
+	}
+	doc := []byte(`{"resourceType":"Encounter","id":"r42","meta":{"versionId":"1","lastUpdated":"2024-01-01T00:00:00Z"},"status":"in-progress","subject":{"reference":"Patient/r1"}}`)
+	d := &cannedDoer{created: doc, ok: doc}
+	v := s.NewVU(1, 1)
+	ctx := b.Context()
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := v.Iterate(ctx, d, nopRecorder{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(36*b.N), "ns/req")
 }

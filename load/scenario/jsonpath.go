@@ -183,8 +183,8 @@ func next(b []byte, i int) int {
 }
 
 // The JSON scanner under the captures: it finds one value in a response
-// body without decoding the rest, in the manner of load/builtin's
-// topLevelID, because it runs on every response a capture reads.
+// body without decoding the rest, because it runs on every response a
+// capture reads.
 
 // valueEnd returns the index just past the JSON value that starts at
 // b[i]; ok is false when none does or it is not closed.

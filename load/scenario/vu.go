@@ -14,7 +14,9 @@ import (
 // and reused: Do sets Status, and Body when req.KeepBody (else it may
 // leave it empty), and Headers to the req.KeepHeaders it found, reusing
 // their storage. A Doer may keep no reference to req's or resp's slices
-// after it returns.
+// after it returns. The VU sets resp.Status to 0 before each Do, so a Do
+// that fails after reading a status line (a body cut short) may leave
+// the status there for the outcome.
 //
 // An error is a request that got no response. Wrapping ErrAbort, it is not
 // counted and ends the iteration (the phase ended, or the target could not
@@ -53,7 +55,7 @@ type Response struct {
 type Outcome struct {
 	Op     int    // index into Script.Ops
 	Line   int    // the step's line in the file
-	Status int    // 0 when no response came or the step was skipped
+	Status int    // 0 when no status line came or the step was skipped
 	Class  string // "" for a success; http_<status>, capture, skipped, or the Doer's
 	Sent   bool   // false for a skipped step: it has no latency
 	// Body is a failed step's response body as the Doer kept it (whole
@@ -185,6 +187,7 @@ func (v *VU) request(st *step, d Doer, rec Recorder) error {
 		return nil
 	}
 	v.render(st)
+	v.resp.Status = 0
 	err := d.Do(&v.req, &v.resp)
 	if errors.Is(err, ErrAbort) {
 		return err
@@ -192,7 +195,7 @@ func (v *VU) request(st *step, d Doer, rec Recorder) error {
 	o.Sent = true
 	switch {
 	case err != nil:
-		o.Class, o.Err = errorClass(err), err
+		o.Class, o.Err, o.Status = errorClass(err), err, v.resp.Status
 	default:
 		o.Status = v.resp.Status
 		if o.Class = v.check(st); o.Class == "" {
