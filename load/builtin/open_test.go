@@ -68,14 +68,20 @@ func TestLatencyFromSchedule(t *testing.T) {
 	t.Parallel()
 	srv := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))
 	t.Cleanup(srv.Close) // after the parallel subtests
+	// A think before the first request is the scenario's, not lateness:
+	// the request carries only what the iteration began late (with the
+	// think it would take 130 ms or more).
+	thinkFirst := "scenarios: [{flow: [{think: 0.05}, {get: {url: /}}, {get: {url: /}}]}]"
 	tests := []struct {
 		name   string
+		script string // "" for ScenarioGet
 		late   time.Duration
 		minLat time.Duration
 		maxLat time.Duration
 	}{
-		{"on time", 0, 0, 40 * time.Millisecond},
-		{"late by 80ms", 80 * time.Millisecond, 80 * time.Millisecond, 200 * time.Millisecond},
+		{"on time", "", 0, 0, 40 * time.Millisecond},
+		{"late by 80ms", "", 80 * time.Millisecond, 80 * time.Millisecond, 200 * time.Millisecond},
+		{"late by 80ms, a think first", thinkFirst, 80 * time.Millisecond, 80 * time.Millisecond, 128 * time.Millisecond},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -85,7 +91,11 @@ func TestLatencyFromSchedule(t *testing.T) {
 				t.Fatal(err)
 			}
 			req := sweep.LoadRequest{BaseURL: srv.URL, Load: closed(1), Duration: time.Second}
-			p := newPhase(t.Context(), New(Options{Scenario: ScenarioGet, Timeout: time.Second}).opts, req, tg)
+			opts := Options{Scenario: ScenarioGet, Timeout: time.Second}
+			if tt.script != "" {
+				opts.Script = mustScript(t, tt.script)
+			}
+			p := newPhase(t.Context(), New(opts).opts, req, tg)
 			p.ctx = t.Context()
 			u := p.newUser(0)
 			sched := time.Now()
@@ -96,9 +106,12 @@ func TestLatencyFromSchedule(t *testing.T) {
 				t.Fatalf("iteration failed: %v", p.rec.measurement(time.Second, 1, 0).Errors)
 			}
 			p.stop.stop()
-			got := p.rec.measurement(time.Second, 1, 0).LatencyMS.Max
-			if got < ms(tt.minLat) || got > ms(tt.maxLat) {
-				t.Errorf("latency = %.3f ms, want between %.0f and %.0f ms", got, ms(tt.minLat), ms(tt.maxLat))
+			l := p.rec.measurement(time.Second, 1, 0).LatencyMS
+			if l.Max < ms(tt.minLat) || l.Max > ms(tt.maxLat) {
+				t.Errorf("latency = %.3f ms, want between %.0f and %.0f ms", l.Max, ms(tt.minLat), ms(tt.maxLat))
+			}
+			if tt.script != "" && l.Min > ms(40*time.Millisecond) {
+				t.Errorf("latency min = %.3f ms: the second request carries the lateness too", l.Min)
 			}
 		})
 	}
