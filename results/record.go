@@ -210,7 +210,11 @@ type Latency struct {
 // OpStats is the measurement of one operation (create, read, update,
 // delete).
 type OpStats struct {
-	Requests  int64   `json:"requests"`
+	Requests int64 `json:"requests"`
+	// Skipped counts the operation's steps never sent because an earlier
+	// step's capture they need failed (the built-in driver's scenarios):
+	// errors, in ErrorRate, but not requests.
+	Skipped   int64   `json:"skipped,omitempty"`
 	RPS       float64 `json:"rps"`
 	ErrorRate float64 `json:"error_rate"`
 	LatencyMS Latency `json:"latency_ms"`
@@ -234,9 +238,12 @@ var Operations = []string{"create", "read", "update", "delete"}
 // Measurement is what a load driver reports for one measured phase. Both
 // drivers (built-in and k6) fill the same fields.
 type Measurement struct {
-	Requests  int64              `json:"requests"`
-	RPS       float64            `json:"rps"`
-	ErrorRate float64            `json:"error_rate"` // 0..1
+	Requests  int64   `json:"requests"`
+	RPS       float64 `json:"rps"`
+	ErrorRate float64 `json:"error_rate"` // 0..1, over Requests and Skipped
+	// Skipped counts steps never sent because a capture they needed failed
+	// (see OpStats.Skipped); they are errors, not requests.
+	Skipped   int64              `json:"skipped,omitempty"`
 	LatencyMS Latency            `json:"latency_ms"`
 	Ops       map[string]OpStats `json:"ops,omitempty"`
 	// Errors counts failed requests by class: "http_<status>", "timeout",

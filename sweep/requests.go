@@ -52,15 +52,15 @@ func CheckErrors(m results.Measurement, limit float64) error {
 	if m.Requests == 0 || (m.ErrorRate <= limit && m.ErrorRate < 1) {
 		return nil
 	}
-	return fmt.Errorf("%w: %.1f%% of %d requests (over the run's bound of %s): %s; by class: %s",
-		ErrRequestsFailed, 100*m.ErrorRate, m.Requests, FormatNumber(100*limit)+"%", failingOps(m), classes(m.Errors))
+	return fmt.Errorf("%w: %.1f%% of %d requests%s (over the run's bound of %s): %s; by class: %s",
+		ErrRequestsFailed, 100*m.ErrorRate, m.Requests, skippedText(m.Skipped), FormatNumber(100*limit)+"%", failingOps(m), classes(m.Errors))
 }
 
 // failingOps lists the operations with failed requests, most failed first,
 // each with the first failed response the driver kept.
 func failingOps(m results.Measurement) string {
 	names := slices.Collect(maps.Keys(m.Ops))
-	failed := func(n string) float64 { return m.Ops[n].ErrorRate * float64(m.Ops[n].Requests) }
+	failed := func(n string) float64 { return m.Ops[n].ErrorRate * float64(m.Ops[n].Requests+m.Ops[n].Skipped) }
 	slices.SortFunc(names, func(a, b string) int { return cmp.Or(cmp.Compare(failed(b), failed(a)), cmp.Compare(a, b)) })
 	var parts []string
 	for _, n := range names {
@@ -68,7 +68,7 @@ func failingOps(m results.Measurement) string {
 		if op.ErrorRate == 0 {
 			continue
 		}
-		part := fmt.Sprintf("%s %.1f%% of %d", n, 100*op.ErrorRate, op.Requests)
+		part := fmt.Sprintf("%s %.1f%% of %d%s", n, 100*op.ErrorRate, op.Requests, skippedText(op.Skipped))
 		if s, ok := m.ErrorSamples[n]; ok {
 			part += " (first: " + describeSample(s) + ")"
 		}
@@ -78,6 +78,14 @@ func failingOps(m results.Measurement) string {
 		return "no operation named"
 	}
 	return strings.Join(parts, ", ")
+}
+
+// skippedText says how many steps were skipped, or nothing.
+func skippedText(n int64) string {
+	if n == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" and %d skipped", n)
 }
 
 // describeSample is a failed response in a few words: 404 "not found".

@@ -64,7 +64,7 @@ func TestCRUDFollowsTheScenario(t *testing.T) {
 				t.Fatalf("iterations = %d, want at least %d", m.Iterations, vus)
 			}
 			for op, per := range all {
-				got := m.Ops[op].Requests
+				got := m.Ops[op].Requests + m.Ops[op].Skipped // a skipped step is its operation's, not a request
 				// Iterations cut short at the end add at most one partial
 				// iteration per user.
 				if got < per*m.Iterations || got > per*(m.Iterations+vus) {
@@ -76,8 +76,15 @@ func TestCRUDFollowsTheScenario(t *testing.T) {
 					t.Errorf("%s was created %d times although it depends on %s", typ, posts[typ], tt.failType)
 				}
 			}
-			if got := m.Errors["skipped"]; got < tt.skippedPer*m.Iterations || got > tt.skippedPer*(m.Iterations+vus) {
-				t.Errorf("skipped = %d, want %d per iteration over %d iterations", got, tt.skippedPer, m.Iterations)
+			if got := m.Errors["skipped"]; got < tt.skippedPer*m.Iterations || got > tt.skippedPer*(m.Iterations+vus) || got != m.Skipped {
+				t.Errorf("skipped = %d (Skipped %d), want %d per iteration over %d iterations", got, m.Skipped, tt.skippedPer, m.Iterations)
+			}
+			var sent int64
+			for _, n := range posts {
+				sent += int64(n)
+			}
+			if creates := m.Ops["create"].Requests; creates < sent-vus || creates > sent {
+				t.Errorf("create requests = %d, the server saw %d POSTs: a skipped step is no request", creates, sent)
 			}
 			// A failing POST cut short at the end reaches the server but is
 			// not counted.

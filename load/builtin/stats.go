@@ -8,6 +8,7 @@ import (
 
 	"github.com/HdrHistogram/hdrhistogram-go"
 
+	"github.com/sweep-tool/sweep/load/scenario"
 	"github.com/sweep-tool/sweep/results"
 )
 
@@ -47,6 +48,10 @@ type shard struct {
 type opAcc struct {
 	hist             *hdrhistogram.Histogram
 	requests, failed int64
+	// skipped counts steps never sent (an earlier capture they need
+	// failed): errors of the operation, not requests, so they are in its
+	// error rate but in no rate of requests.
+	skipped int64
 }
 
 type window struct {
@@ -92,7 +97,14 @@ func (s *shard) record(o int, tm *timing, start time.Time, class string, highest
 	}
 	us := min(max(lat.Microseconds(), 1), highestUS)
 	s.mu.Lock()
+	defer s.mu.Unlock()
 	a := &s.ops[o]
+	if class == scenario.ClassSkipped {
+		a.skipped++
+		a.failed++
+		s.errors[class]++
+		return
+	}
 	a.requests++
 	if lat >= 0 {
 		_ = a.hist.RecordValue(us) // us is within range
@@ -111,7 +123,6 @@ func (s *shard) record(o int, tm *timing, start time.Time, class string, highest
 			w.errors++
 		}
 	}
-	s.mu.Unlock()
 }
 
 // sample keeps the first failed response of operation o in this shard:
@@ -190,23 +201,24 @@ func (r *recorder) measurement(elapsed time.Duration, iterations, dropped int64)
 		h := acc.hist
 		all.Merge(h)
 		m.Requests += acc.requests
+		m.Skipped += acc.skipped
 		failed += acc.failed
-		if acc.requests > 0 {
+		if acc.requests+acc.skipped > 0 {
 			m.Ops[name] = results.OpStats{
-				Requests: acc.requests, RPS: rate(acc.requests, secs),
-				ErrorRate: ratio(acc.failed, acc.requests), LatencyMS: latency(h),
+				Requests: acc.requests, Skipped: acc.skipped, RPS: rate(acc.requests, secs),
+				ErrorRate: ratio(acc.failed, acc.requests+acc.skipped), LatencyMS: latency(h),
 			}
 		}
 	}
 	r.addErrors(&m)
 	r.addSamples(&m)
 	m.RPS = rate(m.Requests, secs)
-	m.ErrorRate = ratio(failed, m.Requests)
+	m.ErrorRate = ratio(failed, m.Requests+m.Skipped)
 	m.LatencyMS = latency(all)
 	m.Breakdown = r.breakdown()
 	// A check fails on a failed request and on an attempt that did not
 	// connect, as k6's checks do.
-	pass := 1 - ratio(failed+m.ConnectErrors, m.Requests+m.ConnectErrors)
+	pass := 1 - ratio(failed+m.ConnectErrors, m.Requests+m.Skipped+m.ConnectErrors)
 	m.ChecksPassRate = &pass
 	return m
 }
@@ -250,6 +262,7 @@ func (r *recorder) mergeOp(o int) opAcc {
 		acc.hist.Merge(s.ops[o].hist)
 		acc.requests += s.ops[o].requests
 		acc.failed += s.ops[o].failed
+		acc.skipped += s.ops[o].skipped
 	}
 	return acc
 }
