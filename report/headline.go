@@ -91,7 +91,7 @@ func actParas(rep *Report, runDir string) []string {
 	if len(bests) == 0 {
 		return nil
 	}
-	runDir = cmp0(runDir, "RUN")
+	runDir = orDefault(runDir, "RUN")
 	last := bests[len(bests)-1]
 	for _, b := range bests {
 		if b.CPUs == last.CPUs && b.Key == "balanced" {
@@ -124,14 +124,7 @@ func ruleRows(rep *Report, web string) [][3]string {
 // ruleIntro introduces the rule across CPU limits.
 func ruleIntro(runDir string) string {
 	return fmt.Sprintf("For a budget not measured, the rule across CPU limits (`sweep export %s --cpus C --profile P` applies it):",
-		cmp0(runDir, "RUN"))
-}
-
-func cmp0(s, def string) string {
-	if s == "" {
-		return def
-	}
-	return s
+		orDefault(runDir, "RUN"))
 }
 
 // WriteHeadline prints the recommendation first, as values, within
