@@ -47,17 +47,22 @@ func TestBounded(t *testing.T) {
 }
 
 // wedgedStack accepts the n-th Apply and never answers it, whatever its
-// context says, as a dockerd wedged on a frozen container did.
+// context says, as a dockerd wedged on a frozen container did; released
+// at the test's end, it returns without touching the run directory and
+// says so on left.
 type wedgedStack struct {
 	fakeStack
 	n, calls int
 	never    chan struct{}
+	left     chan struct{}
 }
 
 func (w *wedgedStack) Apply(ctx context.Context, cfg TargetConfig) error {
 	w.calls++
 	if w.calls >= w.n {
 		<-w.never
+		close(w.left)
+		return errors.New("released")
 	}
 	return w.fakeStack.Apply(ctx, cfg)
 }
@@ -71,8 +76,14 @@ func TestRunnerBoundsAWedgedApply(t *testing.T) {
 	spec := testSpec()
 	spec.CallTimeout, spec.MaxFailures = Duration(100*time.Millisecond), 1
 	dir := t.TempDir()
-	st := &wedgedStack{n: 2, never: make(chan struct{})}
-	t.Cleanup(func() { close(st.never) })
+	st := &wedgedStack{n: 2, never: make(chan struct{}), left: make(chan struct{})}
+	t.Cleanup(func() { // before the run directory is removed; not forever if the test ended first
+		close(st.never)
+		select {
+		case <-st.left:
+		case <-time.After(10 * time.Second):
+		}
+	})
 	r := &Runner{Spec: spec, Dir: dir, Stack: st, Driver: &fakeDriver{}}
 	start := time.Now()
 	sum, err := r.Run(t.Context())
