@@ -82,7 +82,10 @@ func New(ctx context.Context, opts Options) (*Stack, error) {
 			return nil, err
 		}
 	}
-	return s, s.checkService(ctx)
+	if err := s.checkService(ctx); err != nil {
+		return nil, err
+	}
+	return s, s.checkImages(ctx)
 }
 
 // checkInput checks the run id and that every compose file exists.
