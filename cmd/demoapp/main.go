@@ -162,7 +162,7 @@ func logSettings(log *slog.Logger, cfg config) {
 
 // healthcheck asks the local server's /health and fails unless it is 200.
 func healthcheck(ctx context.Context, port string) error {
-	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	ctx, cancel := context.WithTimeout(ctx, 8*time.Second)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://127.0.0.1:"+port+"/health", nil)
 	if err != nil {
