@@ -19,6 +19,7 @@ import (
 
 	"github.com/sweep-tool/sweep/compose"
 	"github.com/sweep-tool/sweep/metrics"
+	"github.com/sweep-tool/sweep/swarm"
 	"github.com/sweep-tool/sweep/sweep"
 )
 
@@ -73,10 +74,7 @@ func (x *samplers) connectError(field, env, dsn string, err error) error {
 	if m.healthy {
 		state = fmt.Sprintf("service %s is healthy", m.service)
 	}
-	msg := fmt.Sprintf("%s; %s, but publishes port %d through the swarm's routing mesh (ports mode: ingress, the default), "+
-		"which does not answer here (a node kernel without IPVS has no mesh); publish the port on the node that runs "+
-		"the task instead: mode: host in the service's ports (for the demo, add compose/demo/docker-compose.swarm.yaml "+
-		"with {compose}), and give that node's address in {%s} (or %s)", ce.Error(), state, port, field, env)
+	msg := fmt.Sprintf("%s; %s; %s (or %s)", ce.Error(), state, swarm.MeshHint(port, m.service, field), env)
 	return &sweep.BadInputError{Field: field, Msg: msg, Err: err}
 }
 
