@@ -35,9 +35,15 @@ const dialTimeout = time.Second
 
 // checkDSNPorts looks at the ports the DSNs name before anything starts:
 // a DSN of this host that nobody serves is bad input (localDSN.check);
-// on a swarm, the samplers learn which ports go through the routing mesh
-// (meshPorts).
+// on a swarm, a loopback URL or DSN is bad input unless this host is a
+// node (swarmhost.go), and the samplers learn which ports go through the
+// routing mesh (meshPorts).
 func (s *Session) checkDSNPorts(ctx context.Context) error {
+	if s.spec.Swarm {
+		if err := s.checkSwarmLoopback(ctx, net.InterfaceAddrs); err != nil {
+			return err
+		}
+	}
 	if (s.spec.DBDSN == "" && s.spec.PoolerDSN == "") || s.spec.Kubernetes {
 		// a Kubernetes stack publishes no port of this host: a DSN the
 		// user gives reaches the cluster some way of theirs

@@ -91,3 +91,19 @@ func (ns *nodes) all() []*node {
 	}
 	return out
 }
+
+// NodeAddrs are the addresses the swarm's nodes publish their ports on
+// (nodeAddr), for telling whether this host is one of them.
+func (s *Stack) NodeAddrs(ctx context.Context) ([]string, error) {
+	list, err := s.mgr.NodeList(ctx, swarm.NodeListOptions{})
+	if err != nil {
+		return nil, fmt.Errorf("list nodes: %w", err)
+	}
+	var addrs []string
+	for _, sn := range list {
+		if a := nodeAddr(sn); a != "" {
+			addrs = append(addrs, a)
+		}
+	}
+	return addrs, nil
+}
