@@ -30,7 +30,7 @@ func Parse(file string, data []byte) (*Script, error) {
 	if err := dec.Decode(&doc); err != nil {
 		return nil, Errors{yamlError(file, err)}
 	}
-	c := &compiler{parser: parser{file: file}, s: &Script{file: file}, ops: map[string]int{}}
+	c := &compiler{parser: parser{file: file}, s: &Script{file: file, src: bytes.Clone(data)}, ops: map[string]int{}}
 	c.sc = scope{vars: map[string]variable{}, slots: map[string]int{}}
 	top := c.mapping(&doc, "", "a mapping with config and scenarios", "config", "scenarios")
 	if f, ok := top["config"]; ok {

@@ -2,9 +2,13 @@ package scenario
 
 import (
 	"errors"
+	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/sweep-tool/sweep/k6scripts"
 )
 
 // orders is the order service's flow of the package comment.
@@ -41,6 +45,36 @@ func TestParseOps(t *testing.T) {
 	}
 	if got := s.Scenarios(); !slices.Equal(got, []string{"orders"}) {
 		t.Errorf("Scenarios() = %q", got)
+	}
+}
+
+func TestParseOfSourceIsTheSameScript(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct{ file, src, want string }{
+		{"/home/u/load/orders.yaml", orders, "orders.yaml"},
+		{k6scripts.DemoCRUDFile, string(k6scripts.DemoCRUD), filepath.Base(k6scripts.DemoCRUDFile)},
+	} {
+		t.Run(tc.want, func(t *testing.T) {
+			t.Parallel()
+			data := []byte(tc.src)
+			s, err := Parse(tc.file, data)
+			if err != nil {
+				t.Fatal(err)
+			}
+			data[0] = '#' // the caller's buffer is the caller's
+			name, src := s.Source()
+			if name != tc.want || string(src) != tc.src {
+				t.Fatalf("Source() = %q, %d bytes; want %q and the %d bytes parsed", name, len(src), tc.want, len(tc.src))
+			}
+			again, err := Parse(name, src)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(again.flows, s.flows) || !slices.Equal(again.ops, s.ops) ||
+				again.total != s.total || again.slots != s.slots {
+				t.Errorf("Parse(Source()) compiled another script: ops %q, want %q", again.Ops(), s.Ops())
+			}
+		})
 	}
 }
 

@@ -52,12 +52,16 @@
 // or histograms.
 package scenario
 
-import "time"
+import (
+	"path/filepath"
+	"time"
+)
 
 // Script is a compiled scenario file. It is read-only and shared by every
 // virtual user.
 type Script struct {
 	file  string
+	src   []byte // the bytes Parse was given, for Source
 	flows []flow
 	total int      // the sum of the weights
 	ops   []string // operation names, in the order they first appear
@@ -66,6 +70,14 @@ type Script struct {
 
 // File is the name Parse was given.
 func (s *Script) File() string { return s.file }
+
+// Source returns what the script was parsed from: the file's base name
+// and its bytes (not to be modified), so that Parse(Source()) elsewhere
+// compiles the same script, its errors naming the file by that name.
+// It is how a scenario travels to a driver running in another process.
+func (s *Script) Source() (name string, data []byte) {
+	return filepath.Base(s.file), s.src
+}
 
 // Ops returns the operation names; Outcome.Op indexes them.
 func (s *Script) Ops() []string { return s.ops }
