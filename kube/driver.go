@@ -90,7 +90,10 @@ func (d *Driver) Run(ctx context.Context, req sweep.LoadRequest) (m results.Meas
 	if err := builtin.New(d.opts.Builtin).Check(req); err != nil {
 		return results.Measurement{}, err
 	}
-	job := d.job(req)
+	job, err := d.job(req)
+	if err != nil {
+		return results.Measurement{}, err
+	}
 	jobs := d.c.Core.BatchV1().Jobs(d.opts.Namespace)
 	if _, err := jobs.Create(ctx, job, metav1.CreateOptions{FieldManager: FieldManager}); err != nil {
 		return results.Measurement{}, fmt.Errorf("create load job %s: %w", job.Name, err)
@@ -148,8 +151,14 @@ func (d *Driver) Run(ctx context.Context, req sweep.LoadRequest) (m results.Meas
 	}
 }
 
-// job is the Job that runs one phase.
-func (d *Driver) job(req sweep.LoadRequest) *batchv1.Job {
+// job is the Job that runs one phase, its request in the pod's
+// environment; an error when the request cannot travel (remote's
+// Request.Encode).
+func (d *Driver) job(req sweep.LoadRequest) (*batchv1.Job, error) {
+	env, err := remote.NewRequest(req, d.opts.Builtin).Encode()
+	if err != nil {
+		return nil, err
+	}
 	b := make([]byte, 4)
 	_, _ = rand.Read(b)
 	name := "sweep-load-" + hex.EncodeToString(b)
@@ -180,13 +189,12 @@ func (d *Driver) job(req sweep.LoadRequest) *batchv1.Job {
 						Image:           d.opts.Image,
 						ImagePullPolicy: corev1.PullIfNotPresent,
 						Command:         d.opts.Command,
-						Env: []corev1.EnvVar{{Name: remote.RequestEnv,
-							Value: remote.NewRequest(req, d.opts.Builtin).Encode()}},
+						Env:             []corev1.EnvVar{{Name: remote.RequestEnv, Value: env}},
 					}},
 				},
 			},
 		},
-	}
+	}, nil
 }
 
 // started waits until the Job's pod runs (or has already ended) and

@@ -86,10 +86,14 @@ type Driver struct {
 var _ sweep.Driver = (*Driver)(nil)
 
 // New returns a driver that creates services through eng, a swarm
-// manager's API, with opts' defaults filled in.
+// manager's API, with opts' defaults filled in. Built-in options that
+// cannot travel are CheckRequest's error.
 func New(eng Engine, opts Options) (*Driver, error) {
 	if opts.Image == "" {
 		return nil, ErrNoImage
+	}
+	if err := CheckRequest(opts.Builtin); err != nil {
+		return nil, err
 	}
 	if opts.Command == nil {
 		opts.Command = DefaultCommand
@@ -119,7 +123,10 @@ func (d *Driver) Run(ctx context.Context, req sweep.LoadRequest) (m results.Meas
 	if err := builtin.New(d.opts.Builtin).Check(req); err != nil {
 		return results.Measurement{}, err
 	}
-	spec := d.opts.serviceSpec(serviceName(d.opts.NamePrefix), NewRequest(req, d.opts.Builtin))
+	spec, err := d.opts.serviceSpec(serviceName(d.opts.NamePrefix), NewRequest(req, d.opts.Builtin))
+	if err != nil {
+		return results.Measurement{}, err
+	}
 	created, err := d.eng.ServiceCreate(ctx, spec, swarm.ServiceCreateOptions{})
 	if err != nil {
 		return results.Measurement{}, fmt.Errorf("create load service %s: %w", spec.Annotations.Name, err)

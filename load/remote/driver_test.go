@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"reflect"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -14,6 +15,7 @@ import (
 	"github.com/docker/docker/api/types/swarm"
 	"github.com/docker/docker/pkg/stdcopy"
 
+	"github.com/sweep-tool/sweep/load/builtin"
 	"github.com/sweep-tool/sweep/results"
 	"github.com/sweep-tool/sweep/sweep"
 )
@@ -125,8 +127,14 @@ func frames(t *testing.T, docs ...any) string {
 
 func testDriver(t *testing.T, eng Engine) *Driver {
 	t.Helper()
+	return testDriverWith(t, eng, builtin.Options{})
+}
+
+// testDriverWith is testDriver with the built-in driver's options.
+func testDriverWith(t *testing.T, eng Engine, opts builtin.Options) *Driver {
+	t.Helper()
 	d, err := New(eng, Options{Image: "sweep-drive:abc", Constraints: []string{"node.id==node3"},
-		Labels: map[string]string{sweep.LabelRun: "r1"}, Poll: 10 * time.Millisecond})
+		Labels: map[string]string{sweep.LabelRun: "r1"}, Poll: 10 * time.Millisecond, Builtin: opts})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -164,8 +172,33 @@ func TestRunReturnsTheFarEndsRecordAndRemovesTheService(t *testing.T) {
 	checkSpec(t, eng.spec)
 }
 
-// checkSpec checks the one-shot service's spec.
-func checkSpec(t *testing.T, spec swarm.ServiceSpec) {
+func TestRunHandsTheScenarioToTheFarEnd(t *testing.T) {
+	t.Parallel()
+	eng := newFake()
+	eng.logs = frames(t, fullResult())
+	if _, err := testDriverWith(t, eng, builtin.Options{Script: ordersScript(t)}).Run(t.Context(), loadReq()); err != nil {
+		t.Fatal(err)
+	}
+	req := checkSpec(t, eng.spec)
+	if req.Script == nil || req.Script.File != "orders.yaml" || req.Script.YAML != ordersFile {
+		t.Errorf("request's script = %+v, want the orders file", req.Script)
+	}
+}
+
+func TestRunRefusesARequestTooLargeBeforeCreatingTheService(t *testing.T) {
+	t.Parallel()
+	eng := newFake()
+	req := loadReq()
+	req.BaseURL = "http://10.77.0.3:18080/" + strings.Repeat("a", MaxRequestSize)
+	_, err := testDriverWith(t, eng, builtin.Options{Script: ordersScript(t)}).Run(t.Context(), req)
+	if !errors.Is(err, ErrRequestTooLarge) || eng.created != 0 {
+		t.Fatalf("err = %v with %d services created, want ErrRequestTooLarge and none", err, eng.created)
+	}
+}
+
+// checkSpec checks the one-shot service's spec and returns the request
+// in its environment.
+func checkSpec(t *testing.T, spec swarm.ServiceSpec) Request {
 	t.Helper()
 	cs := spec.TaskTemplate.ContainerSpec
 	if cs.Image != "sweep-drive:abc" || !reflect.DeepEqual(cs.Command, DefaultCommand) {
@@ -193,6 +226,7 @@ func checkSpec(t *testing.T, spec swarm.ServiceSpec) {
 	if err != nil || req.BaseURL != "http://10.77.0.3:18080/" || req.Duration != "1s" {
 		t.Errorf("request in env = %+v, %v", req, err)
 	}
+	return req
 }
 
 func TestRunReportsAFailedTaskWithItsOutput(t *testing.T) {

@@ -3,14 +3,17 @@ package remote
 import (
 	"bytes"
 	"errors"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/sweep-tool/sweep/load/builtin"
+	"github.com/sweep-tool/sweep/load/scenario"
 	"github.com/sweep-tool/sweep/results"
 	"github.com/sweep-tool/sweep/sweep"
 )
@@ -22,7 +25,7 @@ func TestRequestRoundTrip(t *testing.T) {
 		Duration: 1500 * time.Millisecond, Warmup: true, Interval: func(results.Interval) {},
 	}
 	opts := builtin.Options{Timeout: 3 * time.Second, Scenario: builtin.ScenarioGet}
-	req, err := DecodeRequest([]byte(NewRequest(lr, opts).Encode()))
+	req, err := DecodeRequest([]byte(encode(t, NewRequest(lr, opts))))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -36,6 +39,46 @@ func TestRequestRoundTrip(t *testing.T) {
 	lr.Interval = nil
 	if !reflect.DeepEqual(got, lr) || gotOpts != opts {
 		t.Errorf("round trip = %+v %+v, want %+v %+v", got, gotOpts, lr, opts)
+	}
+}
+
+// encode is r encoded, failing the test when it cannot travel.
+func encode(t *testing.T, r Request) string {
+	t.Helper()
+	text, err := r.Encode()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return text
+}
+
+func TestRequestCarriesTheScenario(t *testing.T) {
+	t.Parallel()
+	script := ordersScript(t)
+	opts := builtin.Options{Timeout: 2 * time.Second, Script: script}
+	text := encode(t, NewRequest(loadReq(), opts))
+	// readable where the platform shows it: the file's text as written
+	if !strings.Contains(text, `"file":"orders.yaml"`) || !strings.Contains(text, `customer: \"c<3>&\"`) {
+		t.Errorf("request %s does not show the scenario as written", text)
+	}
+	req, err := DecodeRequest([]byte(text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, got, err := req.loadRequest()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Script == nil || !slices.Equal(got.Script.Ops(), ordersOps) || !slices.Equal(got.Script.Scenarios(), []string{"orders"}) {
+		t.Fatalf("far end's script %+v, want the orders file's operations %q", got.Script, ordersOps)
+	}
+	file, data := got.Script.Source()
+	if file != "orders.yaml" || string(data) != ordersFile {
+		t.Errorf("far end's source = %s, %q; want orders.yaml and the file as parsed", file, data)
+	}
+	got.Script, opts.Script = nil, nil
+	if got != opts {
+		t.Errorf("options = %+v, want %+v", got, opts)
 	}
 }
 
@@ -163,5 +206,42 @@ func TestServeReportsABadRequestAsAnErrorFrame(t *testing.T) {
 	var doc errorDoc
 	if perr != nil || !ok || f.kind != kindError || f.decode(&doc) != nil || doc.Error != err.Error() {
 		t.Fatalf("output %q is not the error frame of %v", out.String(), err)
+	}
+}
+
+func TestServeRunsTheRequestsScenario(t *testing.T) {
+	t.Parallel()
+	lr := sweep.LoadRequest{BaseURL: ordersServer(t), Load: results.LoadInfo{Model: "closed", VUs: 2}, Duration: time.Second}
+	req, err := DecodeRequest([]byte(encode(t, NewRequest(lr, builtin.Options{Script: ordersScript(t)}))))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, res := serve(t, req, nil)
+	m := res.Measurement
+	if res.Error != "" || m.Requests == 0 || m.ErrorRate != 0 {
+		t.Fatalf("result = %+v, want the orders flow without errors", res)
+	}
+	ops := slices.Sorted(maps.Keys(m.Ops))
+	if want := slices.Sorted(slices.Values(ordersOps)); !slices.Equal(ops, want) {
+		t.Errorf("operations %q, want the scenario's %q", ops, want)
+	}
+}
+
+func TestServeRefusesAScenarioThatDoesNotParse(t *testing.T) {
+	t.Parallel()
+	bad := strings.Replace(ordersFile, "capture:", "captur:", 1)
+	req := Request{BaseURL: ordersServer(t), Load: results.LoadInfo{Model: "closed", VUs: 1}, Duration: "1s",
+		Script: &Source{File: "orders.yaml", YAML: bad}}
+	var out bytes.Buffer
+	err := Serve(t.Context(), req, nil, &out)
+	var se *scenario.Error
+	if !errors.Is(err, ErrBadRequest) || !errors.As(err, &se) {
+		t.Fatalf("err = %v, want ErrBadRequest with the scenario's error", err)
+	}
+	if !strings.Contains(err.Error(), "orders.yaml:10: captur: unknown key (did you mean capture?)") {
+		t.Errorf("err = %v, want the file, line and key", err)
+	}
+	if !strings.Contains(out.String(), "orders.yaml:10: captur") {
+		t.Errorf("error frame %q lacks the scenario's error", out.String())
 	}
 }

@@ -33,8 +33,13 @@ func serviceName(prefix string) string {
 
 // serviceSpec is the one-shot service that runs req on the far end: one
 // replica that is never restarted, placed by the options' constraints,
-// labelled with the run's labels and LabelLoad.
-func (o Options) serviceSpec(name string, req Request) swarm.ServiceSpec {
+// labelled with the run's labels and LabelLoad; an error when req cannot
+// travel (Encode).
+func (o Options) serviceSpec(name string, req Request) (swarm.ServiceSpec, error) {
+	env, err := req.Encode()
+	if err != nil {
+		return swarm.ServiceSpec{}, err
+	}
 	labels := maps.Clone(o.Labels)
 	if labels == nil {
 		labels = map[string]string{}
@@ -55,7 +60,7 @@ func (o Options) serviceSpec(name string, req Request) swarm.ServiceSpec {
 			ContainerSpec: &swarm.ContainerSpec{
 				Image:           o.Image,
 				Command:         o.Command,
-				Env:             []string{RequestEnv + "=" + req.Encode()},
+				Env:             []string{RequestEnv + "=" + env},
 				Labels:          maps.Clone(labels),
 				StopSignal:      "SIGTERM",
 				StopGracePeriod: &grace,
@@ -65,5 +70,5 @@ func (o Options) serviceSpec(name string, req Request) swarm.ServiceSpec {
 			Networks:      nets,
 		},
 		Mode: swarm.ServiceMode{Replicated: &swarm.ReplicatedService{Replicas: &one}},
-	}
+	}, nil
 }

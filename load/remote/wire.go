@@ -19,6 +19,20 @@
 // are lines that start with FramePrefix, so the parser ignores whatever
 // else the container prints, and long documents are cut into lines well
 // under the 16 KiB at which Docker's log drivers split a line.
+//
+// The Request travels the other way in one environment variable,
+// RequestEnv, as JSON; a user's scenario file rides in it as its text
+// (Source), which the far end parses again with scenario.Parse, so the
+// load runs the very flows sweep checked and `docker service inspect`
+// or the Job's pod spec shows what was sent. Linux takes no environment
+// string over 128 KiB, so a request is at most MaxRequestSize and a
+// scenario file 4 KiB less (CheckRequest, which the driver's makers call
+// before anything starts). A scenario that size is hundreds of steps; a
+// larger one is refused rather than carried in a Docker config or a
+// ConfigMap, one more object per phase to create, label and remove on
+// each platform. The far end refuses a request with keys it does not
+// know: a request from a newer sweep than its image fails rather than
+// running another load.
 package remote
 
 import (
@@ -30,6 +44,7 @@ import (
 	"time"
 
 	"github.com/sweep-tool/sweep/load/builtin"
+	"github.com/sweep-tool/sweep/load/scenario"
 	"github.com/sweep-tool/sweep/results"
 	"github.com/sweep-tool/sweep/sweep"
 )
@@ -56,6 +71,18 @@ type Request struct {
 	// its defaults.
 	Scenario string `json:"scenario,omitempty"`
 	Timeout  string `json:"timeout,omitempty"`
+	// Script is the scenario file the built-in driver runs instead of
+	// Scenario (builtin.Options.Script), parsed again on the far end.
+	Script *Source `json:"script,omitempty"`
+}
+
+// Source is a scenario file as it travels (scenario.Script's Source):
+// its base name, which the far end's errors name, and its text, kept as
+// a string so that the request stays readable where the platform shows
+// it.
+type Source struct {
+	File string `json:"file"`
+	YAML string `json:"yaml"`
 }
 
 // ErrBadRequest marks a Request the far end cannot run.
@@ -73,6 +100,10 @@ func NewRequest(req sweep.LoadRequest, opts builtin.Options) Request {
 	}
 	if opts.Timeout > 0 {
 		r.Timeout = opts.Timeout.String()
+	}
+	if opts.Script != nil {
+		file, data := opts.Script.Source()
+		r.Script = &Source{File: file, YAML: string(data)}
 	}
 	return r
 }
@@ -110,16 +141,6 @@ func ReadRequest(text string, getenv func(string) string, stdin io.Reader) (Requ
 	return DecodeRequest(data)
 }
 
-// Encode is r as JSON.
-func (r Request) Encode() string {
-	data, err := json.Marshal(r)
-	if err != nil {
-		// a Request holds only strings, numbers and booleans
-		panic(fmt.Sprintf("encode drive request: %v", err))
-	}
-	return string(data)
-}
-
 // loadRequest is the sweep.LoadRequest and driver options r describes;
 // the callbacks are the caller's.
 func (r Request) loadRequest() (sweep.LoadRequest, builtin.Options, error) {
@@ -131,6 +152,13 @@ func (r Request) loadRequest() (sweep.LoadRequest, builtin.Options, error) {
 	if r.Timeout != "" {
 		if opts.Timeout, err = time.ParseDuration(r.Timeout); err != nil {
 			return sweep.LoadRequest{}, builtin.Options{}, fmt.Errorf("%w: timeout: %w", ErrBadRequest, err)
+		}
+	}
+	if r.Script != nil {
+		// a file that does not parse here (another sweep's subset) is
+		// refused with its file:line: key, as sweep itself would
+		if opts.Script, err = scenario.Parse(r.Script.File, []byte(r.Script.YAML)); err != nil {
+			return sweep.LoadRequest{}, builtin.Options{}, fmt.Errorf("%w: scenario %w", ErrBadRequest, err)
 		}
 	}
 	return sweep.LoadRequest{BaseURL: r.BaseURL, Load: r.Load, Duration: d, Warmup: r.Warmup}, opts, nil
