@@ -64,10 +64,15 @@ const (
 	deleteTimeout = 30 * time.Second
 )
 
-// NewDriver is a driver that runs its Jobs through c.
+// NewDriver is a driver that runs its Jobs through c. Built-in options
+// that cannot travel in the pod's environment are remote.CheckRequest's
+// error.
 func NewDriver(c *Client, opts DriverOptions) (*Driver, error) {
 	if opts.Image == "" {
 		return nil, remote.ErrNoImage
+	}
+	if err := remote.CheckRequest(opts.Builtin); err != nil {
+		return nil, err
 	}
 	if opts.Command == nil {
 		opts.Command = remote.DefaultCommand
