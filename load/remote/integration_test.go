@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"net/http"
 	"os"
+	"slices"
 	"testing"
 	"time"
 
@@ -18,6 +20,7 @@ import (
 	"github.com/sweep-tool/sweep/internal/swarmfixture"
 	"github.com/sweep-tool/sweep/internal/testenv"
 	"github.com/sweep-tool/sweep/load/builtin"
+	"github.com/sweep-tool/sweep/load/scenario"
 	"github.com/sweep-tool/sweep/results"
 	"github.com/sweep-tool/sweep/sweep"
 )
@@ -90,6 +93,7 @@ func TestRemoteLoadDrivesTheDemoAppOnAnotherNode(t *testing.T) {
 	assertNoLoadService(t, s)
 
 	stopped := stopEarly(t, s, url)
+	usersScenario(t, s, url)
 
 	local, err := builtin.New(builtin.Options{}).Run(t.Context(), sweep.LoadRequest{BaseURL: url, Load: req.Load, Duration: req.Duration})
 	if err != nil {
@@ -123,6 +127,42 @@ func stopEarly(t *testing.T, s *onSwarm, url string) results.Measurement {
 	}
 	assertNoLoadService(t, s)
 	return m
+}
+
+// admissionsFile is a user's scenario for the demo app, with operation
+// names of its own.
+const admissionsFile = `scenarios:
+  - name: admissions
+    flow:
+      - post:
+          name: admit patient
+          url: /Patient
+          json: {resourceType: Patient, active: true, name: [{family: "Remote{{ $vu }}-{{ $iteration }}", given: [Sam]}]}
+          capture: {json: $.id, as: patient}
+          expect: 201
+      - get: {name: chart lookup, url: "/Patient/{{ patient }}", expect: 200}
+      - delete: {name: discharge, url: "/Patient/{{ patient }}", expect: [200, 204]}
+`
+
+// usersScenario runs a phase of admissionsFile on the load node: the
+// record must name the file's operations, not the demo CRUD's.
+func usersScenario(t *testing.T, s *onSwarm, url string) {
+	t.Helper()
+	script, err := scenario.Parse("admissions.yaml", []byte(admissionsFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req := sweep.LoadRequest{BaseURL: url, Load: results.LoadInfo{Driver: "builtin", Model: "closed", VUs: 2}, Duration: 2 * time.Second}
+	m, err := s.driver(t, Options{Builtin: builtin.Options{Script: script}}).Run(t.Context(), req)
+	if err != nil {
+		t.Fatalf("remote Run of a user's scenario: %v", err)
+	}
+	ops := slices.Sorted(maps.Keys(m.Ops))
+	t.Logf("user's scenario: %d requests, operations %q, errors %.2f%%", m.Requests, ops, 100*m.ErrorRate)
+	if want := []string{"admit patient", "chart lookup", "discharge"}; !slices.Equal(ops, want) || m.Requests == 0 || m.ErrorRate > 0.01 {
+		t.Errorf("operations %q with %d requests, error rate %v; want %q, nearly all answered", ops, m.Requests, m.ErrorRate, want)
+	}
+	assertNoLoadService(t, s)
 }
 
 // TestCancelLeavesNoLoadServiceBehind: cancelling a running remote phase
