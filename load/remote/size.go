@@ -45,8 +45,12 @@ func CheckRequest(opts builtin.Options) error {
 
 // Encode is r as JSON, the value of RequestEnv, with <, > and & as they
 // are, so that a scenario reads as written where the platform shows the
-// environment. An r that cannot travel is an error, as in CheckRequest,
-// at MaxRequestSize.
+// environment — except what a platform would expand in an environment
+// value: Swarm reads {{ … }} as a Go template of its own (a scenario's
+// {{ $vu }} failed the service's creation) and Kubernetes expands $(VAR)
+// and reduces $$ to $, so every "{{" and "$" is written as JSON's \u
+// escape, which the far end's decoder reads back as they were. An r that
+// cannot travel is an error, as in CheckRequest, at MaxRequestSize.
 func (r Request) Encode() (string, error) {
 	return r.encode(MaxRequestSize)
 }
@@ -63,7 +67,7 @@ func (r Request) encode(limit int) (string, error) {
 		// a Request holds only strings, numbers and booleans
 		panic(fmt.Sprintf("encode drive request: %v", err))
 	}
-	data := bytes.TrimSuffix(b.Bytes(), []byte("\n"))
+	data := envSafe(bytes.TrimSuffix(b.Bytes(), []byte("\n")))
 	if len(data) <= limit {
 		return string(data), nil
 	}
@@ -73,6 +77,17 @@ func (r Request) encode(limit int) (string, error) {
 	}
 	return "", fmt.Errorf("%s: %w: %s encoded, over the %s that one environment variable hands a load running away from sweep's process; make it smaller",
 		what, ErrRequestTooLarge, kib(len(data)), kib(limit))
+}
+
+// envSafe writes every "{{" and "$" of encoded JSON as \u escapes. In
+// JSON both occur only inside strings (no object opens an object without
+// a key), where the escape means the same character.
+func envSafe(data []byte) []byte {
+	data = bytes.ReplaceAll(data, []byte("$"), []byte(`\u0024`))
+	for bytes.Contains(data, []byte("{{")) {
+		data = bytes.ReplaceAll(data, []byte("{{"), []byte(`\u007b{`))
+	}
+	return data
 }
 
 // kib is n bytes in KiB, to one decimal.

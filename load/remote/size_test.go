@@ -131,3 +131,25 @@ func encodeUnchecked(t *testing.T, r Request) string {
 	}
 	return text
 }
+
+// TestEncodeIsSafeFromThePlatformsExpansion: Swarm reads {{ … }} in an
+// environment value as a Go template of its own (a scenario's {{ $vu }}
+// failed the load service's creation on the fixture: "undefined variable
+// $vu") and Kubernetes expands $(VAR) and $$; the encoded request holds
+// neither "{{" nor "$", and decodes to the scenario as written.
+func TestEncodeIsSafeFromThePlatformsExpansion(t *testing.T) {
+	t.Parallel()
+	yaml := "scenarios:\n  - flow:\n      - get: {url: \"/a/{{ $vu }}/{{{x}}}\", headers: {X-Cost: \"$$(HOME) $(PATH) 5$\"}}\n"
+	r := Request{BaseURL: "http://h/", Duration: "1s", Script: &Source{File: "s.yaml", YAML: yaml}}
+	enc, err := r.Encode()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(enc, "{{") || strings.Contains(enc, "$") {
+		t.Errorf("encoded request holds {{ or $: %s", enc)
+	}
+	back, err := DecodeRequest([]byte(enc))
+	if err != nil || back.Script == nil || back.Script.YAML != yaml {
+		t.Errorf("decoded %+v (%v), want the scenario as written", back.Script, err)
+	}
+}
