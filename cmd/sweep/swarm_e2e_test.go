@@ -249,6 +249,44 @@ func TestSwarmMeshDSNIsNamed(t *testing.T) {
 	}
 }
 
+// TestSwarmLoopbackDSNIsRefused: the fixture's nodes are not this host,
+// so a DSN at 127.0.0.1 can never reach the database the swarm runs;
+// before, the run waited out the ready timeout at the first DSN check.
+// Now it is bad input before anything starts: exit 2 within seconds
+// naming --db-dsn and the nodes' addresses, no service of the run made.
+func TestSwarmLoopbackDSNIsRefused(t *testing.T) {
+	sw := testenv.Swarm(t)
+	out := filepath.Join(t.TempDir(), "run")
+	began := time.Now()
+	code, _, stderr := runCLI(t, swarmDemo(t, sw, out, []string{"docker-compose.yaml", "docker-compose.swarm.yaml"},
+		"--db-dsn", "postgres://sweep:sweep@127.0.0.1:15432/sweep?sslmode=disable", "--ready-timeout", "2m")...)
+	took := time.Since(began)
+	t.Logf("exit %d after %s\n%s", code, took.Round(100*time.Millisecond), stderr)
+	if code != exitBadInput || took > 30*time.Second {
+		t.Fatalf("exit %d after %s, want 2 at once\nstderr:\n%s", code, took, stderr)
+	}
+	for _, want := range []string{"--db-dsn: ", "127.0.0.1 is this host", "not a node of the swarm"} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, stderr)
+		}
+	}
+	if strings.Contains(stderr, "sweep:sweep@") {
+		t.Errorf("stderr shows the DSN's password:\n%s", stderr)
+	}
+	if _, err := os.Stat(filepath.Join(out, results.CellsDir)); !os.IsNotExist(err) {
+		t.Errorf("%s exists: a cell was recorded (%v)", filepath.Join(out, results.CellsDir), err)
+	}
+	left, err := sw.Manager.ServiceList(t.Context(), dswarm.ServiceListOptions{Filters: filters.NewArgs(filters.Arg("label", sweep.LabelRun))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, svc := range left {
+		if strings.HasPrefix(svc.Spec.Labels[sweep.LabelDir], out) {
+			t.Errorf("service %s of the refused run left on the swarm", svc.Spec.Name)
+		}
+	}
+}
+
 // laneRecords reads the records of a two-lane run of two cells or more:
 // the first cell's two controls and its r1, and the second cell's r1,
 // by their directory under cells/.
