@@ -45,7 +45,7 @@ func (b Base) HostPorts() HostPorts {
 			if p.Protocol != "" && p.Protocol != "tcp" {
 				continue
 			}
-			ports := portRange(p.Published)
+			ports := PortRange(p.Published)
 			h.Published = append(h.Published, ports...)
 			if p.Mode == "" || p.Mode == "ingress" {
 				for _, port := range ports {
@@ -59,9 +59,9 @@ func (b Base) HostPorts() HostPorts {
 	return h
 }
 
-// portRange is the ports of a published port, "15432" or "8000-8010";
+// PortRange is the ports of a published port, "15432" or "8000-8010";
 // none when it is empty or unreadable.
-func portRange(s string) []uint16 {
+func PortRange(s string) []uint16 {
 	lo, hi, isRange := strings.Cut(s, "-")
 	if !isRange {
 		hi = lo

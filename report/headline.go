@@ -148,7 +148,7 @@ func WriteHeadline(w io.Writer, rep *Report, runDir string) error {
 	}
 	b.WriteString(rows)
 	for _, p := range append(actParas(rep, runDir), ruleIntro(runDir)) {
-		b.WriteString(wrap(strings.ReplaceAll(p, "`", ""), TerminalWidth, "  ") + "\n")
+		b.WriteString(sweep.Wrap(strings.ReplaceAll(p, "`", ""), TerminalWidth, "  ") + "\n")
 	}
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
 	for _, r := range ruleRows(rep, "web") {
@@ -205,23 +205,4 @@ func tieCount(ties []*Cell) string {
 		return "1 pair"
 	}
 	return fmt.Sprintf("%d pairs", len(ties))
-}
-
-// wrap breaks text at spaces into lines of at most width columns, the
-// lines after the first indented by indent.
-func wrap(text string, width int, indent string) string {
-	var lines []string
-	line := ""
-	for _, word := range strings.Fields(text) {
-		switch {
-		case line == "":
-			line = word
-		case len([]rune(line))+1+len([]rune(word)) > width:
-			lines = append(lines, line)
-			line = indent + word
-		default:
-			line += " " + word
-		}
-	}
-	return strings.Join(append(lines, line), "\n")
 }

@@ -72,17 +72,6 @@ func TestTerminalFitsTheWidth(t *testing.T) {
 	}
 }
 
-func TestWrap(t *testing.T) {
-	t.Parallel()
-	got := wrap("aaa bbb ccc ddd", 7, "  ")
-	if want := "aaa bbb\n  ccc\n  ddd"; got != want {
-		t.Errorf("wrap = %q, want %q", got, want)
-	}
-	if got := wrap(strings.Repeat("x", 12), 5, ""); got != strings.Repeat("x", 12) {
-		t.Errorf("a word longer than the width is kept whole: %q", got)
-	}
-}
-
 // matchLine reports whether a line of text matches the regular
 // expression re in full, spaces at its ends aside.
 func matchLine(text, re string) bool {

@@ -64,7 +64,7 @@ func WriteTerminalSummary(w io.Writer, rep *Report) error {
 		if strings.TrimSpace(p) == "" {
 			continue
 		}
-		if _, err := fmt.Fprintln(w, wrap(p, TerminalWidth, "  ")); err != nil {
+		if _, err := fmt.Fprintln(w, sweep.Wrap(p, TerminalWidth, "  ")); err != nil {
 			return err
 		}
 	}
@@ -99,10 +99,10 @@ func printTable(w io.Writer, t table, fit bool) error {
 	}
 	text := t.Title + "\n" + b.String()
 	if n := widest(b.String()); fit && n > TerminalWidth {
-		text = wrap(fmt.Sprintf("%s: %d columns wide, in report.md and report.html", t.Title, n), TerminalWidth, "  ") + "\n"
+		text = sweep.Wrap(fmt.Sprintf("%s: %d columns wide, in report.md and report.html", t.Title, n), TerminalWidth, "  ") + "\n"
 	}
 	if t.Note != "" {
-		text += wrap(t.Note, TerminalWidth, "  ") + "\n"
+		text += sweep.Wrap(t.Note, TerminalWidth, "  ") + "\n"
 	}
 	_, err := io.WriteString(w, text+"\n")
 	return err
