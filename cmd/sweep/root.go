@@ -29,7 +29,7 @@ func newRootCmd(ctx context.Context, stdout, stderr io.Writer) *cobra.Command {
 		newReportCmd(stdout, stderr), newCompareCmd(stdout),
 		newCheckCmd(stdout, stderr), newResumeCmd(stdout, stderr), newRerunCmd(stdout, stderr),
 		newLimitCmd(stdout, stderr), newLimitsCmd(stdout), newReplayCmd(stdout), newExportCmd(stdout, stderr),
-		newDriveCmd(stdout))
+		newInitCmd(stdout), newDriveCmd(stdout))
 	useGroups(root)
 	root.SetContext(ctx)
 	return root
