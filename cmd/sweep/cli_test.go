@@ -290,3 +290,18 @@ func TestUnwritableOut(t *testing.T) {
 		t.Errorf("exit %d stderr %q, want 2 naming --out", code, stderr)
 	}
 }
+
+// TestCheckNamesTODOLines: check refuses a config file while a TODO line
+// (what sweep init could not guess) is left in it, naming each line,
+// before it starts anything.
+func TestCheckNamesTODOLines(t *testing.T) {
+	t.Parallel()
+	cfg := writeConfig(t, "cpus: [1]\nservice: app\n# TODO: url: the published port\nurl: http://127.0.0.1:1\n"+
+		"compose: [c.yaml]  # TODO: the other file\n")
+	code, _, stderr := runCLIEnv(t, nil, "check", "--config", cfg)
+	for _, want := range []string{"--config: ", cfg + ":3: TODO: url: the published port", cfg + ":5: TODO: the other file"} {
+		if code != exitBadInput || !strings.Contains(stderr, want) {
+			t.Errorf("exit %d, %q; want 2 saying %q", code, stderr, want)
+		}
+	}
+}

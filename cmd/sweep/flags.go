@@ -17,6 +17,7 @@ type specFlags struct {
 	spec   sweep.Spec
 	text   sweep.Texts // the spec's text forms
 	config string
+	file   flagfile.File // the --config file as read
 	k6     string
 }
 
@@ -164,7 +165,11 @@ var configPaths = map[string]flagfile.Rebase{"compose": flagfile.Rel, "manifests
 // the environment and the load model.
 func (f *specFlags) resolve(cmd *cobra.Command) (sweep.Spec, error) {
 	if f.config != "" {
-		if err := flagfile.Apply(cmd.Flags(), f.config, configPaths, othersOf(cmd)...); err != nil {
+		var err error
+		if f.file, err = flagfile.Read(f.config); err != nil {
+			return sweep.Spec{}, err
+		}
+		if err := f.file.Apply(cmd.Flags(), configPaths, othersOf(cmd)...); err != nil {
 			return sweep.Spec{}, err
 		}
 	}

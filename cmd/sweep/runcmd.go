@@ -10,6 +10,7 @@ import (
 
 	"github.com/sweep-tool/sweep/report"
 	"github.com/sweep-tool/sweep/results"
+	"github.com/sweep-tool/sweep/scaffold"
 	"github.com/sweep-tool/sweep/session"
 	"github.com/sweep-tool/sweep/sweep"
 	"github.com/sweep-tool/sweep/sweep/progress"
@@ -64,7 +65,8 @@ func newCheckCmd(stdout, stderr io.Writer) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "check",
 		Short: "Validate the stack and run the grid's first cell briefly end to end (run's flags for them)",
-		Long: "check validates every flag, the compose files, the engine, the database and the driver, then runs\n" +
+		Long: "check validates every flag, the compose files, the engine, the database and the driver (and refuses a\n" +
+			"--config file while a TODO line that sweep init wrote is left in it, naming each), then runs\n" +
 			"the first cell for a few seconds into a temporary directory and tears it down: a broken stack is\n" +
 			"found in a minute, not at 3 a.m. The cell runs with the chosen driver and then with the built-in one at\n" +
 			"the same load: when the chosen driver's RPS is lower beyond noise, the generator, not the target, limits\n" +
@@ -76,6 +78,9 @@ func newCheckCmd(stdout, stderr io.Writer) *cobra.Command {
 	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
 		spec, err := resolveGrid(cmd, flags, nil)
 		if err != nil {
+			return err
+		}
+		if err := scaffold.CheckTODOs(flags.file.Path, flags.file.Data); err != nil {
 			return err
 		}
 		_, err = preflight(cmd.Context(), spec, flags.k6, stdout, stderr)

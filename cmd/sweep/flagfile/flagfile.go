@@ -23,19 +23,32 @@ import (
 // one relative to where the program runs; dir is the file's folder.
 type Rebase func(dir, value string) string
 
-// Apply sets every flag of fs not given on the command line from the
-// YAML file at path; the values of the keys in paths are rebased. A key
-// in others (a flag of another command that reads the same file) is
-// passed over. Its errors are bad input of the field "config"; an
-// unknown key (or the key "config" itself) is one.
-func Apply(fs *pflag.FlagSet, path string, paths map[string]Rebase, others ...string) error {
+// File is a --config file as read: its path and its text, which the
+// caller may read beyond the keys (sweep check names its TODO lines).
+type File struct {
+	Path string
+	Data []byte
+}
+
+// Read reads the file at path; an error is bad input of the field
+// "config".
+func Read(path string) (File, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return sweep.BadInput("config", "cannot read %s: %v", path, err)
+		return File{}, sweep.BadInput("config", "cannot read %s: %v", path, err)
 	}
+	return File{Path: path, Data: data}, nil
+}
+
+// Apply sets every flag of fs not given on the command line from the
+// file; the values of the keys in paths are rebased. A key in others (a
+// flag of another command that reads the same file) is passed over. Its
+// errors are bad input of the field "config"; an unknown key (or the key
+// "config" itself) is one.
+func (f File) Apply(fs *pflag.FlagSet, paths map[string]Rebase, others ...string) error {
 	var doc map[string]any
-	if err := yaml.Unmarshal(data, &doc); err != nil {
-		return sweep.BadInput("config", "%s is not valid YAML: %v", path, err)
+	if err := yaml.Unmarshal(f.Data, &doc); err != nil {
+		return sweep.BadInput("config", "%s is not valid YAML: %v", f.Path, err)
 	}
 	for key, val := range doc {
 		fl := fs.Lookup(key)
@@ -43,13 +56,13 @@ func Apply(fs *pflag.FlagSet, path string, paths map[string]Rebase, others ...st
 			continue
 		}
 		if fl == nil || key == "config" {
-			return sweep.BadInput("config", "unknown key %q in %s; keys are the flag names (see {help})", key, path)
+			return sweep.BadInput("config", "unknown key %q in %s; keys are the flag names (see {help})", key, f.Path)
 		}
 		if fl.Changed {
 			continue
 		}
-		if err := set(fl, val, filepath.Dir(path), paths[key]); err != nil {
-			return sweep.BadInput("config", "key %q in %s: %v", key, path, message(err))
+		if err := set(fl, val, filepath.Dir(f.Path), paths[key]); err != nil {
+			return sweep.BadInput("config", "key %q in %s: %v", key, f.Path, message(err))
 		}
 	}
 	return nil

@@ -24,6 +24,15 @@ func write(t *testing.T, text string) string {
 	return path
 }
 
+// apply reads the file at path and applies it to fs.
+func apply(fs *pflag.FlagSet, path string, paths map[string]Rebase, others ...string) error {
+	f, err := Read(path)
+	if err != nil {
+		return err
+	}
+	return f.Apply(fs, paths, others...)
+}
+
 // TestApply: unset flags take the file's values (a list joins with
 // commas, or repeats a string-array flag), a flag given on the command
 // line wins, and the path keys are rebased against the file's folder.
@@ -37,7 +46,7 @@ func TestApply(t *testing.T) {
 		t.Fatal(err)
 	}
 	path := write(t, "cpus: [1, 2.5]\nurl: http://file\ncompose: [a.yml, /abs/b.yml]\n")
-	if err := Apply(fs, path, map[string]Rebase{"compose": Rel}); err != nil {
+	if err := apply(fs, path, map[string]Rebase{"compose": Rel}); err != nil {
 		t.Fatal(err)
 	}
 	dir := filepath.Dir(path)
@@ -53,7 +62,7 @@ func TestApplyPassesOverOthers(t *testing.T) {
 	t.Parallel()
 	fs := pflag.NewFlagSet("t", pflag.ContinueOnError)
 	cpus := fs.String("cpus", "", "")
-	if err := Apply(fs, write(t, "cpus: 2\nkeep: {not: a value}\n"), nil, "keep", "cpus"); err != nil || *cpus != "2" {
+	if err := apply(fs, write(t, "cpus: 2\nkeep: {not: a value}\n"), nil, "keep", "cpus"); err != nil || *cpus != "2" {
 		t.Errorf("cpus %q, %v; want 2 and the other command's key passed over", *cpus, err)
 	}
 }
@@ -69,13 +78,13 @@ func TestApplyRefuses(t *testing.T) {
 		fs := pflag.NewFlagSet("t", pflag.ContinueOnError)
 		fs.String("cpus", "", "")
 		fs.String("config", "", "")
-		err := Apply(fs, write(t, tc.text), nil)
+		err := apply(fs, write(t, tc.text), nil)
 		var bad *sweep.BadInputError
 		if !errors.As(err, &bad) || bad.Field != "config" || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: %v, want bad input of config saying %q", tc.name, err, tc.want)
 		}
 	}
-	if err := Apply(pflag.NewFlagSet("t", pflag.ContinueOnError), "/nonexistent.yaml", nil); !errors.Is(err, sweep.ErrBadInput) {
+	if err := apply(pflag.NewFlagSet("t", pflag.ContinueOnError), "/nonexistent.yaml", nil); !errors.Is(err, sweep.ErrBadInput) {
 		t.Errorf("missing file: %v, want bad input", err)
 	}
 }
