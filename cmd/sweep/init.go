@@ -101,8 +101,28 @@ func initInput(f initFlags) error {
 			return sweep.BadInput(w.field, "%s exists, and sweep init never overwrites a file: name another with {%s} (e.g. {%s} %s) "+
 				"or move that one aside", w.path, w.field, w.field, filepath.Join(filepath.Dir(w.path), w.other))
 		}
+		if dir := manifestsDir(f.manifests, w.path); dir != "" {
+			return sweep.BadInput(w.field, "%s would be in %s, whose YAML files are the manifests sweep applies: write it elsewhere with {%s}",
+				w.path, dir, w.field)
+		}
 	}
 	return nil
+}
+
+// manifestsDir is the directory of manifests that file would be in, or
+// "".
+func manifestsDir(manifests []string, file string) string {
+	in, err := filepath.Abs(filepath.Dir(file))
+	if err != nil {
+		return ""
+	}
+	for _, m := range manifests {
+		abs, err := filepath.Abs(m)
+		if st, statErr := os.Stat(m); err == nil && statErr == nil && st.IsDir() && abs == in {
+			return m
+		}
+	}
+	return ""
 }
 
 // scaffoldStack reads the stack's files as the backends do and has

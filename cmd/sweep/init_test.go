@@ -184,6 +184,7 @@ func TestInitRefuses(t *testing.T) {
 		{"both stacks", "", []string{"--compose", demo, "--manifests", demo}, []string{"--manifests: "}},
 		{"no PostgreSQL", "", []string{"--compose", noPG}, []string{"--compose: ", noPG, "no PostgreSQL service", "postgres*"}},
 		{"no HAR", "", []string{"--compose", demo, "--har", "/nonexistent.har"}, []string{"--har: cannot read /nonexistent.har"}},
+		{"into the manifests", "", []string{"--manifests", "%DIR%"}, []string{"--out: ", "the manifests sweep applies"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -194,6 +195,9 @@ func TestInitRefuses(t *testing.T) {
 				}
 			}
 			args := append([]string{"init", "--out", filepath.Join(dir, "sweep.yaml")}, tc.args...)
+			if i := slices.Index(args, "%DIR%"); i >= 0 {
+				args[i] = dir
+			}
 			code, _, stderr := runCLIEnv(t, nil, args...)
 			for _, want := range tc.want {
 				if code != exitBadInput || !strings.Contains(stderr, want) {
