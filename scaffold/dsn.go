@@ -21,7 +21,7 @@ func dsn(st stack, db service) Setting {
 	}
 	if i < 0 {
 		return Setting{Why: fmt.Sprintf("The database: %s %s, so sweep cannot reach it to sample its sessions and check the pools "+
-			"against its connection limit (db-dsn).", db.name, unreachable(st))}
+			"against its connection limit (db-dsn).", db.name, st.on.words().unreachable)}
 	}
 	user, userKnown := "postgres", true
 	if e, ok := db.lookup("POSTGRES_USER"); ok {
@@ -54,12 +54,4 @@ func dsn(st stack, db service) Setting {
 		"sweep reads the DSN from the environment, SWEEP_DB_DSN, with %s:\n  export SWEEP_DB_DSN='%s'\n"+
 		"Without it sweep runs, but neither samples the database's sessions nor checks the pools against its connection limit.",
 		db.name, at, in, u.String())}
-}
-
-// unreachable says why sweep cannot reach a service from where it runs.
-func unreachable(st stack) string {
-	if st.on == onKubernetes {
-		return "has no Service"
-	}
-	return "publishes no port on the host"
 }

@@ -104,7 +104,7 @@ func find(st stack, field, source string) (found, error) {
 	}
 	if len(dbs) == 0 {
 		return found{}, sweep.BadInput(field, "%s: no PostgreSQL service: sweep init looks for a %s whose image is named postgres* "+
-			"(or postgis*) or whose environment has %s", source, unit(st), strings.Join(postgresEnv[:4], ", "))
+			"(or postgis*) or whose environment has %s", source, st.on.words().service, strings.Join(postgresEnv[:4], ", "))
 	}
 	var cands []candidate
 	for _, s := range st.services {
@@ -113,9 +113,10 @@ func find(st stack, field, source string) (found, error) {
 		}
 	}
 	if len(cands) == 0 {
-		return found{}, sweep.BadInput(field, "%s: no %s %s and reaches %s, the PostgreSQL %s (through %s); "+
-			"sweep init looks for the web service to sweep there", source, unit(st), serves(st),
-			strings.Join(slices.Sorted(maps.Keys(dbs)), " or "), unit(st), reachedBy(st))
+		w := st.on.words()
+		return found{}, sweep.BadInput(field, "%s: no %s %s and reaches %s, the PostgreSQL service (through %s); "+
+			"sweep init looks for the web service to sweep there", source, w.target, w.serves,
+			strings.Join(slices.Sorted(maps.Keys(dbs)), " or "), w.reachedBy)
 	}
 	slices.SortStableFunc(cands, func(a, b candidate) int {
 		return cmp.Or(b.points-a.points, strings.Compare(a.svc.name, b.svc.name))
@@ -132,8 +133,8 @@ func find(st stack, field, source string) (found, error) {
 // service directly or through one service it reaches (a pooler).
 func asTarget(st stack, s service, dbs map[string]string) (candidate, bool) {
 	url, ok := httpAddr(s)
-	if _, isDB := dbs[s.name]; isDB || isPooler(s) || !ok {
-		return candidate{}, false
+	if _, isDB := dbs[s.name]; isDB || isPooler(s) || !ok || st.on == onKubernetes && s.kind != "Deployment" {
+		return candidate{}, false // on Kubernetes sweep targets a Deployment
 	}
 	c := candidate{svc: s, url: url}
 	if c.db, ok = dbOf(st, s, dbs); !ok {
@@ -165,30 +166,6 @@ func dbOf(st stack, s service, dbs map[string]string) (service, bool) {
 		}
 	}
 	return service{}, false
-}
-
-// unit is what the platform calls a service.
-func unit(st stack) string {
-	if st.on == onKubernetes {
-		return "Deployment or StatefulSet"
-	}
-	return "service"
-}
-
-// serves is how a target serves HTTP where sweep reaches it.
-func serves(st stack) string {
-	if st.on == onKubernetes {
-		return "has a Service with an HTTP port"
-	}
-	return "publishes an HTTP port on the host"
-}
-
-// reachedBy is how init sees that a service reaches another.
-func reachedBy(st stack) string {
-	if st.on == onKubernetes {
-		return "a DSN or host name in its environment"
-	}
-	return "depends_on, links, or a DSN or host name in its environment"
 }
 
 // describe is the target's address as the notes say it.

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/sweep-tool/sweep/compose"
+	"github.com/sweep-tool/sweep/kube"
 	"github.com/sweep-tool/sweep/sweep"
 )
 
@@ -158,5 +159,52 @@ func TestTODOs(t *testing.T) {
 	}
 	if err := CheckTODOs("s.yaml", []byte("cpus: [1]\n# done\n")); err != nil {
 		t.Errorf("no TODO: %v", err)
+	}
+}
+
+// TestManifestsTargetIsADeployment: on Kubernetes the target is a
+// Deployment; a StatefulSet serving HTTP is none.
+func TestManifestsTargetIsADeployment(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "stack.yaml")
+	text := `apiVersion: apps/v1
+kind: StatefulSet
+metadata: {name: pg}
+spec:
+  selector: {matchLabels: {app: pg}}
+  template:
+    metadata: {labels: {app: pg}}
+    spec: {containers: [{name: pg, image: "postgres:16", env: [{name: POSTGRES_PASSWORD, value: x}]}]}
+---
+apiVersion: v1
+kind: Service
+metadata: {name: pg}
+spec: {selector: {app: pg}, ports: [{port: 5432}]}
+---
+apiVersion: apps/v1
+kind: StatefulSet
+metadata: {name: web}
+spec:
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec: {containers: [{name: web, image: "web:1", env: [{name: DATABASE_URL, value: "postgres://u@pg/x"}]}]}
+---
+apiVersion: v1
+kind: Service
+metadata: {name: web}
+spec: {selector: {app: web}, ports: [{port: 80, targetPort: 8080}]}
+`
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	objs, err := kube.ReadManifests([]string{path})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = Manifests(objs, Options{Source: "stack.yaml"})
+	var bad *sweep.BadInputError
+	if !errors.As(err, &bad) || bad.Field != "manifests" || !strings.Contains(bad.Msg, "no Deployment has a Service") {
+		t.Errorf("err %v, want bad input of manifests saying no Deployment has a Service", err)
 	}
 }

@@ -30,6 +30,24 @@ const (
 	onKubernetes
 )
 
+// platformWords are how init's messages name a platform's things.
+type platformWords struct {
+	service     string // what runs a database
+	target      string // what a target is
+	serves      string // how a target serves HTTP where sweep reaches it
+	reachedBy   string // how init sees that a service reaches another
+	unreachable string // why sweep cannot reach a service
+}
+
+func (p platform) words() platformWords {
+	if p == onKubernetes {
+		return platformWords{service: "Deployment or StatefulSet", target: "Deployment", serves: "has a Service with an HTTP port",
+			reachedBy: "a DSN or host name in its environment", unreachable: "has no Service"}
+	}
+	return platformWords{service: "service", target: "service", serves: "publishes an HTTP port on the host",
+		reachedBy: "depends_on, links, or a DSN or host name in its environment", unreachable: "publishes no port on the host"}
+}
+
 // stack is the user's stack as init reads it, whatever the platform.
 type stack struct {
 	on       platform
