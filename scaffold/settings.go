@@ -48,7 +48,7 @@ func platformSettings(st stack, f found, files []string) []Setting {
 		{Key: "manifests", Value: files}, target}
 	if f.svc.containers > 1 {
 		out = append(out, Setting{Key: "container", Value: f.svc.container,
-			Why: fmt.Sprintf("The container of %s's %d whose variables look like knobs.", f.svc.name, f.svc.containers)})
+			Why: fmt.Sprintf("Of %s's %d containers, the one whose variables look like knobs.", f.svc.name, f.svc.containers)})
 	}
 	return append(out,
 		Setting{Key: "url", Value: url, Why: fmt.Sprintf("Where the load goes: the Service %s as a pod sees it (the load runs as a Job in the cluster).", f.url.host)},

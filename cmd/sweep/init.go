@@ -78,11 +78,11 @@ func runInit(cmd *cobra.Command, f initFlags, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if err := writeNew(f.scenario, res.Scenario); err != nil {
+	if err := writeNew("out", f.out, res.Config); err != nil {
 		return err
 	}
-	if err := writeNew(f.out, res.Config); err != nil {
-		return errors.Join(err, os.Remove(f.scenario))
+	if err := writeNew("scenario", f.scenario, res.Scenario); err != nil {
+		return errors.Join(err, os.Remove(f.out))
 	}
 	fmt.Fprintf(stdout, "wrote %s and %s (%s)\n", f.out, f.scenario, res.Load)
 	return res.WriteNotes(stdout, f.out)
@@ -157,19 +157,17 @@ func relTo(dir, path string) string {
 	return rel
 }
 
-// writeNew writes data to a new file at path; one already there is
-// never overwritten (bad input naming it).
-func writeNew(path string, data []byte) error {
+// writeNew writes data to a new file at path, which the input field
+// names; one already there is never overwritten. What cannot be
+// written is bad input of field.
+func writeNew(field, path string, data []byte) error {
 	out, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
-	if errors.Is(err, os.ErrExist) {
-		return sweep.BadInput("out", "%s appeared while sweep init ran; it never overwrites a file", path)
-	}
 	if err != nil {
-		return err
+		return sweep.BadInput(field, "%v (sweep init never overwrites a file)", err)
 	}
 	_, err = out.Write(data)
 	if err = errors.Join(err, out.Close()); err != nil {
-		return errors.Join(err, os.Remove(path))
+		return errors.Join(sweep.BadInput(field, "%v", err), os.Remove(path))
 	}
 	return nil
 }

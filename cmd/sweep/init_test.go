@@ -185,6 +185,7 @@ func TestInitRefuses(t *testing.T) {
 		{"no PostgreSQL", "", []string{"--compose", noPG}, []string{"--compose: ", noPG, "no PostgreSQL service", "postgres*"}},
 		{"no HAR", "", []string{"--compose", demo, "--har", "/nonexistent.har"}, []string{"--har: cannot read /nonexistent.har"}},
 		{"into the manifests", "", []string{"--manifests", "%DIR%"}, []string{"--out: ", "the manifests sweep applies"}},
+		{"no such folder", "", []string{"--compose", demo, "--out", "%DIR%/none/sweep.yaml"}, []string{"--out: ", "none/sweep.yaml: no such file"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -195,8 +196,8 @@ func TestInitRefuses(t *testing.T) {
 				}
 			}
 			args := append([]string{"init", "--out", filepath.Join(dir, "sweep.yaml")}, tc.args...)
-			if i := slices.Index(args, "%DIR%"); i >= 0 {
-				args[i] = dir
+			for i, a := range args {
+				args[i] = strings.ReplaceAll(a, "%DIR%", dir)
 			}
 			code, _, stderr := runCLIEnv(t, nil, args...)
 			for _, want := range tc.want {
