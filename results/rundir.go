@@ -26,6 +26,9 @@ const (
 	CellsDir     = "cells"
 	// ScriptDir keeps a copy of the user's k6 script (--script).
 	ScriptDir = "script"
+	// ScenarioDir keeps a copy of the built-in driver's scenario file
+	// (--scenario).
+	ScenarioDir = "scenario"
 	// K6DashboardFile is k6's web dashboard report of a cell's measured
 	// phase, in the cell repetition's directory, when k6 was asked to
 	// export it.

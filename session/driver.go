@@ -63,7 +63,7 @@ func (s *Session) k6Driver(ctx context.Context, bin string) (sweep.Driver, strin
 	}
 	d := k6.New(k6.Options{Binary: bin, Script: spec.Script, WebDashboard: s.opts.K6Dashboard})
 	notice, err := spec.CheckLoad(ctx, d, s.opts.Jobs)
-	if errors.Is(err, k6.ErrScript) || errors.Is(err, k6.ErrClash) || errors.Is(err, sweep.ErrScriptChanged) {
+	if errors.Is(err, k6.ErrScript) || errors.Is(err, k6.ErrClash) || errors.Is(err, sweep.ErrFileChanged) {
 		return nil, "", sweep.BadInput("script", "%v", err)
 	}
 	if err != nil {

@@ -33,9 +33,10 @@ func FindSavedCell(meta results.Meta, id string) (Cell, error) {
 
 // SpecOf reads the spec an earlier run saved in its sweep.json. The DSN
 // is not saved: dsn fills it, and is needed exactly when the run sampled
-// a database (any DSN: a changed host or password is no other spec). The k6
-// script's hash is taken again from its file, so a script edited since
-// the run differs from the saved spec (see DiffSpecs).
+// a database (any DSN: a changed host or password is no other spec). The
+// hashes of the k6 script and the scenario file are taken again from
+// their files, so a file edited since the run differs from the saved
+// spec (see DiffSpecs).
 func SpecOf(meta results.Meta, dsn string) (Spec, error) {
 	var s Spec
 	if err := json.Unmarshal(meta.Spec, &s); err != nil {
@@ -44,6 +45,9 @@ func SpecOf(meta results.Meta, dsn string) (Spec, error) {
 	s.DBDSN = dsn
 	var err error
 	if s.Script, err = s.Script.rehash(); err != nil {
+		return s, err
+	}
+	if s.Scenario, err = s.Scenario.rehash(); err != nil {
 		return s, err
 	}
 	switch sampled := meta.SampledDB(); {

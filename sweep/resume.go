@@ -36,8 +36,8 @@ func DiffSpecs(saved json.RawMessage, savedDB bool, spec Spec) ([]string, error)
 	for k := range merge(old, cur) {
 		switch {
 		case operational[k] || reflect.DeepEqual(old[k], cur[k]):
-		case k == "script":
-			diff = append(diff, scriptDiff(old[k], cur[k]))
+		case userFileKeys[k]:
+			diff = append(diff, userFileDiff(k, old[k], cur[k]))
 		default:
 			diff = append(diff, fmt.Sprintf("%s (was %s, now %s)", k, show(old[k]), show(cur[k])))
 		}

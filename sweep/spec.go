@@ -155,6 +155,10 @@ type Spec struct {
 	// Script is the user's own k6 script (path and content hash); nil runs
 	// the bundled crud.js.
 	Script *Script `json:"script,omitempty"`
+	// Scenario is the built-in driver's scenario file (path and content
+	// hash, package load/scenario); nil runs the demo's CRUD. A scenario
+	// runs on the built-in driver only.
+	Scenario *Scenario `json:"scenario,omitempty"`
 	// Strategy is how the cells are measured: "" (or "grid") every cell
 	// in full, "halving" by successive halving (strategy/halving). Another
 	// strategy is another spec: a resume cannot switch.
@@ -242,9 +246,27 @@ func (s Spec) Validate() error {
 	if err := s.validateLanes(); err != nil {
 		return err
 	}
+	return s.ValidateURL()
+}
+
+// ValidateURL checks that the URL is an http(s) base URL with a host
+// ({node} read as a node's address).
+func (s Spec) ValidateURL() error {
 	u, err := url.Parse(s.LaneURL("127.0.0.1"))
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return BadInput("url", "%q is not an http(s) base URL; give e.g. http://127.0.0.1:8080", s.URL)
+	}
+	return nil
+}
+
+// ValidateScenario checks that a scenario file runs where it can: on the
+// built-in driver, which runs it in place of a k6 script.
+func (s Spec) ValidateScenario() error {
+	switch {
+	case s.Scenario != nil && s.Script != nil:
+		return BadInput("scenario", "runs on the built-in driver, a k6 script on k6; give {scenario} or {script}, not both")
+	case s.Scenario != nil && s.Driver == "k6":
+		return BadInput("scenario", "runs on the built-in driver; drop {driver} k6 or {scenario}")
 	}
 	return nil
 }
@@ -253,6 +275,9 @@ func (s Spec) Validate() error {
 // and URL), which a plan does without: what `sweep plan` prints is a plan
 // that `sweep run` would take.
 func (s Spec) ValidatePlan() error {
+	if err := s.ValidateScenario(); err != nil {
+		return err
+	}
 	checks := []struct {
 		bad  bool
 		flag string

@@ -9,6 +9,9 @@ type Texts struct {
 	Strategy string
 	// Script is the path of the user's k6 script; empty: crud.js.
 	Script string
+	// Scenario is the path of the built-in driver's scenario file; empty:
+	// the demo's CRUD.
+	Scenario string
 	// Baseline is web=W,pool=P; empty: none.
 	Baseline string
 	// LoadLevels, Memory, Axes and Variants are the extra axes.
@@ -19,8 +22,9 @@ type Texts struct {
 }
 
 // Apply parses t into s: the load model (keeping s.Load.MaxVUs, which
-// must not be negative), the strategy, the script (read and hashed), the
-// baseline and the extra axes, which replace the ones s had.
+// must not be negative), the strategy, the k6 script and the scenario
+// file (read and hashed), the baseline and the extra axes, which replace
+// the ones s had.
 func (t Texts) Apply(s *Spec) error {
 	load, err := ParseLoad(t.Load)
 	if err != nil {
@@ -34,7 +38,10 @@ func (t Texts) Apply(s *Spec) error {
 	if s.Strategy, err = ParseStrategy("strategy", t.Strategy); err != nil {
 		return err
 	}
-	if s.Script, err = ReadScript(t.Script); err != nil {
+	if s.Script, err = ReadUserFile[K6Script](t.Script); err != nil {
+		return err
+	}
+	if s.Scenario, err = ReadUserFile[ScenarioFile](t.Scenario); err != nil {
 		return err
 	}
 	if t.Baseline != "" {

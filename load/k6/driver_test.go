@@ -281,7 +281,7 @@ func TestRunBadInput(t *testing.T) {
 		t.Fatal(err)
 	}
 	recorded := &sweep.Script{Path: edited, SHA256: strings.Repeat("0", 64)}
-	if _, err := New(Options{Binary: bin, Script: recorded}).Run(t.Context(), loadRequest(dir, false)); !errors.Is(err, sweep.ErrScriptChanged) {
+	if _, err := New(Options{Binary: bin, Script: recorded}).Run(t.Context(), loadRequest(dir, false)); !errors.Is(err, sweep.ErrFileChanged) {
 		t.Errorf("script edited since the run recorded it: error = %v", err)
 	}
 	req := loadRequest(dir, false)

@@ -18,7 +18,7 @@ func userScript(t *testing.T, dir string) *sweep.Script {
 	if err := os.WriteFile(path, []byte("export default function () {}\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	s, err := sweep.ReadScript(path)
+	s, err := sweep.ReadUserFile[sweep.K6Script](path)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -32,7 +32,7 @@ func writeUserScript(t *testing.T, options string) *sweep.Script {
 	if err := os.WriteFile(path, []byte(strings.Replace(userScriptBody, "%OPTIONS%", options, 1)), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	s, err := sweep.ReadScript(path)
+	s, err := sweep.ReadUserFile[sweep.K6Script](path)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -37,7 +37,7 @@ func TestScriptIsPartOfTheSpec(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "my.js")
 	writeScript(t, path, "export default function () {}\n")
-	script, err := ReadScript(path)
+	script, err := ReadUserFile[K6Script](path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -68,8 +68,8 @@ func TestScriptIsPartOfTheSpec(t *testing.T) {
 	if err != nil || len(diff) != 1 || !strings.HasPrefix(diff[0], "script ("+path+" changed: sha256 "+script.SHA256[:12]) {
 		t.Errorf("edited script: diff %q, %v", diff, err)
 	}
-	if _, err := script.Verify(); !errors.Is(err, ErrScriptChanged) {
-		t.Errorf("Verify of an edited script: %v, want ErrScriptChanged", err)
+	if _, err := script.Verify(); !errors.Is(err, ErrFileChanged) {
+		t.Errorf("Verify of an edited script: %v, want ErrFileChanged", err)
 	}
 }
 
@@ -98,16 +98,11 @@ func TestScriptSaveAndMissing(t *testing.T) {
 	dir, run := t.TempDir(), t.TempDir()
 	path := filepath.Join(dir, "load.js")
 	writeScript(t, path, "export default function () {}\n")
-	script, err := ReadScript(path)
+	script, err := ReadUserFile[K6Script](path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := script.Save(run); err != nil {
-		t.Fatal(err)
-	}
-	if got, err := os.ReadFile(filepath.Join(run, results.ScriptDir, "load.js")); err != nil || string(got) != "export default function () {}\n" {
-		t.Errorf("copy %q, %v", got, err)
-	}
+	checkCopy(t, script, filepath.Join(run, results.ScriptDir, "load.js"), "export default function () {}\n")
 	if err := (*Script)(nil).Save(run); err != nil {
 		t.Errorf("no script: %v", err)
 	}
@@ -121,8 +116,20 @@ func TestScriptSaveAndMissing(t *testing.T) {
 	if !errors.Is(err, ErrBadInput) || !strings.Contains(err.Error(), "{script}") || !strings.Contains(err.Error(), "script/ folder") {
 		t.Errorf("script gone: %v", err)
 	}
-	if _, err := ReadScript(filepath.Join(dir, "nope.js")); !errors.Is(err, ErrBadInput) {
+	if _, err := ReadUserFile[K6Script](filepath.Join(dir, "nope.js")); !errors.Is(err, ErrBadInput) {
 		t.Errorf("missing script: %v, want bad input", err)
+	}
+}
+
+// checkCopy saves f into the run directory copy is in and checks that
+// copy holds want.
+func checkCopy(t *testing.T, f interface{ Save(runDir string) error }, copy, want string) {
+	t.Helper()
+	if err := f.Save(filepath.Dir(filepath.Dir(copy))); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := os.ReadFile(copy); err != nil || string(got) != want {
+		t.Errorf("copy %q, %v", got, err)
 	}
 }
 
@@ -156,5 +163,78 @@ func TestSpecCheckLoad(t *testing.T) {
 	}
 	if notice, err := spec.CheckLoad(t.Context(), &fakeDriver{}, nil); notice != "" || err != nil {
 		t.Errorf("a driver without CheckLoad: %q, %v", notice, err)
+	}
+}
+
+// TestScenarioIsPartOfTheSpec: the scenario file is recorded like the k6
+// script under its own key: an edited file is a difference named
+// "scenario", its copy goes into scenario/, a file gone is bad input of
+// {scenario} pointing at that copy, and Verify names a scenario file.
+func TestScenarioIsPartOfTheSpec(t *testing.T) {
+	t.Parallel()
+	dir, run := t.TempDir(), t.TempDir()
+	path := filepath.Join(dir, "orders.yaml")
+	writeScript(t, path, "scenarios: []\n")
+	texts := Texts{Load: "vus=3", Scenario: path}
+	spec := testSpec()
+	if err := texts.Apply(&spec); err != nil {
+		t.Fatal(err)
+	}
+	if spec.Scenario == nil || spec.Scenario.Path != path || spec.Script != nil {
+		t.Fatalf("applied scenario %+v, script %+v", spec.Scenario, spec.Script)
+	}
+	checkCopy(t, spec.Scenario, filepath.Join(run, results.ScenarioDir, "orders.yaml"), "scenarios: []\n")
+	meta := savedMeta(t, spec)
+	writeScript(t, path, "scenarios: [{flow: []}]\n")
+	resumed, err := SpecOf(meta, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	diff, err := DiffSpecs(meta.Spec, meta.SampledDB(), resumed)
+	if err != nil || len(diff) != 1 || !strings.HasPrefix(diff[0], "scenario ("+path+" changed: sha256 "+spec.Scenario.SHA256[:12]) {
+		t.Errorf("edited scenario: diff %q, %v", diff, err)
+	}
+	if _, err := spec.Scenario.Verify(); !errors.Is(err, ErrFileChanged) || !strings.Contains(err.Error(), "the scenario file "+path+" changed") {
+		t.Errorf("Verify of an edited scenario: %v", err)
+	}
+	if err := os.Remove(path); err != nil {
+		t.Fatal(err)
+	}
+	if _, err = SpecOf(meta, ""); !errors.Is(err, ErrBadInput) || !strings.Contains(err.Error(), "{scenario}") ||
+		!strings.Contains(err.Error(), "scenario/ folder") {
+		t.Errorf("scenario gone: %v", err)
+	}
+	texts.Scenario = filepath.Join(dir, "nope.yaml")
+	if err := texts.Apply(&spec); !errors.Is(err, ErrBadInput) || !strings.Contains(err.Error(), "{scenario}: cannot read the scenario file") {
+		t.Errorf("missing scenario: %v", err)
+	}
+}
+
+// TestScenarioRunsOnBuiltin: a scenario file with a k6 script or with
+// --driver k6 is bad input naming both; with auto or builtin it passes.
+func TestScenarioRunsOnBuiltin(t *testing.T) {
+	t.Parallel()
+	scenario := &Scenario{Path: "/x/orders.yaml", SHA256: strings.Repeat("a", 64)}
+	script := &Script{Path: "/x/load.js", SHA256: strings.Repeat("b", 64)}
+	for _, c := range []struct {
+		name   string
+		driver string
+		script *Script
+		want   string // "" for none
+	}{
+		{"auto", "auto", nil, ""},
+		{"builtin", "builtin", nil, ""},
+		{"k6", "k6", nil, "{driver} k6 or {scenario}"},
+		{"script", "auto", script, "give {scenario} or {script}, not both"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			spec := testSpec()
+			spec.Driver, spec.Script, spec.Scenario = c.driver, c.script, scenario
+			err := spec.Validate()
+			if c.want == "" && err != nil || c.want != "" && (!errors.Is(err, ErrBadInput) || !strings.Contains(err.Error(), c.want)) {
+				t.Errorf("Validate: %v, want %q", err, c.want)
+			}
+		})
 	}
 }
