@@ -7,24 +7,53 @@ import (
 
 	"github.com/sweep-tool/sweep/load/builtin"
 	"github.com/sweep-tool/sweep/load/k6"
+	"github.com/sweep-tool/sweep/load/scenario"
 	"github.com/sweep-tool/sweep/sweep"
 )
 
 // orBuiltin follows k6.Find's error: the other ways past a missing k6.
 const orBuiltin = " or pass {k6} PATH, or use {driver} builtin"
 
-// pickDriver picks the load driver: k6 when asked or found, else builtin;
-// with k6, its version.
+// builtinOptions are the built-in driver's options of spec, wherever it
+// runs (in this process, as the generator check's reference, on a swarm
+// node, as a Kubernetes Job): the spec's scenario file, else the demo's
+// CRUD. The file is parsed from the content its recorded hash vouches
+// for (Verify), so what runs is what sweep.json says; a file outside the
+// subset is bad input of {scenario} carrying every problem's
+// file:line:key (the *scenario.Error in its Err).
+func builtinOptions(spec sweep.Spec) (builtin.Options, error) {
+	if spec.Scenario == nil {
+		return builtin.Options{}, nil
+	}
+	data, err := spec.Scenario.Verify()
+	if err != nil {
+		return builtin.Options{}, sweep.BadInput("scenario", "%v", err)
+	}
+	script, err := scenario.Parse(spec.Scenario.Path, data)
+	if err != nil {
+		return builtin.Options{}, &sweep.BadInputError{Field: "scenario", Msg: err.Error(), Err: err}
+	}
+	return builtin.Options{Script: script}, nil
+}
+
+// pickDriver picks the load driver: builtin with a scenario file, k6 when
+// asked or found, else builtin; with k6, its version. It keeps the
+// built-in driver's options (s.builtin) for every built-in driver of the
+// session.
 func (s *Session) pickDriver(ctx context.Context) (sweep.Driver, string, error) {
 	spec := s.spec
-	if spec.Driver == "builtin" || len(spec.LoadPlace()) > 0 || spec.Kubernetes { // a placed load, or a Job: see placeLoad
+	var err error
+	if s.builtin, err = builtinOptions(spec); err != nil {
+		return nil, "", err
+	}
+	if spec.Driver == "builtin" || spec.Scenario != nil || len(spec.LoadPlace()) > 0 || spec.Kubernetes { // a placed load, or a Job: see placeLoad
 		if s.opts.K6Dashboard {
-			return nil, "", sweep.BadInput("k6_dashboard", "k6's web dashboard needs the k6 driver; drop {driver} builtin or {k6_dashboard}")
+			return nil, "", sweep.BadInput("k6_dashboard", "k6's web dashboard needs the k6 driver; drop {k6_dashboard}, or {driver} builtin and {scenario}")
 		}
 		if spec.Script != nil {
 			return nil, "", sweep.BadInput("script", "a k6 script runs only with k6; drop {driver} builtin or {script}")
 		}
-		return builtin.New(builtin.Options{}), "", nil
+		return builtin.New(s.builtin), "", nil
 	}
 	bin, err := k6.Find(s.opts.K6)
 	switch {
@@ -38,7 +67,7 @@ func (s *Session) pickDriver(ctx context.Context) (sweep.Driver, string, error) 
 		return nil, "", sweep.BadInput("k6_dashboard", "k6's web dashboard needs k6: %v; pass {k6} PATH or drop {k6_dashboard}", err)
 	case err != nil:
 		s.notify(NoK6{})
-		return builtin.New(builtin.Options{}), "", nil
+		return builtin.New(s.builtin), "", nil
 	}
 	return s.k6Driver(ctx, bin)
 }

@@ -102,7 +102,7 @@ func (s *Session) kubeLoad(st *kube.Stack, node string) (sweep.Driver, error) {
 		sel[corev1.LabelHostname] = node
 	}
 	d, err := kube.NewDriver(st.Client(), kube.DriverOptions{Image: s.spec.LoadImage, Namespace: st.Namespace(),
-		Labels: st.Labels(), NodeSelector: sel})
+		Labels: st.Labels(), NodeSelector: sel, Builtin: s.builtin})
 	if err != nil {
 		return nil, sweep.BadInput("load_image", "%v", err)
 	}

@@ -145,7 +145,7 @@ func (s *Session) runLanes(ctx context.Context) (sweep.Summary, error) {
 			return errors.Join(l.db.prepare(ctx), ferr)
 		}
 		if s.opts.CheckGenerator != nil {
-			r.Measure = sweep.GeneratorHook(r, builtin.New(builtin.Options{}), s.opts.CheckGenerator)
+			r.Measure = sweep.GeneratorHook(r, builtin.New(s.builtin), s.opts.CheckGenerator)
 		}
 		lanes.Runners = append(lanes.Runners, r)
 	}

@@ -56,7 +56,7 @@ func (s *Session) remoteLoad(st *swarm.Stack) (sweep.Driver, error) {
 		return nil, fmt.Errorf("load service: the swarm manager's client lacks service logs")
 	}
 	d, err := remote.New(eng, remote.Options{Image: s.spec.LoadImage, Constraints: s.spec.LoadPlace(), Labels: st.Labels(),
-		NamePrefix: st.Project()})
+		NamePrefix: st.Project(), Builtin: s.builtin})
 	if err != nil {
 		return nil, sweep.BadInput("load_image", "%v", err)
 	}

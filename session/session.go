@@ -89,6 +89,7 @@ type Session struct {
 	dir      string
 	meta     results.Meta
 	driver   sweep.Driver
+	builtin  builtin.Options                 // every built-in driver's (builtinOptions), set by pickDriver
 	stack    Stack                           // the main stack (the first variant's)
 	variants map[string]sweep.Stack          // with variants: each stack by name
 	stacks   []Stack                         // with variants: every stack, for teardown
@@ -141,7 +142,7 @@ func Open(ctx context.Context, spec sweep.Spec, opts Options) (_ *Session, err e
 	if err := s.meta.Write(s.dir); err != nil {
 		return nil, err
 	}
-	if err := spec.Script.Save(s.dir); err != nil {
+	if err := errors.Join(spec.Script.Save(s.dir), spec.Scenario.Save(s.dir)); err != nil {
 		return nil, err
 	}
 	if opts.Checked != nil {
@@ -269,7 +270,7 @@ func (s *Session) Run(ctx context.Context) (Result, error) {
 		runner.Measure = s.search.hook(runner, s.runID, s.log)
 	}
 	if s.opts.CheckGenerator != nil {
-		runner.Measure = sweep.GeneratorHook(runner, builtin.New(builtin.Options{}), s.opts.CheckGenerator)
+		runner.Measure = sweep.GeneratorHook(runner, builtin.New(s.builtin), s.opts.CheckGenerator)
 	}
 	var sum sweep.Summary
 	var err error

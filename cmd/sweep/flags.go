@@ -43,9 +43,11 @@ func bindSpec(fs *pflag.FlagSet) *specFlags {
 	bindStack(fs, s)
 	fs.StringVar(&f.text.Load, "load", "vus=50", "load model: vus=N (virtual users), vus-per-web=K (K × web threads) or rate=R (iterations/s)")
 	fs.IntVar(&s.Load.MaxVUs, "max-vus", 0, "upper bound of VUs for the open model (rate=R) (default 0: max(100, R))")
-	fs.StringVar(&s.Driver, "driver", "auto", "load driver: auto (k6 when found, else builtin), k6 or builtin")
+	fs.StringVar(&s.Driver, "driver", "auto", "load driver: auto (builtin with --scenario, else k6 when found, else builtin), k6 or builtin")
 	fs.StringVar(&f.k6, "k6", "", "path of the k6 binary (default: k6 on PATH)")
 	fs.StringVar(&f.text.Script, "script", "", "your own k6 script (default: the bundled crud.js)")
+	fs.StringVar(&f.text.Scenario, "scenario", "", "your own requests as a scenario file (a subset of Artillery's YAML, docs/guides/load.md), "+
+		"run by the built-in driver (default: the demo's CRUD)")
 	bindMeasurement(fs, s)
 	fs.StringVar(&s.Out, "out", "", "the run directory (default runs/<run id>); the same --out again resumes")
 	bindPlatforms(fs, s)
@@ -149,6 +151,7 @@ func durationVar(fs *pflag.FlagSet, d *sweep.Duration, name string, def time.Dur
 // configPaths are the config keys whose relative paths are relative to
 // the file; a variant's value is NAME=FILE[+FILE].
 var configPaths = map[string]flagfile.Rebase{"compose": flagfile.Rel, "manifests": flagfile.Rel, "db-reset-sql": flagfile.Rel, "script": flagfile.Rel,
+	"scenario": flagfile.Rel,
 	"variant": func(dir, s string) string {
 		name, files, ok := strings.Cut(s, "=")
 		if !ok {

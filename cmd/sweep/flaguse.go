@@ -47,7 +47,7 @@ var specFlagUse = []struct {
 		"ready-timeout", "call-timeout", "db-dsn", "pooler-dsn", "db-reset-sql", "cpuset", "pool-per-web", "keep"}},
 	{groupStack, inRunCheck, []string{"over-limit"}}, // limit's one cell is not held to the connection limit
 	{groupLoad, inPlanRunCheckLimit, []string{"load", "max-vus"}},
-	{groupLoad, inRunCheckLimit, []string{"driver", "k6", "script"}},
+	{groupLoad, inRunCheckLimit, []string{"driver", "k6", "script", "scenario"}},
 	{groupMeasurement, inPlanRunCheckLimit, []string{"warmup", "duration", "precision", "min-duration"}},
 	{groupMeasurement, inRunCheck, []string{"max-errors"}}, // limit judges errors by its SLO
 	{groupMeasurement, inPlanRun, []string{"repeat", "max-repeat", "control", "control-every"}},
@@ -65,7 +65,11 @@ var specFlagUse = []struct {
 // usageOf are the words of a spec flag where one command reads it
 // otherwise than run does.
 var usageOf = map[string]map[string]string{
-	cmdCheck: {"cpus": "the target's CPU limits, a list of CPUs, e.g. 2,4,6,8 (required; check runs the grid's first cell)"},
+	cmdCheck: {
+		"cpus": "the target's CPU limits, a list of CPUs, e.g. 2,4,6,8 (required; check runs the grid's first cell)",
+		"scenario": "your own requests as a scenario file (a subset of Artillery's YAML, docs/guides/load.md): check sends one iteration " +
+			"of each of its scenarios to the running stack at --url and prints every step, instead of running a cell (default: none)",
+	},
 	cmdLimit: {
 		"cpus":    "the configuration's CPU limit, one number of CPUs, e.g. 2 (required without --from)",
 		"axis":    "an env variable NAME=v of the target, or SERVICE:NAME=v of another service, one value each (repeatable; default: none)",

@@ -1,0 +1,96 @@
+package session
+
+import (
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/sweep-tool/sweep/load/scenario"
+	"github.com/sweep-tool/sweep/results"
+	"github.com/sweep-tool/sweep/sweep"
+)
+
+// itemsScenario is a scenario file of an API unlike the demo's.
+const itemsScenario = `scenarios:
+  - name: items
+    flow:
+      - post: {name: add item, url: /items, json: {n: 1}, capture: {json: $.id, as: id}, expect: 201}
+      - get: {name: read item, url: "/items/{{ id }}"}
+`
+
+// scenarioSpec is a spec whose scenario file holds src.
+func scenarioSpec(t *testing.T, src string) sweep.Spec {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "items.yaml")
+	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	spec := sweep.Spec{Driver: "auto"}
+	if err := (sweep.Texts{Load: "vus=1", Scenario: path}).Apply(&spec); err != nil {
+		t.Fatal(err)
+	}
+	return spec
+}
+
+// TestScenarioReachesTheDriver: with a scenario file the session picks
+// the built-in driver even with a k6 at hand (--driver auto), and that
+// driver, like every built-in driver of the session (s.builtin: the
+// generator check's reference, a placed load, a Kubernetes Job), runs the
+// file's requests.
+func TestScenarioReachesTheDriver(t *testing.T) {
+	t.Parallel()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodPost {
+			w.WriteHeader(http.StatusCreated)
+		}
+		w.Write([]byte(`{"id": 7}`))
+	}))
+	t.Cleanup(srv.Close)
+	k6 := filepath.Join(t.TempDir(), "k6") // never run: the scenario decides first
+	s := &Session{spec: scenarioSpec(t, itemsScenario), opts: Options{K6: k6}}
+	d, version, err := s.pickDriver(t.Context())
+	if err != nil || d.Name() != "builtin" || version != "" {
+		t.Fatalf("driver %v %q, %v; want builtin", d, version, err)
+	}
+	if s.builtin.Script == nil || !slices.Equal(s.builtin.Script.Ops(), []string{"add item", "read item"}) {
+		t.Fatalf("the session's built-in options %+v, want the file's script", s.builtin)
+	}
+	m, err := d.Run(t.Context(), sweep.LoadRequest{BaseURL: srv.URL, Load: results.LoadInfo{Model: "closed", VUs: 1},
+		Duration: 200 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Ops["add item"].Requests == 0 || m.Ops["read item"].Requests == 0 || len(m.Ops) != 2 || m.Iterations == 0 {
+		t.Errorf("ops %+v over %d iterations, want the file's two", m.Ops, m.Iterations)
+	}
+}
+
+// TestBadScenarioIsBadInput: a scenario file outside the subset is bad
+// input of {scenario} before a driver is made, every problem named by the
+// file, line and key, the first as a *scenario.Error.
+func TestBadScenarioIsBadInput(t *testing.T) {
+	t.Parallel()
+	src := strings.Replace(itemsScenario, "capture:", "captur:", 1) +
+		`      - get: {url: "/items/{{ nope }}"}
+`
+	s := &Session{spec: scenarioSpec(t, src)}
+	d, _, err := s.pickDriver(t.Context())
+	var bad *sweep.BadInputError
+	var se *scenario.Error
+	if d != nil || !errors.As(err, &bad) || bad.Field != "scenario" || !errors.As(err, &se) || se.Line != 4 || se.Key != "captur" {
+		t.Fatalf("pickDriver: %v, %v; want bad input of {scenario} at line 4", d, err)
+	}
+	path := s.spec.Scenario.Path
+	for _, want := range []string{path + ":4: captur: unknown key (did you mean capture?)", path + ":5: url: {{ id }} is not defined",
+		path + ":6: url: {{ nope }} is not defined"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q lacks %q", err, want)
+		}
+	}
+}
