@@ -158,7 +158,16 @@ func describeLoad(l results.LoadInfo) string {
 	if l.VUs > 0 {
 		parts = append(parts, fmt.Sprintf("vus=%d", l.VUs))
 	}
-	return strings.TrimSpace(strings.Join(parts, " "))
+	load := strings.TrimSpace(strings.Join(parts, " "))
+	for _, f := range []struct {
+		what string
+		ref  *results.FileRef
+	}{{"k6 script", l.Script}, {"scenario", l.Scenario}} {
+		if f.ref != nil {
+			load += fmt.Sprintf(", %s %s (sha256 %.12s)", f.what, f.ref.Name, f.ref.SHA256)
+		}
+	}
+	return load
 }
 
 // pairs returns every multiplier pair that gives the cell.

@@ -42,6 +42,10 @@ func TestDescribeLoad(t *testing.T) {
 		{results.LoadInfo{Model: "open", Rate: 250, VUs: 25}, "open rate=250 vus=25"},
 		{results.LoadInfo{Model: "open", Rate: 0.5}, "open rate=0.5"},
 		{results.LoadInfo{Model: "closed"}, "closed"},
+		{results.LoadInfo{Model: "closed", VUs: 8, Scenario: &results.FileRef{Name: "orders.yaml", SHA256: "0123456789abcdef"}},
+			"closed vus=8, scenario orders.yaml (sha256 0123456789ab)"},
+		{results.LoadInfo{Model: "open", Rate: 5, Script: &results.FileRef{Name: "load.js", SHA256: "fedcba9876543210"}},
+			"open rate=5, k6 script load.js (sha256 fedcba987654)"},
 	} {
 		if got := describeLoad(tc.load); got != tc.want {
 			t.Errorf("describeLoad(%+v) = %q, want %q", tc.load, got, tc.want)

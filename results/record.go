@@ -193,6 +193,19 @@ type LoadInfo struct {
 	// Rate is the open model's iterations per second.
 	Rate   float64 `json:"rate,omitempty"`
 	MaxVUs int     `json:"max_vus,omitempty"`
+	// Script is the user's k6 script the k6 driver ran, Scenario the
+	// scenario file the built-in driver ran; nil: the bundled load
+	// (crud.js, the demo's CRUD).
+	Script   *FileRef `json:"script,omitempty"`
+	Scenario *FileRef `json:"scenario,omitempty"`
+}
+
+// FileRef names a user file a load ran from: its base name and the
+// sha256 of its content (sweep.json's spec keeps its path, the run
+// directory a copy).
+type FileRef struct {
+	Name   string `json:"name"`
+	SHA256 string `json:"sha256"`
 }
 
 // Latency is a latency distribution in milliseconds.

@@ -368,7 +368,10 @@ func (s Spec) ValidatePlan() error {
 	return nil
 }
 
-// LoadFor resolves the load model for one cell (vus-per-web becomes VUs).
+// LoadFor resolves the load model for one cell (vus-per-web becomes VUs)
+// and the user's file that driver runs: k6 the script, the built-in
+// driver the scenario file (and, as the generator check's reference
+// beside a k6 script, the demo's CRUD).
 func (s Spec) LoadFor(c Cell, driver string) results.LoadInfo {
 	load := s.Load
 	if c.Extras.Load != nil {
@@ -377,6 +380,12 @@ func (s Spec) LoadFor(c Cell, driver string) results.LoadInfo {
 	}
 	info := load.Info()
 	info.Driver = driver
+	switch driver {
+	case "k6":
+		info.Script = s.Script.Ref()
+	case "builtin":
+		info.Scenario = s.Scenario.Ref()
+	}
 	if load.VUsPerWeb > 0 {
 		info.VUs = max(1, RoundHalfEven(load.VUsPerWeb*float64(c.WebThreads)))
 	}

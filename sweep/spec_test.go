@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -163,6 +164,44 @@ func TestLoadFor(t *testing.T) {
 			s.Load = tc.load
 			if got := s.LoadFor(tc.cell, "k6"); got != tc.want {
 				t.Errorf("LoadFor = %+v, want %+v", got, tc.want)
+			}
+		})
+	}
+}
+
+// TestLoadForNamesTheFile: a cell's load names the user's file its driver
+// runs, by base name and hash: k6 the script, the built-in driver the
+// scenario; the built-in reference beside a k6 script runs neither.
+func TestLoadForNamesTheFile(t *testing.T) {
+	t.Parallel()
+	script := &Script{Path: "/x/load.js", SHA256: strings.Repeat("a", 64)}
+	scenario := &Scenario{Path: "/x/orders.yaml", SHA256: strings.Repeat("b", 64)}
+	for _, tc := range []struct {
+		name         string
+		script       *Script
+		scenario     *Scenario
+		driver       string
+		wantScript   string
+		wantScenario string
+	}{
+		{"k6 script", script, nil, "k6", "load.js " + script.SHA256, ""},
+		{"scenario", nil, scenario, "builtin", "", "orders.yaml " + scenario.SHA256},
+		{"the reference beside a k6 script", script, nil, "builtin", "", ""},
+		{"the bundled load", nil, nil, "k6", "", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			s := testSpec()
+			s.Script, s.Scenario = tc.script, tc.scenario
+			got := s.LoadFor(s.Cells()[0], tc.driver)
+			name := func(f *results.FileRef) string {
+				if f == nil {
+					return ""
+				}
+				return f.Name + " " + f.SHA256
+			}
+			if name(got.Script) != tc.wantScript || name(got.Scenario) != tc.wantScenario {
+				t.Errorf("script %+v, scenario %+v; want %q, %q", got.Script, got.Scenario, tc.wantScript, tc.wantScenario)
 			}
 		})
 	}

@@ -118,6 +118,15 @@ func (f *UserFile[K]) Save(runDir string) error {
 	return results.WriteFileAtomic(filepath.Join(dir, filepath.Base(f.Path)), data)
 }
 
+// Ref is what a cell's record says of the file (results.LoadInfo): its
+// base name and hash; nil for no file.
+func (f *UserFile[K]) Ref() *results.FileRef {
+	if f == nil {
+		return nil
+	}
+	return &results.FileRef{Name: filepath.Base(f.Path), SHA256: f.SHA256}
+}
+
 // rehash replaces a saved file's hash with its file's current one, so
 // that DiffSpecs shows a file edited since the run as a difference.
 func (f *UserFile[K]) rehash() (*UserFile[K], error) {
