@@ -11,7 +11,9 @@
 // a value an earlier capture failed to give) counts as a failed request
 // of its operation, class "skipped", without a latency. Each user draws
 // from a seed of its own (Options.Seed + its index); think steps end
-// with the phase.
+// with the phase. Trace runs one iteration of every scenario of a file,
+// a request at a time, and keeps what each step sent, got and captured
+// (sweep check --scenario).
 //
 // It shares the machine with the target, so the CPU it spends per request
 // is part of what a sweep measures. That is why it does not use net/http:

@@ -105,6 +105,7 @@ func (c *compiler) slot(name string) int {
 	if !ok {
 		i = len(c.sc.slots)
 		c.sc.slots[name] = i
+		c.s.captures = append(c.s.captures, name)
 	}
 	return i
 }

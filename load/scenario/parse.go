@@ -44,7 +44,6 @@ func Parse(file string, data []byte) (*Script, error) {
 	if len(c.errs) > 0 {
 		return nil, c.errs.sorted()
 	}
-	c.s.slots = len(c.sc.slots)
 	return c.s, nil
 }
 

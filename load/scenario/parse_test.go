@@ -71,7 +71,7 @@ func TestParseOfSourceIsTheSameScript(t *testing.T) {
 				t.Fatal(err)
 			}
 			if !reflect.DeepEqual(again.flows, s.flows) || !slices.Equal(again.ops, s.ops) ||
-				again.total != s.total || again.slots != s.slots {
+				again.total != s.total || !slices.Equal(again.captures, s.captures) {
 				t.Errorf("Parse(Source()) compiled another script: ops %q, want %q", again.Ops(), s.Ops())
 			}
 		})

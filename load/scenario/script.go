@@ -60,12 +60,12 @@ import (
 // Script is a compiled scenario file. It is read-only and shared by every
 // virtual user.
 type Script struct {
-	file  string
-	src   []byte // the bytes Parse was given, for Source
-	flows []flow
-	total int      // the sum of the weights
-	ops   []string // operation names, in the order they first appear
-	slots int      // the capture names of the file
+	file     string
+	src      []byte // the bytes Parse was given, for Source
+	flows    []flow
+	total    int      // the sum of the weights
+	ops      []string // operation names, in the order they first appear
+	captures []string // the capture names of the file, by slot (VU.vals)
 }
 
 // File is the name Parse was given.

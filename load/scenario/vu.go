@@ -91,6 +91,7 @@ type VU struct {
 	hasUUID bool
 	timer   *time.Timer
 
+	last       *step // the step of the last outcome recorded, for Captured
 	req        Request
 	resp       Response
 	path, body []byte
@@ -107,7 +108,7 @@ type value struct {
 // functions) drawn from seed.
 func (s *Script) NewVU(id int, seed uint64) *VU {
 	v := &VU{s: s, id: int64(id), rng: rand.New(rand.NewPCG(seed, uint64(id))),
-		vals: make([]value, s.slots), path: make([]byte, 0, 256), body: make([]byte, 0, 1024)}
+		vals: make([]value, len(s.captures)), path: make([]byte, 0, 256), body: make([]byte, 0, 1024)}
 	for _, f := range s.flows {
 		for _, st := range f.steps {
 			for len(v.hbuf) < len(st.headers) {
@@ -122,7 +123,13 @@ func (s *Script) NewVU(id int, seed uint64) *VU {
 // order. It returns nil when the iteration ran to its end, else what cut
 // it short: ctx's error during a think, or a Doer's ErrAbort.
 func (v *VU) Iterate(ctx context.Context, d Doer, rec Recorder) error {
-	f := &v.s.flows[v.pick()]
+	return v.RunScenario(ctx, v.pick(), d, rec)
+}
+
+// RunScenario runs one iteration of scenario i (an index into
+// Script.Scenarios) as Iterate runs the one it picks.
+func (v *VU) RunScenario(ctx context.Context, i int, d Doer, rec Recorder) error {
+	f := &v.s.flows[i]
 	for i := range v.vals {
 		v.vals[i].set = false
 	}
@@ -181,6 +188,7 @@ func (v *VU) request(st *step, d Doer, rec Recorder) error {
 		v.vals[c.slot].set = false
 	}
 	o := Outcome{Op: st.op, Line: st.line}
+	v.last = st
 	if !v.ready(st) {
 		o.Class = ClassSkipped
 		rec.Record(o)
