@@ -1,12 +1,14 @@
 package session
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"time"
 
+	"github.com/sweep-tool/sweep/load/builtin"
 	"github.com/sweep-tool/sweep/results"
 	"github.com/sweep-tool/sweep/sweep"
 )
@@ -82,3 +84,31 @@ func (c *Check) Result() (Checked, error) {
 
 // Remove removes the check's directory.
 func (c *Check) Remove() error { return os.RemoveAll(c.spec.Out) }
+
+// TraceScenario runs one iteration of every scenario of spec's scenario
+// file against the stack already running at spec's URL (builtin.Trace),
+// a request at a time: `sweep check --scenario`. It needs only the file
+// and the URL, checked first: a file outside the subset, a k6 driver or
+// script beside it, or a URL that is not http(s) is bad input, and so is
+// a URL where nothing answers. A step that failed is in the result
+// (Traced.Err), not in the error; Ctrl-C is sweep.ErrInterrupted.
+func TraceScenario(ctx context.Context, spec sweep.Spec) (builtin.Traced, error) {
+	if spec.Scenario == nil {
+		return nil, sweep.BadInput("scenario", "names the scenario file to try")
+	}
+	if err := errors.Join(spec.ValidateScenario(), spec.ValidateURL()); err != nil {
+		return nil, err
+	}
+	opts, err := builtinOptions(spec)
+	if err != nil {
+		return nil, err
+	}
+	steps, err := builtin.Trace(ctx, opts, spec.URL)
+	switch {
+	case ctx.Err() != nil:
+		return steps, fmt.Errorf("%w: %w", sweep.ErrInterrupted, ctx.Err())
+	case err != nil:
+		return steps, sweep.BadInput("url", "%v: no HTTP answer; is the stack up at {url}?", err)
+	}
+	return steps, nil
+}

@@ -71,7 +71,11 @@ func newCheckCmd(stdout, stderr io.Writer) *cobra.Command {
 			"found in a minute, not at 3 a.m. The cell runs with the chosen driver and then with the built-in one at\n" +
 			"the same load: when the chosen driver's RPS is lower beyond noise, the generator, not the target, limits\n" +
 			"results on this host, and check warns. It takes run's flags of the stack, the load and the first cell;\n" +
-			"those of the grid's strategy, repetitions, order, controls, safe-limit search and output are run's only.",
+			"those of the grid's strategy, repetitions, order, controls, safe-limit search and output are run's only.\n\n" +
+			"With --scenario FILE, check instead sends one iteration of each scenario of the file to the stack already\n" +
+			"running at --url, a request at a time, and prints every step: the request as sent, its status, latency and\n" +
+			"captured values. A step that fails (an unexpected status, a capture that finds nothing) fails the check\n" +
+			"(exit 1) with the step and the start of its response; fix the file there, before a night of load.",
 		Args: cobra.NoArgs,
 	}
 	flags := newSpecFlags(cmd.Flags(), cmdCheck)
@@ -82,6 +86,9 @@ func newCheckCmd(stdout, stderr io.Writer) *cobra.Command {
 		}
 		if err := scaffold.CheckTODOs(flags.file.Path, flags.file.Data); err != nil {
 			return err
+		}
+		if spec.Scenario != nil {
+			return checkScenario(cmd.Context(), spec, stdout)
 		}
 		_, err = preflight(cmd.Context(), spec, flags.k6, stdout, stderr)
 		return err

@@ -37,16 +37,22 @@ type Traced []TraceStep
 // ErrStepFailed marks a traced iteration with a step that failed.
 var ErrStepFailed = errors.New("a step failed")
 
-// Err is nil when every step succeeded; else it wraps ErrStepFailed and
-// names the first failed step (scenario, operation, file line, request,
-// why) with its response's sample, and how many others failed.
-func (t Traced) Err() error {
+// Failed are the steps that failed.
+func (t Traced) Failed() []TraceStep {
 	var failed []TraceStep
 	for _, s := range t {
 		if s.Class != "" {
 			failed = append(failed, s)
 		}
 	}
+	return failed
+}
+
+// Err is nil when every step succeeded; else it wraps ErrStepFailed and
+// names the first failed step (scenario, operation, file line, request,
+// why) with its response's sample, and how many others failed.
+func (t Traced) Err() error {
+	failed := t.Failed()
 	if len(failed) == 0 {
 		return nil
 	}
