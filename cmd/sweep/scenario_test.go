@@ -149,3 +149,30 @@ func TestScenarioBadInput(t *testing.T) {
 		})
 	}
 }
+
+// TestChangedScenarioRefused: a run whose scenario file was edited since
+// is refused, naming the scenario, by run with the same flags, by resume
+// and by rerun (which take the file the spec recorded), before anything
+// starts.
+func TestChangedScenarioRefused(t *testing.T) {
+	t.Parallel()
+	path := writeScenario(t, ordersScenario)
+	args := []string{"--cpus", "1", "--web-mult", "1", "--db-mult", "2", "--service", "app", "--url", "http://127.0.0.1:1",
+		"--compose", "/nonexistent/compose.yaml", "--scenario", path}
+	spec, err := resolveSpec(t, args...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec.Repeat, spec.Order = 1, "grid"
+	dir := filepath.Join(t.TempDir(), "run")
+	writeRun(t, dir, spec)
+	if err := os.WriteFile(path, []byte(strings.Replace(ordersScenario, "total: 5", "total: 7", 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, cmdline := range [][]string{append(append([]string{"run"}, args...), "--out", dir), {"resume", dir}, {"rerun", dir, spec.Cells()[0].ID}} {
+		code, _, stderr := runCLI(t, cmdline...)
+		if want := "scenario (" + path + " changed: sha256 " + spec.Scenario.SHA256[:12]; code != exitBadInput || !strings.Contains(stderr, want) {
+			t.Errorf("sweep %s after the scenario changed: exit %d, want 2 saying %q\n%s", cmdline[0], code, want, stderr)
+		}
+	}
+}
