@@ -131,13 +131,20 @@ func (t *tracer) Do(req *scenario.Request, resp *scenario.Response) error {
 		return nil
 	}
 	if ce, ok := errors.AsType[*connectError](err); ok {
-		return fmt.Errorf("%s %s: %w: %w", req.Method, t.cur.URL, scenario.ErrAbort, ce)
+		return unreachable{fmt.Errorf("%s %s: %w", req.Method, t.cur.URL, ce)}
 	}
 	if errors.Is(err, scenario.ErrAbort) {
 		return err
 	}
 	return &requestError{class: classify(err), err: err}
 }
+
+// unreachable is a request that could not connect: it ends the trace
+// (scenario.ErrAbort) and says only what failed.
+type unreachable struct{ err error }
+
+func (u unreachable) Error() string   { return u.err.Error() }
+func (u unreachable) Unwrap() []error { return []error{scenario.ErrAbort, u.err} }
 
 // Record keeps the step's outcome with what Do sent and what the step
 // captured.
