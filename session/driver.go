@@ -7,6 +7,7 @@ import (
 
 	"github.com/sweep-tool/sweep/load/builtin"
 	"github.com/sweep-tool/sweep/load/k6"
+	"github.com/sweep-tool/sweep/load/remote"
 	"github.com/sweep-tool/sweep/load/scenario"
 	"github.com/sweep-tool/sweep/sweep"
 )
@@ -20,7 +21,8 @@ const orBuiltin = " or pass {k6} PATH, or use {driver} builtin"
 // CRUD. The file is parsed from the content its recorded hash vouches
 // for (Verify), so what runs is what sweep.json says; a file outside the
 // subset is bad input of {scenario} carrying every problem's
-// file:line:key (the *scenario.Error in its Err).
+// file:line:key (the *scenario.Error in its Err), and so is one that
+// cannot travel to a load running elsewhere (remote.CheckRequest).
 func builtinOptions(spec sweep.Spec) (builtin.Options, error) {
 	if spec.Scenario == nil {
 		return builtin.Options{}, nil
@@ -33,8 +35,19 @@ func builtinOptions(spec sweep.Spec) (builtin.Options, error) {
 	if err != nil {
 		return builtin.Options{}, &sweep.BadInputError{Field: "scenario", Msg: err.Error(), Err: err}
 	}
-	return builtin.Options{Script: script}, nil
+	opts := builtin.Options{Script: script}
+	if loadAway(spec) {
+		if err := remote.CheckRequest(opts); err != nil {
+			return builtin.Options{}, &sweep.BadInputError{Field: "scenario", Msg: err.Error(), Err: err}
+		}
+	}
+	return opts, nil
 }
+
+// loadAway reports whether the load runs away from sweep's process: on a
+// swarm node (a load=CONSTRAINT place) or as a Kubernetes Job, the
+// built-in driver's in both (see placeLoad).
+func loadAway(spec sweep.Spec) bool { return len(spec.LoadPlace()) > 0 || spec.Kubernetes }
 
 // pickDriver picks the load driver: builtin with a scenario file, k6 when
 // asked or found, else builtin; with k6, its version. It keeps the
@@ -46,7 +59,7 @@ func (s *Session) pickDriver(ctx context.Context) (sweep.Driver, string, error) 
 	if s.builtin, err = builtinOptions(spec); err != nil {
 		return nil, "", err
 	}
-	if spec.Driver == "builtin" || spec.Scenario != nil || len(spec.LoadPlace()) > 0 || spec.Kubernetes { // a placed load, or a Job: see placeLoad
+	if spec.Driver == "builtin" || spec.Scenario != nil || loadAway(spec) {
 		if s.opts.K6Dashboard {
 			return nil, "", sweep.BadInput("k6_dashboard", "k6's web dashboard needs the k6 driver; drop {k6_dashboard}, or {driver} builtin and {scenario}")
 		}

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sweep-tool/sweep/load/remote"
 	"github.com/sweep-tool/sweep/load/scenario"
 	"github.com/sweep-tool/sweep/results"
 	"github.com/sweep-tool/sweep/sweep"
@@ -68,6 +69,23 @@ func TestScenarioReachesTheDriver(t *testing.T) {
 	}
 	if m.Ops["add item"].Requests == 0 || m.Ops["read item"].Requests == 0 || len(m.Ops) != 2 || m.Iterations == 0 {
 		t.Errorf("ops %+v over %d iterations, want the file's two", m.Ops, m.Iterations)
+	}
+}
+
+// TestScenarioThatCannotTravel: a scenario too large for the request of a
+// load that runs elsewhere (a Kubernetes Job here) is bad input of
+// {scenario} before a driver is made; in this process it runs.
+func TestScenarioThatCannotTravel(t *testing.T) {
+	t.Parallel()
+	spec := scenarioSpec(t, "config: {variables: {pad: "+strings.Repeat("x", remote.MaxRequestSize)+"}}\n"+itemsScenario)
+	if _, _, err := (&Session{spec: spec}).pickDriver(t.Context()); err != nil {
+		t.Fatalf("in this process: %v", err)
+	}
+	spec.Kubernetes = true
+	d, _, err := (&Session{spec: spec}).pickDriver(t.Context())
+	var bad *sweep.BadInputError
+	if d != nil || !errors.As(err, &bad) || bad.Field != "scenario" || !errors.Is(err, remote.ErrRequestTooLarge) {
+		t.Errorf("as a Job: %v, %v; want bad input of {scenario}, too large", d, err)
 	}
 }
 
