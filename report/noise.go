@@ -9,12 +9,14 @@ import (
 
 	"github.com/sweep-tool/sweep/confidence"
 	"github.com/sweep-tool/sweep/results"
+	"github.com/sweep-tool/sweep/sweep"
 )
 
 // MinControls is the fewest finished control measurements the run's
-// noise is measured from; with fewer the report keeps the assumed band
-// (Options.NoiseBand) and says so.
-const MinControls = 3
+// noise is measured from (sweep.MinControls, the fewest a run measures);
+// with fewer the report keeps the assumed band (Options.NoiseBand) and
+// says so.
+const MinControls = sweep.MinControls
 
 // Noise is the run's noise: the band within which two single
 // measurements of one cell are not told apart, per metric, and where it

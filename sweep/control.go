@@ -10,19 +10,23 @@ import (
 )
 
 // DefaultControlEvery is how many jobs a grid run on one stack measures
-// between two measurements of its control cell, unless told otherwise.
+// at most between two measurements of its control cell, unless told
+// otherwise.
 //
-// The arithmetic: a run of M jobs measures 1 + ⌈M/N⌉ controls (one at
-// the start, one after every N jobs, one at the end), at most 2 + M/N.
-// A control costs the cell overhead o, the warm-up w and
-// RunControlDuration(d) = d/10 of a cell's o + w + d. For M ≥ 20 and
-// N = 10 the controls take at most (2/20 + 1/10) × (o + w + d/10) /
-// (o + w + d) of the grid's time: 5 % exactly when o + w + d/10 is a
-// quarter of a cell, i.e. when d ≥ 5 (o + w). With the CLI's defaults
-// (o = 8 s, w = 30 s, d = 5 min) a control costs 68 s beside a 338 s
-// cell: a 20-job grid measures 3 controls (204 s of 6 760 s, 3.0 %), a
-// 100-job grid 11 (748 s of 33 800 s, 2.2 %). Shorter cells, whose
-// overhead and warm-up dominate, pay more: say --control-every 20 there.
+// The arithmetic: a run of M jobs measures 1 + max(2, ⌈M/N⌉) controls
+// (ControlCount: one at the start, one at the end, one at least in the
+// middle), at most 2 + M/N once M > N. A control costs the cell overhead
+// o, the warm-up w and RunControlDuration(d) = d/10 of a cell's o + w +
+// d. For M ≥ 20 and N = 10 the controls take at most (2/20 + 1/10) ×
+// (o + w + d/10) / (o + w + d) of the grid's time: 5 % exactly when o +
+// w + d/10 is a quarter of a cell, i.e. when d ≥ 5 (o + w). With the
+// CLI's defaults (o = 8 s, w = 30 s, d = 5 min) a control costs 68 s
+// beside a 338 s cell: a 20-job grid measures 3 controls (204 s of 6 760
+// s, 3.0 %), a 100-job grid 11 (748 s of 33 800 s, 2.2 %). A grid of
+// fewer than 2N jobs still measures MinControls, the fewest the report
+// measures its noise from: 6.0 % of a 10-job grid, 12 % of a 5-job one.
+// Shorter cells, whose overhead and warm-up dominate, pay more: say
+// --control-every 20 there.
 const DefaultControlEvery = 10
 
 // RunControlDuration is how long one of the run's control measurements
@@ -51,36 +55,49 @@ func (s Spec) measuresControls() bool {
 		s.FindLimit == nil && s.Parallel == 0
 }
 
+// MinControls is the fewest control measurements a run's noise is
+// measured from (report.MinControls), and so the fewest a run that
+// measures its control takes: at its start, in its middle and at its end.
+const MinControls = 3
+
 // ControlCount is how many control measurements a run of s with jobs
-// jobs left to do takes: 1 + ⌈jobs/ControlEvery⌉, none when it measures
-// none or has nothing to do.
+// jobs left to do takes: one more than controlStretches, none when it
+// measures none or has nothing to do.
 func (s Spec) ControlCount(jobs int) int {
 	if !s.measuresControls() || jobs == 0 {
 		return 0
 	}
-	return 1 + (jobs+s.ControlEvery-1)/s.ControlEvery
+	return 1 + controlStretches(jobs, s.ControlEvery)
 }
 
-// WithControls returns todo with a control job before its first job,
-// after every every-th job, and after its last: control(seq) gives the
-// job of the seq-th measurement, numbered on from first. Nothing to do
-// takes no control.
+// controlStretches is how many stretches of jobs the controls cut a
+// schedule of jobs jobs into: ⌈jobs/every⌉, so no stretch is longer than
+// every, and never fewer than MinControls − 1, so that even a grid of a
+// job or two measures MinControls controls.
+func controlStretches(jobs, every int) int {
+	return max(MinControls-1, (jobs+every-1)/every)
+}
+
+// WithControls returns todo with a control job before its first job and
+// after the last job of each of controlStretches stretches of nearly
+// equal length (the k-th of n ends after job ⌈k × len(todo) / n⌉): at
+// least MinControls controls, at the start, spread over the run and at
+// its end, never more than every jobs apart. A schedule of one job has
+// two controls after it. control(seq) gives the job of the seq-th
+// measurement, numbered on from first. Nothing to do takes no control.
 func WithControls(todo []Job, every int, first int, control func(seq int) Job) []Job {
 	if len(todo) == 0 || every < 1 {
 		return todo
 	}
-	seq := first
-	add := func(out []Job) []Job {
-		out = append(out, control(seq))
-		seq++
-		return out
-	}
-	out := add(make([]Job, 0, len(todo)+len(todo)/every+2))
-	for i, j := range todo {
-		out = append(out, j)
-		if (i+1)%every == 0 || i == len(todo)-1 {
-			out = add(out)
-		}
+	n := controlStretches(len(todo), every)
+	out := make([]Job, 0, len(todo)+n+1)
+	out = append(out, control(first))
+	done := 0
+	for k := 1; k <= n; k++ {
+		end := (k*len(todo) + n - 1) / n
+		out = append(out, todo[done:end]...)
+		out = append(out, control(first+k))
+		done = end
 	}
 	return out
 }

@@ -43,11 +43,15 @@ func TestWithControlsPositions(t *testing.T) {
 		want         string
 	}{
 		{"nothing to do takes no control", 0, 3, 1, ""},
-		{"one job: before and after", 1, 3, 1, "K1 c1 K2"},
+		{"one job: before it and twice after, three all the same", 1, 3, 1, "K1 c1 K2 K3"},
+		{"two jobs: first, middle, last", 2, 10, 1, "K1 c1 K2 c2 K3"},
 		{"every 2 of 4: the last one is the end", 4, 2, 1, "K1 c1 c2 K2 c3 c4 K3"},
 		{"every 2 of 5: a short last stretch still ends with one", 5, 2, 1, "K1 c1 c2 K2 c3 c4 K3 c5 K4"},
 		{"every 1", 3, 1, 1, "K1 c1 K2 c2 K3 c3 K4"},
-		{"fewer jobs than every", 3, 10, 1, "K1 c1 c2 c3 K2"},
+		{"fewer jobs than every: one in the middle too", 3, 10, 1, "K1 c1 c2 K2 c3 K3"},
+		{"a small grid: three, the middle one halfway", 8, 10, 1, "K1 c1 c2 c3 c4 K2 c5 c6 c7 c8 K3"},
+		{"25 jobs every 10: three stretches of nearly equal length", 25, 10, 1,
+			"K1 c1 c2 c3 c4 c5 c6 c7 c8 c9 K2 c10 c11 c12 c13 c14 c15 c16 c17 K3 c18 c19 c20 c21 c22 c23 c24 c25 K4"},
 		{"numbered on after earlier controls", 3, 2, 4, "K4 c1 c2 K5 c3 K6"},
 		{"off", 3, 0, 1, "c1 c2 c3"},
 	} {
@@ -56,6 +60,10 @@ func TestWithControlsPositions(t *testing.T) {
 			got := labels(WithControls(jobs(tc.n), tc.every, tc.at, control))
 			if got != tc.want {
 				t.Errorf("got %q, want %q", got, tc.want)
+			}
+			spec := Spec{ControlEvery: tc.every}
+			if n := strings.Count(got, "K"); n != spec.ControlCount(tc.n) {
+				t.Errorf("%d controls scheduled, ControlCount (what sweep plan prices) says %d", n, spec.ControlCount(tc.n))
 			}
 		})
 	}
@@ -73,6 +81,8 @@ func TestControlCountAndCost(t *testing.T) {
 		name       string
 		jobs, want int
 	}{
+		{"1 job: still three", 1, 3},
+		{"5 jobs: still three", 5, 3},
 		{"20 jobs", 20, 3},
 		{"21 jobs", 21, 4},
 		{"100 jobs", 100, 11},
@@ -167,15 +177,15 @@ func TestRunnerControlsAndResume(t *testing.T) {
 			got = append(got, fmt.Sprintf("%s K%d", rec.Cell.ID, rec.ControlSeq))
 		}
 	}
-	// 2 cells left, every 2: one before them and one after
-	if want := []string{ref + " K3", ref + " K4"}; !slices.Equal(got, want) {
+	// 2 cells left, every 2: one before them, one between, one after
+	if want := []string{ref + " K3", ref + " K4", ref + " K5"}; !slices.Equal(got, want) {
 		t.Errorf("the resume measured controls %v, want %v", got, want)
 	}
 	if sum2.Skipped != 2+2 {
 		t.Errorf("the resume skipped %d jobs, want 2 cells and 2 controls", sum2.Skipped)
 	}
-	if n := len(controlRecords(t, dir, ref)); n != 4 {
-		t.Errorf("%d controls on disk, want 4", n)
+	if n := len(controlRecords(t, dir, ref)); n != 5 {
+		t.Errorf("%d controls on disk, want 5", n)
 	}
 	for _, c := range spec.Cells() {
 		rec, err := results.ReadRecord(filepath.Join(results.CellDir(dir, c.ID, 1), results.ResultFile))

@@ -164,11 +164,12 @@ type Spec struct {
 	// strategy is another spec: a resume cannot switch.
 	Strategy string `json:"strategy,omitempty"`
 	// ControlEvery, from 1, measures the run's control cell (Control) at
-	// the start of a grid run on one stack, after every ControlEvery
-	// jobs and at the end (see WithControls): its spread is the run's
-	// measured noise and its trend the host's drift. 0 measures none
-	// (the report then assumes its noise); the CLI's default is
-	// DefaultControlEvery. It steers the run, so a resume may change it.
+	// the start of a grid run on one stack, at most every ControlEvery
+	// jobs and at the end, MinControls times at least (see WithControls):
+	// its spread is the run's measured noise and its trend the host's
+	// drift. 0 measures none (the report then says its noise was not
+	// measured); the CLI's default is DefaultControlEvery. It steers the
+	// run, so a resume may change it.
 	ControlEvery int `json:"control_every,omitempty"`
 	// Control is the control cell's id; "" takes the cell an earlier
 	// invocation of the run measured as its control, else MiddleCell.

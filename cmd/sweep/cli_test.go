@@ -65,7 +65,7 @@ func TestPlanStudyGrid(t *testing.T) {
 
 // TestPlanOneShortCell: the estimate of one short cell is its real
 // duration (load, per-cell overhead, starting and stopping the stack, and
-// the control before and after it), not rounded to zero minutes.
+// the three controls around it), not rounded to zero minutes.
 func TestPlanOneShortCell(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
@@ -74,8 +74,8 @@ func TestPlanOneShortCell(t *testing.T) {
 		want string
 	}{
 		{"without a control", []string{"--control-every", "0"}, "≈ 42s"},
-		{"with a control before and after", nil, "2 controls × (warm-up 1s + measure 3s + ~8s)"},
-		{"the controls in the total", nil, "≈ 1m6s"},
+		{"with a control before and two after: the noise needs three", nil, "3 controls × (warm-up 1s + measure 3s + ~8s)"},
+		{"the controls in the total", nil, "≈ 1m18s"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()

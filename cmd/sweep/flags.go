@@ -115,8 +115,8 @@ func bindMeasurement(fs *pflag.FlagSet, s *sweep.Spec) {
 		"e.g. 1% (default 5%; a cell whose requests all fail always fails; with --find-limit the SLO judges errors instead)")
 	durationVar(fs, &s.Cooldown, "cooldown", 0, "pause between cells (default 0: none)")
 	fs.IntVar(&s.ControlEvery, "control-every", sweep.DefaultControlEvery, "a grid on one stack measures its control cell (--control) "+
-		"at the start, after every N cells and at the end, for a tenth of --duration (at least 5s), as cells/<id>/control1.<k>: "+
-		"its spread is the report's noise band, its trend the host's drift; 0: no control (the report assumes its noise)")
+		"at the start, at most every N cells and at the end, 3 times at least, for a tenth of --duration (at least 5s), as cells/<id>/control1.<k>: "+
+		"its spread is the report's noise band, its trend the host's drift; 0: no control (the report's noise is then not measured)")
 	fs.StringVar(&s.Control, "control", "", "the control cell's id (default: the grid's middle cell, each axis at its middle value)")
 }
 
