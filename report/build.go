@@ -172,16 +172,14 @@ func (r *Report) HasMetric(m Metric) bool {
 	return false
 }
 
-// NoiseNote is the sentence the report prints about how ties are judged.
+// NoiseNote is the sentence the report prints about how ties are judged;
+// why the noise was not measured is Noise.NotMeasured's.
 func (r *Report) NoiseNote() string {
 	single := fmt.Sprintf("figures measured once carry an assumed noise band of %g %%: "+
 		"cells closer than that are reported as equivalent", 100*r.Noise.RPS)
-	switch {
-	case r.Noise.Measured:
+	if r.Noise.Measured {
 		single = "figures measured once carry the noise " + r.Noise.Sentence() +
 			"; cells closer than that are reported as equivalent"
-	case r.Noise.Why != "":
-		single += "; " + r.Noise.Why
 	}
 	if r.Repeated {
 		return "figures with repetitions carry a 95 % confidence interval (Student's t); " +

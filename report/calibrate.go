@@ -31,18 +31,16 @@ type Calibration struct {
 	// Equivalent is the share of the pick and its equivalents alone,
 	// before Calibrate added any pair.
 	Equivalent float64 `json:"equivalent_share"`
-	// Measured says whether the noise was the run's measured noise or
-	// the assumed band.
-	Measured bool `json:"measured"`
 }
 
 // Calibrate makes every profile's set cover about CalibratedShare of
 // the re-runs a host with this run's noise would make, and says how
-// often a re-run would pick in it. ReRuns re-runs are drawn, each
-// cell's RPS and p99 its mean × (1 + s·z), z standard normal and s = √2
-// × cv / √n with n the cell's ok repetitions and cv the run's noise
-// (measured, or the assumed band read back as bandOf's inverse), drawn
-// apart per cell and metric; each re-run is analysed as the report
+// often a re-run would pick in it. Only measured noise calibrates: with
+// the noise not measured (Noise.NotMeasured) it adds nothing and
+// returns none, so no share rests on an assumed band. ReRuns re-runs
+// are drawn, each cell's RPS and p99 its mean × (1 + s·z), z standard
+// normal and s = √2 × cv / √n with n the cell's ok repetitions and cv
+// the run's measured noise, drawn apart per cell and metric; each re-run is analysed as the report
 // analyses the run (analyseCPU, ranking) and its pick counted. The
 // pick and its equivalents (the pairs within the noise band of it at
 // every CPU limit) form the set; while their picks fall short of
@@ -56,10 +54,11 @@ func (r *Report) Calibrate() []Calibration {
 	if r.calibration != nil || len(r.PerCPU) == 0 {
 		return r.calibration
 	}
-	cvR, cvP := r.Noise.RPSCV, r.Noise.P99CV
+	r.calibration = []Calibration{}
 	if !r.Noise.Measured {
-		cvR, cvP = r.Noise.RPS/(z95*math.Sqrt2), r.Noise.P99/(z95*math.Sqrt2)
+		return r.calibration
 	}
+	cvR, cvP := r.Noise.RPSCV, r.Noise.P99CV
 	picks := make([]map[[2]float64]int, len(profileRules))
 	for i := range picks {
 		picks[i] = map[[2]float64]int{}
@@ -76,7 +75,6 @@ func (r *Report) Calibrate() []Calibration {
 			}
 		}
 	}
-	r.calibration = []Calibration{}
 	for i := range r.Profiles {
 		p := &r.Profiles[i]
 		if !p.Found {
@@ -88,7 +86,7 @@ func (r *Report) Calibrate() []Calibration {
 				hits += n
 			}
 		}
-		c := Calibration{Profile: p.Key, Equivalent: float64(hits) / ReRuns, Measured: r.Noise.Measured}
+		c := Calibration{Profile: p.Key, Equivalent: float64(hits) / ReRuns}
 		for _, pair := range mostPicked(picks[i]) {
 			if float64(hits) >= CalibratedShare*ReRuns {
 				break
@@ -154,10 +152,6 @@ func perturb(rng *rand.Rand, x, s float64) float64 {
 
 // Sentence says what the profile's set means.
 func (c Calibration) Sentence() string {
-	from := "the measured noise"
-	if !c.Measured {
-		from = "the assumed noise"
-	}
 	set := fmt.Sprintf("one of these %d pairs", c.Pairs)
 	if c.Pairs == 1 {
 		set = "this pair"
@@ -166,8 +160,8 @@ func (c Calibration) Sentence() string {
 	if c.Share != c.Equivalent {
 		alone = fmt.Sprintf("; the pick and the pairs within the noise band of it alone: %.0f %%", 100*c.Equivalent)
 	}
-	return fmt.Sprintf("a re-run on this host would pick %s in about %.0f %% of runs, from %s (%d simulated re-runs%s)",
-		set, 100*c.Share, from, ReRuns, alone)
+	return fmt.Sprintf("a re-run on this host would pick %s in about %.0f %% of runs, from the measured noise (%d simulated re-runs%s)",
+		set, 100*c.Share, ReRuns, alone)
 }
 
 // calibrationOf is the profile key's calibration, false when none.
@@ -181,8 +175,12 @@ func (r *Report) calibrationOf(key string) (Calibration, bool) {
 }
 
 // calibrationLines are the terminal's lines on what each profile's set
-// means, one a profile.
+// means, one a profile; with the noise not measured, the one line that
+// says so instead.
 func calibrationLines(rep *Report) string {
+	if s := rep.Noise.NotMeasured(); s != "" {
+		return upperFirst(s) + ".\n"
+	}
 	var b strings.Builder
 	for _, p := range rep.Profiles {
 		if c, ok := rep.calibrationOf(p.Key); ok {

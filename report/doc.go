@@ -13,9 +13,13 @@
 //
 // Noise. A cell with two or more finished repetitions carries the mean and a
 // 95 % confidence interval from Student's t distribution. A single
-// measurement carries an assumed noise band (Options.NoiseBand, default
-// 5 %): its interval is value × (1 ± band/2), so two single measurements
-// closer than the band are not told apart. Two figures are equivalent when
+// measurement carries the run's noise band: measured from its figures
+// measured more than once (the control cell's controls, the repeated
+// cells) once they hold two degrees of freedom, else assumed
+// (Options.NoiseBand, default 5 %), and then the report says the noise
+// was not measured and calibrates no set (Noise.NotMeasured). Its
+// interval is value × (1 ± band/2), so two single measurements closer
+// than the band are not told apart. Two figures are equivalent when
 // their intervals overlap. A winner is reported together with every cell
 // equivalent to it; when there are any, the report says the data cannot
 // separate them.

@@ -122,6 +122,9 @@ func recommendationParas(rep *Report) []string {
 		}
 		paras = append(paras, s)
 	}
+	if s := rep.Noise.NotMeasured(); s != "" {
+		paras = append(paras, upperFirst(s)+".")
+	}
 	return append(paras, "Balanced is, per CPU limit, the cell maximising normalised RPS minus normalised P99 "+
 		"(each scaled to 0..1 over that limit's eligible cells): the knee of the Pareto frontier where throughput "+
 		"gained and latency paid count equally. Across CPU limits a profile takes the multiplier pair with the best "+

@@ -208,8 +208,10 @@ type resultsDoc struct {
 	NoiseBands Noise  `json:"noise_bands"`
 	Drift      *Drift `json:"drift,omitempty"`
 	// Calibration says per profile how often a re-run would pick in
-	// its equivalence set (Report.Calibrate).
+	// its equivalence set (Report.Calibrate); none when the noise was
+	// not measured, and NotMeasured then says so (Noise.NotMeasured).
 	Calibration []Calibration `json:"calibration"`
+	NotMeasured string        `json:"noise_not_measured,omitempty"`
 	Cells       []*Cell       `json:"cells"`
 	Scaling     Scaling       `json:"scaling"`
 	PoolEffect  PoolEffect    `json:"pool_effect"`
@@ -224,7 +226,7 @@ type resultsDoc struct {
 func WriteResultsJSON(w io.Writer, rep *Report) error {
 	return encodeJSON(w, resultsDoc{
 		Recommendation: rep.Recommendation(), Noise: rep.NoiseNote(), NoiseBands: rep.Noise, Drift: rep.Drift,
-		Calibration: rep.Calibrate(), Cells: rep.Cells,
+		Calibration: rep.Calibrate(), NotMeasured: rep.Noise.NotMeasured(), Cells: rep.Cells,
 		Scaling: rep.Scaling, PoolEffect: rep.PoolEffect,
 		Missing: nonNil(rep.Missing), Screened: rep.Screened, Warnings: nonNil(rep.Warnings),
 		Nodes: rep.Nodes,

@@ -25,11 +25,13 @@ const MinControls = sweep.MinControls
 // fall within it of each other in about 95 % of pairs; assumed, it is
 // Options.NoiseBand for both.
 type Noise struct {
-	// Measured is true when the bands come from the run's control cell.
+	// Measured is true when the bands come from the run's own figures
+	// measured more than once (runNoise): its control cell, its
+	// repeated cells.
 	Measured bool `json:"measured"`
 	// Control is the control cell and Controls its finished ok
-	// measurements; Repeated counts the cells whose repetitions were
-	// pooled with them.
+	// measurements pooled (none below two); Repeated counts the cells
+	// whose repetitions were pooled with them.
 	Control  string `json:"control,omitempty"`
 	Controls int    `json:"controls"`
 	Repeated int    `json:"repeated_cells,omitempty"`
@@ -84,25 +86,27 @@ func okFigures(cs []results.Control) (rps, p99 []float64) {
 	return rps, p99
 }
 
-// runNoise measures the run's noise from its control cell, pooled with
-// the spread of every cell measured twice or more (weighted by RPS, as
-// confidence.PooledNoise does); with fewer than MinControls ok controls
-// it is opts' assumed band, saying why.
+// runNoise measures the run's noise from the figures it measured more
+// than once: its control cell's ok controls and every cell's ok
+// repetitions, each cell's coefficient of variation pooled weighted by
+// its RPS (confidence.PooledNoise). They measure it once they hold
+// MinControls − 1 degrees of freedom (Σ (n − 1) over the cells measured
+// n ≥ 2 times): MinControls controls, or two cells measured twice, or
+// one three times. With fewer it is opts' assumed band, saying why.
 func runNoise(run *results.Run, opts Options) Noise {
 	id, series := controlSeries(run)
 	rps, p99 := okFigures(series)
-	switch {
-	case len(series) == 0:
-		return assumedNoise(opts, "")
-	case len(rps) < MinControls:
-		return assumedNoise(opts, fmt.Sprintf("only %d control runs of %s finished ok, %d are needed to measure it",
-			len(rps), id, MinControls))
+	var rs, ps, ws []float64
+	dof, repeated := 0, 0
+	add := func(xs, ys []float64) bool {
+		r, okR := confidence.CV(xs)
+		p, okP := confidence.CV(ys)
+		if okR && okP {
+			rs, ps, ws, dof = append(rs, r), append(ps, p), append(ws, stat.Mean(xs, nil)), dof+len(xs)-1
+		}
+		return okR && okP
 	}
-	cvR, _ := confidence.CV(rps)
-	cvP, _ := confidence.CV(p99)
-	mean := stat.Mean(rps, nil)
-	rs, ps, ws := []float64{cvR}, []float64{cvP}, []float64{mean}
-	repeated := 0
+	add(rps, p99)
 	for _, rc := range run.Cells {
 		var xs, ys []float64
 		for _, rep := range rc.Reps {
@@ -110,20 +114,50 @@ func runNoise(run *results.Run, opts Options) Noise {
 				xs, ys = append(xs, rep.RPS), append(ys, rep.LatencyMS.P99)
 			}
 		}
-		r, okR := confidence.CV(xs)
-		p, okP := confidence.CV(ys)
-		if okR && okP {
-			rs, ps, ws, repeated = append(rs, r), append(ps, p), append(ws, stat.Mean(xs, nil)), repeated+1
+		if add(xs, ys) {
+			repeated++
 		}
 	}
-	if r, ok := confidence.PooledNoise(rs, ws); ok {
-		cvR = r
+	if dof < MinControls-1 {
+		return assumedNoise(opts, tooFew(id, len(series), len(rps), repeated))
 	}
-	if p, ok := confidence.PooledNoise(ps, ws); ok {
-		cvP = p
+	cvR, _ := confidence.PooledNoise(rs, ws)
+	cvP, _ := confidence.PooledNoise(ps, ws)
+	n := Noise{Measured: true, Repeated: repeated, RPSCV: cvR, P99CV: cvP, RPS: bandOf(cvR), P99: bandOf(cvP)}
+	if len(rps) >= 2 {
+		n.Control, n.Controls = id, len(rps)
 	}
-	return Noise{Measured: true, Control: id, Controls: len(rps), Repeated: repeated,
-		RPSCV: cvR, P99CV: cvP, RPS: bandOf(cvR), P99: bandOf(cvP)}
+	return n
+}
+
+// tooFew says why the run's figures measured more than once do not
+// measure its noise: controls finished, ok of them ok, and repeated
+// cells measured twice or more (then one, measured twice).
+func tooFew(id string, controls, ok, repeated int) string {
+	switch {
+	case controls > 0:
+		return fmt.Sprintf("only %d control runs of %s finished ok, %d are needed to measure it", ok, id, MinControls)
+	case repeated > 0:
+		return "the run measured no control cell and only one cell twice"
+	}
+	return "the run measured no control cell and no cell twice"
+}
+
+// NotMeasured says, when the noise was not measured, why, what the
+// report's sets then rest on and what measures it, in the flags' names;
+// "" when it was measured. It is what the report says in place of a
+// calibration (Report.Calibrate), which never rests on an assumed band.
+func (n Noise) NotMeasured() string {
+	if n.Measured {
+		return ""
+	}
+	why := ""
+	if n.Why != "" {
+		why = " (" + n.Why + ")"
+	}
+	return fmt.Sprintf("noise not measured%s: ties are judged within the assumed band of %g %% (--noise) and no "+
+		"share of re-runs is claimed for any set; to measure it, add --control-every N (a grid on one stack "+
+		"measures at least %d controls unless --control-every 0) or --repeat 2", why, 100*n.RPS, MinControls)
 }
 
 // Sentence says which noise the report used: "measured from N control
@@ -136,11 +170,14 @@ func (n Noise) Sentence() string {
 		}
 		return s
 	}
-	pooled := ""
-	if n.Repeated > 0 {
-		pooled = fmt.Sprintf(" pooled with %d repeated cells", n.Repeated)
+	from := fmt.Sprintf("%d repeated cells", n.Repeated)
+	switch {
+	case n.Controls > 0 && n.Repeated > 0:
+		from = fmt.Sprintf("%d control runs of %s pooled with %d repeated cells", n.Controls, n.Control, n.Repeated)
+	case n.Controls > 0:
+		from = fmt.Sprintf("%d control runs of %s", n.Controls, n.Control)
 	}
-	return fmt.Sprintf("measured from %d control runs of %s%s: RPS ±%.1f %%, p99 ±%.1f %% (one measurement's "+
+	return fmt.Sprintf("measured from %s: RPS ±%.1f %%, p99 ±%.1f %% (one measurement's "+
 		"coefficient of variation; two single figures closer than 1.96 × √2 times it, RPS %.1f %%, p99 %.1f %%, "+
-		"are not told apart)", n.Controls, n.Control, pooled, 100*n.RPSCV, 100*n.P99CV, 100*n.RPS, 100*n.P99)
+		"are not told apart)", from, 100*n.RPSCV, 100*n.P99CV, 100*n.RPS, 100*n.P99)
 }

@@ -121,6 +121,94 @@ func TestRunNoise(t *testing.T) {
 	}
 }
 
+// TestNoiseFromRepetitions: the cells measured twice or more measure the
+// noise as the controls do, with or without them, once all of them hold
+// two degrees of freedom; one cell measured twice does not.
+func TestNoiseFromRepetitions(t *testing.T) {
+	t.Parallel()
+	cv := func(a, b float64) float64 { return math.Abs(a-b) / math.Sqrt2 / ((a + b) / 2) }
+	twice := [][][2]float64{{{1000, 20}, {1020, 20}}, {{1100, 18}, {1080, 18}}, {{1050, 19}}}
+	for _, tc := range []struct {
+		name     string
+		figs     [][][2]float64
+		controls []ctl
+		measured bool
+		say      string
+		rps      float64
+	}{
+		{"two cells measured twice, no control", twice, nil, true, "measured from 2 repeated cells: RPS ±1.3 %",
+			math.Sqrt((1010*cv(1000, 1020)*cv(1000, 1020) + 1090*cv(1100, 1080)*cv(1100, 1080)) / 2100)},
+		{"one cell three times", [][][2]float64{{{1000, 20}, {1020, 20}, {1010, 20}}, {{1100, 18}}}, nil, true,
+			"measured from 1 repeated cells", 10.0 / 1010},
+		{"two controls and a cell measured twice", [][][2]float64{{{1000, 20}, {1020, 20}}, {{1100, 18}}},
+			[]ctl{{1000, 20}, {1000, 20}}, true, "measured from 2 control runs of cpu_1__web_1__db_2 pooled with 1 repeated cells",
+			math.Sqrt(1010 * cv(1000, 1020) * cv(1000, 1020) / 2010)},
+		{"one cell measured twice is too few", [][][2]float64{{{1000, 20}, {1020, 20}}, {{1100, 18}}}, nil, false,
+			"the run measured no control cell and only one cell twice", 0},
+		{"nothing measured twice", [][][2]float64{{{1000, 20}}, {{1100, 18}}}, nil, false,
+			"the run measured no control cell and no cell twice", 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			n := runNoise(controlRunReps(t, tc.figs, tc.controls), DefaultOptions())
+			if n.Measured != tc.measured {
+				t.Fatalf("measured %v, want %v: %+v", n.Measured, tc.measured, n)
+			}
+			if !tc.measured {
+				if n.Why != tc.say || !strings.Contains(n.NotMeasured(), "("+tc.say+")") {
+					t.Errorf("why %q, says %q; want %q", n.Why, n.NotMeasured(), tc.say)
+				}
+				return
+			}
+			if !strings.HasPrefix(n.Sentence(), tc.say) || n.NotMeasured() != "" {
+				t.Errorf("sentence %q, want it to start %q", n.Sentence(), tc.say)
+			}
+			if math.Abs(n.RPSCV-tc.rps) > 1e-12 || n.RPS != bandOf(n.RPSCV) {
+				t.Errorf("cv %.6f band %.6f, want cv %.6f", n.RPSCV, n.RPS, tc.rps)
+			}
+		})
+	}
+}
+
+// TestNotMeasuredClaimsNoShare: with the noise not measured (the study's
+// table: no control, no repetition) the report calibrates nothing, adds
+// no likely pair, claims no share of re-runs anywhere it writes, and says
+// that the noise was not measured and which flags measure it.
+func TestNotMeasuredClaimsNoShare(t *testing.T) {
+	t.Parallel()
+	rep := buildFixture(t, "gop")
+	if rep.Noise.Measured || len(rep.Calibrate()) != 0 {
+		t.Fatalf("noise %+v, calibration %+v: want none measured and no calibration", rep.Noise, rep.Calibrate())
+	}
+	for _, p := range rep.Profiles {
+		if len(p.Likely) != 0 {
+			t.Errorf("%s: likely %v from an assumed band", p.Key, p.Likely)
+		}
+	}
+	var term, md, js bytes.Buffer
+	if err := WriteTerminal(&term, rep, MetricRPS); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteMarkdown(&md, rep, nil, ChartDir); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteResultsJSON(&js, rep); err != nil {
+		t.Fatal(err)
+	}
+	for name, out := range map[string]string{"terminal": term.String(), "report.md": md.String(), "results.json": js.String()} {
+		flat := strings.Join(strings.Fields(out), " ")
+		if strings.Contains(flat, "would pick") || strings.Contains(flat, "% of runs") {
+			t.Errorf("%s claims a share of re-runs", name)
+		}
+		for _, want := range []string{"oise not measured (the run measured no control cell and no cell twice)",
+			"--control-every N", "--repeat 2"} {
+			if !strings.Contains(flat, want) {
+				t.Errorf("%s lacks %q", name, want)
+			}
+		}
+	}
+}
+
 // wideControls measure 10 % noise in RPS, narrowControls 1 %.
 var (
 	wideControls   = []ctl{{1000, 20}, {1100, 20}, {900, 20}, {1000, 20}}
@@ -159,9 +247,11 @@ func TestMeasuredNoiseJudgesTies(t *testing.T) {
 // TestRepeatedCellsKeepTheMeasuredNoise: two cells 8 % apart, each
 // measured twice with figures that happen to lie 0.1 % apart. Their own t
 // intervals (±0.6 %) tell them apart; with a control measuring 10 % noise
-// a mean of two is no surer than that noise over √2, and they tie. With
-// the noise assumed, or measured narrow, the cells' own intervals stand,
-// and a cell whose own spread is wider than the noise keeps its own.
+// a mean of two is no surer than that noise over √2, and they tie.
+// Without a control the two cells measure the noise themselves (0.07 %),
+// so there, as with a control measuring it narrow, the cells' own
+// intervals stand; and a cell whose own spread is wider than the noise
+// keeps its own.
 func TestRepeatedCellsKeepTheMeasuredNoise(t *testing.T) {
 	t.Parallel()
 	close := [][][2]float64{{{1000, 20}, {1001, 20}}, {{1080, 20}, {1081, 20}}}
@@ -401,7 +491,7 @@ func TestCalibrationIsTheArithmetic(t *testing.T) {
 			t.Fatalf("%g: throughput-first %+v: want the faster cell alone (noise %s)", tc.faster, p, rep.Noise.Sentence())
 		}
 		c, ok := rep.calibrationOf("throughput")
-		if !ok || !c.Measured {
+		if !ok || !rep.Noise.Measured {
 			t.Fatalf("calibration %+v", c)
 		}
 		a, b, s := figs[0][0], figs[1][0], math.Sqrt2*rep.Noise.RPSCV

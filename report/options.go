@@ -14,7 +14,7 @@ type Options struct {
 	// and still win.
 	ErrorBound float64 `json:"error_bound"`
 	// NoiseBand is the assumed relative noise (0..1) of a figure measured
-	// once.
+	// once, when the run did not measure its noise (runNoise).
 	NoiseBand float64 `json:"noise_band"`
 	// PredictCPUs are CPU limits at which the USL fit predicts (each > 0).
 	PredictCPUs []float64 `json:"predict_cpus,omitempty"`

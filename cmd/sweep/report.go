@@ -34,7 +34,8 @@ func bindAnalysis(cmd *cobra.Command, opts *report.Options) {
 	cmd.Flags().Var(sweep.Share{Field: "error_bound", V: &opts.ErrorBound}, "error-bound",
 		"cells with a higher error rate never win, e.g. 1% or 0.01")
 	cmd.Flags().Var(sweep.Share{Field: "noise_band", V: &opts.NoiseBand}, "noise",
-		"assumed relative noise of a cell measured once, e.g. 5% or 0.05, when the run measured no control cell (--control-every)")
+		"assumed relative noise of a cell measured once, e.g. 5% or 0.05, when the run did not measure its noise "+
+			"(fewer than 3 controls, --control-every, and too few repeated cells, --repeat)")
 }
 
 func newReportCmd(stdout, stderr io.Writer) *cobra.Command {

@@ -125,19 +125,20 @@ func newFigures() *figures {
 // TestRepeatsUntilSeparated: the throughput tie is repeated until the two
 // cells' intervals part (three repetitions: at two, t with one degree of
 // freedom is still too wide) and a re-run would no longer pick the
-// slower often enough for the calibrated set (four: at three, 3 % apart
-// with the assumed noise per value over √3, it still would in more than
-// 5 % of re-runs), and the pair far behind is never repeated.
+// slower often enough for the calibrated set (also three: from two
+// repetitions of two cells on, the report measures the noise from them,
+// about 0.3 %, and 3 % apart a re-run never picks the slower), and the
+// pair far behind is never repeated.
 func TestRepeatsUntilSeparated(t *testing.T) {
 	t.Parallel()
 	f := newFigures()
 	f.rps["cpu_1__web_1__db_2"] = append(f.rps["cpu_1__web_1__db_2"], 1000)
 	f.rps["cpu_1__web_2__db_4"] = append(f.rps["cpu_1__web_2__db_4"], 1030)
 	ties, _ := runWith(t, f, 6)
-	want := map[string]int{"cpu_1__web_1__db_2": 4, "cpu_1__web_2__db_4": 4, "cpu_1__web_3__db_6": 1}
+	want := map[string]int{"cpu_1__web_1__db_2": 3, "cpu_1__web_2__db_4": 3, "cpu_1__web_3__db_6": 1}
 	separated(t, f, ties, want)
 	f.logged(t, "repeat: cpu_1__web_2__db_4 r2: throughput's set of 2 pairs, not yet separated",
-		"repeat: cpu_1__web_1__db_2 r4: throughput's set of 2 pairs, not yet separated")
+		"repeat: cpu_1__web_1__db_2 r3: throughput's set of 2 pairs, not yet separated")
 }
 
 // TestTiesRemainAtTheCap: two cells that stay within noise are repeated
