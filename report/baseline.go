@@ -135,8 +135,9 @@ func twinNote(cr *CPUReport) string {
 	return ""
 }
 
-// profilePick is the profile's cell at the limit, or the limit's own best
-// for the profile's objective when the profile found no pair.
+// profilePick is the profile's cell at the limit, or the limit's own
+// pick for the profile's objective (Pick.Chosen) when the profile found
+// no pair.
 func profilePick(cr *CPUReport, p Profile) (*Cell, bool) {
 	if p.Found {
 		if c := cr.At(p.WebMult, p.DBMult); c != nil && c.eligible() {
@@ -144,13 +145,7 @@ func profilePick(cr *CPUReport, p Profile) (*Cell, bool) {
 		}
 		return nil, false
 	}
-	switch p.Key {
-	case "latency":
-		return cr.BestP99.Cell, true
-	case "throughput":
-		return cr.BestRPS.Cell, true
-	}
-	return cr.Balanced.Cell, true
+	return cr.PickFor(p.Key).Chosen(), true
 }
 
 func gain(profile string, cpus float64, pick, base *Cell, fromLimit bool) Gain {

@@ -142,11 +142,31 @@ func BuildPicks(run *results.Run, opts Options) (*Report, error) {
 	}
 	rep.Profiles = recommend(rep.PerCPU)
 	rep.Scaling = scaling(rep.PerCPU)
-	rep.USL, rep.LimitUSL, rep.USLNote = fitScaling(rep.PerCPU, rep.Profiles, opts.PredictCPUs)
+	rep.USL, rep.LimitUSL, rep.USLNote = fitScaling(rep.PerCPU, opts.PredictCPUs)
 	rep.PoolEffect = poolEffect(rep.PerCPU, rep.Noise.RPS)
 	rep.PoolRules = poolRules(rep.PerCPU, rep.Pool, opts.DBService, run.HostCPUs)
-	rep.Gains = gains(rep.PerCPU, rep.Profiles)
+	rep.settled()
 	return rep, nil
+}
+
+// settled derives what rests on the profiles' picks: the gains against
+// the baseline and the cells the picks give at the USL's predictions.
+// BuildPicks calls it, and Calibrate again once it settled the picks in
+// the grown sets.
+func (r *Report) settled() {
+	r.Gains = gains(r.PerCPU, r.Profiles)
+	if r.USL == nil {
+		return
+	}
+	for i := range r.USL.Predictions {
+		pr := &r.USL.Predictions[i]
+		pr.Settings = nil
+		for _, p := range r.Profiles {
+			if p.Found {
+				pr.Settings = append(pr.Settings, p.CellAt(pr.CPUs))
+			}
+		}
+	}
 }
 
 // poolShape is where run's pool lived; the target's replicas are not

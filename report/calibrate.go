@@ -19,17 +19,17 @@ const ReRuns = 1000
 const CalibratedShare = 0.95
 
 // Calibration is how often a re-run on the same host would pick one of
-// a profile's pairs: its pick, one the report calls equivalent, or one
-// Calibrate added.
+// a profile's pairs: its measured best, one the report calls equivalent
+// to that, or one Calibrate added.
 type Calibration struct {
 	Profile string `json:"profile"`
-	// Pairs is the size of the set (the pick, its equivalents and the
-	// likely pairs); Share the simulated re-runs (of ReRuns) whose pick
-	// lay in it.
+	// Pairs is the size of the set (Profile.Set: the measured best, its
+	// equivalents and the likely pairs); Share the simulated re-runs (of
+	// ReRuns) whose pick lay in it.
 	Pairs int     `json:"pairs"`
 	Share float64 `json:"share"`
-	// Equivalent is the share of the pick and its equivalents alone,
-	// before Calibrate added any pair.
+	// Equivalent is the share of the measured best and its equivalents
+	// alone, before Calibrate added any pair.
 	Equivalent float64 `json:"equivalent_share"`
 }
 
@@ -45,7 +45,10 @@ type Calibration struct {
 // pick and its equivalents (the pairs within the noise band of it at
 // every CPU limit) form the set; while their picks fall short of
 // CalibratedShare, the pair the re-runs picked most often joins it
-// (Profile.Likely; ties in pair order). The √2 is the spread of a
+// (Profile.Likely; ties in pair order), and the profile's pick is then
+// settled in the grown set (settleProfile) and what rests on it derived
+// again (Report.settled). A re-run's pick is its measured best: the set
+// covers where the best falls, and the pick inside it is the rule's. The √2 is the spread of a
 // re-run's figure about this run's figure of the same cell: both carry
 // the noise. The draws are seeded, so the report reads the same twice.
 // It assumes the cells' errors independent: a drift that moves every
@@ -96,9 +99,13 @@ func (r *Report) Calibrate() []Calibration {
 				hits += picks[i][pair]
 			}
 		}
-		c.Pairs, c.Share = 1+len(p.Equivalent)+len(p.Likely), float64(hits)/ReRuns
+		c.Pairs, c.Share = len(p.Set()), float64(hits)/ReRuns
 		r.calibration = append(r.calibration, c)
+		if len(p.Likely) > 0 {
+			settleProfile(r.PerCPU, p)
+		}
 	}
+	r.settled()
 	return r.calibration
 }
 
@@ -158,7 +165,7 @@ func (c Calibration) Sentence() string {
 	}
 	alone := ""
 	if c.Share != c.Equivalent {
-		alone = fmt.Sprintf("; the pick and the pairs within the noise band of it alone: %.0f %%", 100*c.Equivalent)
+		alone = fmt.Sprintf("; the measured best and the pairs within the noise band of it alone: %.0f %%", 100*c.Equivalent)
 	}
 	return fmt.Sprintf("a re-run on this host would pick %s in about %.0f %% of runs, from the measured noise (%d simulated re-runs%s)",
 		set, 100*c.Share, ReRuns, alone)
@@ -186,7 +193,7 @@ func calibrationLines(rep *Report) string {
 		if c, ok := rep.calibrationOf(p.Key); ok {
 			fmt.Fprintf(&b, "%s: %s.", upperFirst(p.Name), c.Sentence())
 			if len(p.Likely) > 0 {
-				fmt.Fprintf(&b, " Besides its pick and the pairs the data cannot separate from it: %s.", pairList(p.Likely))
+				fmt.Fprintf(&b, " Besides its measured best and the pairs the data cannot separate from it: %s.", pairList(p.Likely))
 			}
 			b.WriteString("\n")
 		}

@@ -45,12 +45,19 @@
 // widens a range and so shifts the weights, which is why the frontier and
 // the matrices are shown beside it.
 //
-// Across CPU limits. A profile (throughput-first, balanced, latency-first)
-// picks the multiplier pair (web × CPU, pool × web) with the best mean
-// normalised objective over the CPU limits where that pair was measured at
-// every limit: RPS / best RPS, best P99 / P99, or the balanced score. Pairs
-// whose cell is equivalent to the chosen pair's cell at every CPU limit are
-// listed as equivalent.
+// Across CPU limits. A profile's (throughput-first, balanced,
+// latency-first) measured best is the multiplier pair (web × CPU, pool ×
+// web) with the best mean normalised objective over the CPU limits where
+// that pair was measured at every limit: RPS / best RPS, best P99 / P99,
+// or the balanced score. Pairs whose cell is equivalent to its cell at
+// every CPU limit are listed as equivalent.
+//
+// The pick. Where the data cannot separate several pairs (a CPU limit's
+// measured best and its ties; a profile's set across CPU limits, grown
+// by Calibrate with measured noise), the pick is the one with the fewest
+// web threads, then the smallest pool (settle), so two runs whose sets
+// share that pair pick alike; the measured best is named beside it where
+// it differs.
 //
 // Safe limit. A cell of run --find-limit searched the highest load level
 // at which its SLO held: the level L held and the lowest failing level F

@@ -108,8 +108,15 @@ func recommendationParas(rep *Report) []string {
 		}
 		s := fmt.Sprintf("%s (%s): %s = %g × CPU_COUNT, %s = %g × %s.", p.Name, p.Use,
 			rep.WebEnv, p.WebMult, rep.PoolEnv, p.DBMult, rep.WebEnv)
+		if note := p.PickNote(); note != "" {
+			s += " " + upperFirst(note) + "."
+		}
 		if len(p.Equivalent) > 0 {
-			s += fmt.Sprintf(" The data cannot separate it from: %s%s.", pairList(p.Equivalent), tieNote(rep))
+			best := "it"
+			if p.Best != [2]float64{p.WebMult, p.DBMult} {
+				best = "the measured best"
+			}
+			s += fmt.Sprintf(" The data cannot separate %s from: %s%s.", best, pairList(p.Equivalent), tieNote(rep))
 		}
 		if len(p.Likely) > 0 {
 			s += fmt.Sprintf(" A re-run on this host may also pick: %s.", pairList(p.Likely))
@@ -127,8 +134,10 @@ func recommendationParas(rep *Report) []string {
 	}
 	return append(paras, "Balanced is, per CPU limit, the cell maximising normalised RPS minus normalised P99 "+
 		"(each scaled to 0..1 over that limit's eligible cells): the knee of the Pareto frontier where throughput "+
-		"gained and latency paid count equally. Across CPU limits a profile takes the multiplier pair with the best "+
-		"mean objective (RPS / best RPS, best P99 / P99, or the balanced score) over all limits.")
+		"gained and latency paid count equally. Across CPU limits a profile's measured best is the multiplier pair "+
+		"with the best mean objective (RPS / best RPS, best P99 / P99, or the balanced score) over all limits; "+
+		"where the data cannot separate it from other pairs, the profile takes the one with the fewest threads, "+
+		"then the smallest pool, as a CPU limit's row does.")
 }
 
 func matrices(rep *Report) []table {

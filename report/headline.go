@@ -2,15 +2,17 @@ package report
 
 // The answer a person acts on comes first: per CPU limit the run measured
 // and per profile, the values to set in the run's own variable names, the
-// cell (what sweep rerun takes) and the pairs the data cannot separate
-// from it; then the commands that act on it, and the rule across CPU
-// limits for budgets the run did not measure. Two things are named apart
-// everywhere: the measured best cell at a CPU limit, and the rule across
-// CPU limits (Profile's multipliers).
+// cell (what sweep rerun takes) and how many pairs the data cannot
+// separate there; then the commands that act on it, and the rule across
+// CPU limits for budgets the run did not measure. Two things are named
+// apart everywhere: the pick at a CPU limit (Pick.Chosen: the measured
+// best, or settle's pick in its ties, the measured best then named
+// beside it), and the rule across CPU limits (Profile's multipliers).
 
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"text/tabwriter"
 
@@ -21,17 +23,18 @@ import (
 // may take; wider detail goes to report.md and report.html.
 const TerminalWidth = 100
 
-// MeasuredBest is a profile's best measured cell at one CPU limit.
-type MeasuredBest struct {
+// LimitPick is a profile's pick at one CPU limit: Pick.Chosen is the
+// cell to set, Pick.Cell the measured best.
+type LimitPick struct {
 	CPUs    float64
 	Profile string // the profile's name (ProfileNames)
 	Key     string // its key (ProfileKeys)
 	Pick    Pick
 }
 
-// PickFor is the limit's measured best under the profile key: the best
-// RPS for throughput, the best P99 for latency, the balanced cell for
-// balanced; the zero Pick for another key.
+// PickFor is the limit's measured best under the profile key and its
+// ties: the best RPS for throughput, the best P99 for latency, the
+// balanced cell for balanced; the zero Pick for another key.
 func (cr *CPUReport) PickFor(key string) Pick {
 	switch key {
 	case "throughput":
@@ -44,14 +47,15 @@ func (cr *CPUReport) PickFor(key string) Pick {
 	return Pick{}
 }
 
-// MeasuredBests lists, per CPU limit ascending and per profile in report
-// order, the measured best cell.
-func (r *Report) MeasuredBests() []MeasuredBest {
-	var out []MeasuredBest
+// LimitPicks lists, per CPU limit ascending and per profile in report
+// order, the profile's pick: what "Set these" shows and sweep export
+// --cpus exports at a measured limit.
+func (r *Report) LimitPicks() []LimitPick {
+	var out []LimitPick
 	for _, cr := range r.PerCPU {
 		for _, rule := range profileRules {
 			if p := cr.PickFor(rule.key); p.Cell != nil {
-				out = append(out, MeasuredBest{CPUs: cr.CPUs, Profile: rule.name, Key: rule.key, Pick: p})
+				out = append(out, LimitPick{CPUs: cr.CPUs, Profile: rule.name, Key: rule.key, Pick: p})
 			}
 		}
 	}
@@ -70,15 +74,21 @@ func (r *Report) setting(c *Cell) (web, pool string) {
 	return web, pool
 }
 
-// headlineTable is the measured best per CPU limit and profile, for
-// report.md and report.html (as wide as it needs).
+// headlineTitle heads the headline's table.
+const headlineTitle = "Set these: the pick per CPU limit and profile"
+
+// headlineTable is the pick per CPU limit and profile, for report.md and
+// report.html (as wide as it needs): its figures, the cells the data
+// cannot separate from it and how it was picked.
 func headlineTable(rep *Report) table {
-	t := table{Title: "Set these: the measured best cell per CPU limit and profile",
-		Header: []string{"CPU", "profile", "set", "cell", "RPS", "P99 ms", "cannot separate (web/pool)"}}
-	for _, b := range rep.MeasuredBests() {
-		web, pool := rep.setting(b.Pick.Cell)
-		t.Rows = append(t.Rows, []string{sweep.FormatNumber(b.CPUs), b.Profile, web + " " + pool, b.Pick.Cell.ID,
-			formatEstimate(b.Pick.Cell.RPS, MetricRPS), formatEstimate(b.Pick.Cell.P99, MetricP99), cellList(b.Pick.Ties)})
+	t := table{Title: headlineTitle,
+		Header: []string{"CPU", "profile", "set", "cell", "RPS", "P99 ms", "cannot separate (web/pool)", "pick"}}
+	for _, b := range rep.LimitPicks() {
+		c := b.Pick.Chosen()
+		web, pool := rep.setting(c)
+		t.Rows = append(t.Rows, []string{sweep.FormatNumber(b.CPUs), b.Profile, web + " " + pool, c.ID,
+			formatEstimate(c.RPS, MetricRPS), formatEstimate(c.P99, MetricP99), cellList(b.Pick.Others()),
+			orDefault(b.Pick.Note(), "the measured best")})
 	}
 	return t
 }
@@ -87,7 +97,7 @@ func headlineTable(rep *Report) table {
 // run directory runDir ("RUN" when unknown), and the rule across CPU
 // limits for budgets not measured.
 func actParas(rep *Report, runDir string) []string {
-	bests := rep.MeasuredBests()
+	bests := rep.LimitPicks()
 	if len(bests) == 0 {
 		return nil
 	}
@@ -101,7 +111,7 @@ func actParas(rep *Report, runDir string) []string {
 	paras := []string{
 		fmt.Sprintf("Deploy a row: `sweep export %s --cpus %s --profile %s` writes its values for your stack "+
 			"(--format env, compose or kubernetes).", runDir, sweep.FormatNumber(last.CPUs), last.Profile),
-		fmt.Sprintf("Check a row: `sweep rerun %s %s` measures its cell once more.", runDir, last.Pick.Cell.ID),
+		fmt.Sprintf("Check a row: `sweep rerun %s %s` measures its cell once more.", runDir, last.Pick.Chosen().ID),
 	}
 	return paras
 }
@@ -129,13 +139,14 @@ func ruleIntro(runDir string) string {
 
 // WriteHeadline prints the recommendation first, as values, within
 // TerminalWidth: per CPU limit and profile the values to set, the cell
-// and how many pairs the data cannot separate from it; then the two
-// commands for runDir and the rule across CPU limits. When the
-// variables' names make the table too wide, its columns are "web" and
-// "pool" and a line above names the variables.
+// and how many pairs the data cannot separate there, with the measured
+// best where it is not the pick and a line saying how the pick was made;
+// then the two commands for runDir and the rule across CPU limits. When
+// the variables' names make the table too wide, its columns are "web"
+// and "pool" and a line above names the variables.
 func WriteHeadline(w io.Writer, rep *Report, runDir string) error {
 	var b strings.Builder
-	fmt.Fprintf(&b, "Set these: the measured best cell per CPU limit and profile (run %s)\n", rep.RunID)
+	fmt.Fprintf(&b, "%s (run %s)\n", headlineTitle, rep.RunID)
 	rows, err := headlineRows(rep, rep.WebEnv, poolHeader(rep))
 	if err != nil {
 		return err
@@ -147,7 +158,11 @@ func WriteHeadline(w io.Writer, rep *Report, runDir string) error {
 		}
 	}
 	b.WriteString(rows)
-	for _, p := range append(actParas(rep, runDir), ruleIntro(runDir)) {
+	paras := append(actParas(rep, runDir), ruleIntro(runDir))
+	if settledAny(rep) {
+		paras = slices.Insert(paras, 0, settledPara)
+	}
+	for _, p := range paras {
 		b.WriteString(sweep.Wrap(strings.ReplaceAll(p, "`", ""), TerminalWidth, "  ") + "\n")
 	}
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
@@ -168,13 +183,28 @@ func headlineRows(rep *Report, web, pool string) (string, error) {
 	var b strings.Builder
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(tw, "CPU\tprofile\t%s\t%s\tcell\tcannot separate\n", web, pool)
-	for _, m := range rep.MeasuredBests() {
-		c := m.Pick.Cell
+	for _, m := range rep.LimitPicks() {
+		c := m.Pick.Chosen()
 		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%s\t%s\n", sweep.FormatNumber(m.CPUs), m.Profile, c.WebThreads, c.DBPool,
-			c.ID, tieCount(m.Pick.Ties))
+			c.ID, setCount(m.Pick))
 	}
 	err := tw.Flush()
 	return b.String(), err
+}
+
+// settledPara says, under the terminal's headline, how a row was picked
+// among pairs the data cannot separate.
+const settledPara = "Where the data cannot separate N pairs, a row's cell is the one with the fewest threads, " +
+	"then the smallest pool, so two runs whose sets share it pick alike; \"best W/P\" is the cell measured best there."
+
+// settledAny reports whether some row's pick was made among two or more.
+func settledAny(rep *Report) bool {
+	for _, m := range rep.LimitPicks() {
+		if len(m.Pick.Ties) > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // widest is the most columns a line of text takes.
@@ -196,13 +226,16 @@ func poolHeader(rep *Report) string {
 	return target.Name
 }
 
-// tieCount says how many pairs the data cannot separate from a pick.
-func tieCount(ties []*Cell) string {
-	switch len(ties) {
-	case 0:
+// setCount says how many pairs the data cannot separate at a pick's
+// CPU limit ("none" when it separates the measured best from every
+// other), with the measured best as web/pool where it is not the pick.
+func setCount(p Pick) string {
+	if len(p.Ties) == 0 {
 		return "none"
-	case 1:
-		return "1 pair"
 	}
-	return fmt.Sprintf("%d pairs", len(ties))
+	s := fmt.Sprintf("%d pairs", len(p.Set()))
+	if c := p.Cell; c != p.Chosen() {
+		s += fmt.Sprintf("; best %d/%d", c.WebThreads, c.DBPool)
+	}
+	return s
 }

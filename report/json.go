@@ -17,13 +17,13 @@ type Recommendation struct {
 	Options  Options    `json:"options"`
 	PerCPU   []CPUDoc   `json:"per_cpu"`
 	Profile  ProfileSet `json:"recommendation"`
-	// MeasuredBest lists per CPU limit and profile (by its name:
-	// ProfileNames) the measured best cell and the cells the data cannot
-	// separate from it: what the report's "Set these" shows and sweep
-	// export --cpus exports at a measured limit. The per_cpu winners
-	// best_rps, best_p99 and balanced are the same cells under the older
-	// names.
-	MeasuredBest []MeasuredBestDoc `json:"measured_best"`
+	// Picks lists per CPU limit and profile (by its name: ProfileNames)
+	// the pick, what the report's "Set these" shows and sweep export
+	// --cpus exports at a measured limit: the measured best, or among
+	// the cells the data cannot separate from it the one with the fewest
+	// threads, then the smallest pool. The per_cpu winners best_rps,
+	// best_p99 and balanced are the measured bests.
+	Picks []PickDoc `json:"picks"`
 	// Rule is the rule across CPU limits per profile name, for budgets
 	// not measured; the same as recommendation under the older keys.
 	Rule map[string]ProfileDoc `json:"rule"`
@@ -32,12 +32,19 @@ type Recommendation struct {
 	USL *USLDoc `json:"usl,omitempty"`
 }
 
-// MeasuredBestDoc is one profile's measured best cell at one CPU limit.
-type MeasuredBestDoc struct {
-	CPUs    float64  `json:"cpus"`
-	Profile string   `json:"profile"`
-	Cell    CellDoc  `json:"cell"`
-	Ties    []string `json:"cannot_separate"`
+// PickDoc is one profile's pick at one CPU limit.
+type PickDoc struct {
+	CPUs    float64 `json:"cpus"`
+	Profile string  `json:"profile"`
+	Cell    CellDoc `json:"cell"`
+	// Ties are the other cells of the set the pick was made in.
+	Ties []string `json:"cannot_separate"`
+	// PickedBy says how it was picked among them (SettleNote); absent
+	// for a set of one.
+	PickedBy string `json:"picked_by,omitempty"`
+	// MeasuredBest is the cell measured best there, when it is not the
+	// pick.
+	MeasuredBest *CellDoc `json:"measured_best,omitempty"`
 }
 
 // CPUDoc is one CPU limit's winners. Ties maps best_rps, best_p99 and
@@ -94,15 +101,22 @@ type ProfileSet struct {
 	Latency    ProfileDoc `json:"latency"`
 }
 
-// ProfileDoc is one profile's multipliers; WebMult and DBMult are null
-// when no pair qualified (Note says why).
+// ProfileDoc is one profile's multipliers, the pick (Profile): WebMult
+// and DBMult are null when no pair qualified (Note says why).
 type ProfileDoc struct {
-	WebMult    *float64  `json:"web_mult"`
-	DBMult     *float64  `json:"db_mult"`
-	Equivalent []MultDoc `json:"equivalent"`
-	// Likely: the pairs a re-run may also pick (Profile.Likely).
-	Likely []MultDoc `json:"likely"`
-	Note   string    `json:"note,omitempty"`
+	WebMult *float64 `json:"web_mult"`
+	DBMult  *float64 `json:"db_mult"`
+	// MeasuredBest is the pair with the best mean objective (null with
+	// no pick); Equivalent the pairs the data cannot separate from it;
+	// Likely the pairs a re-run may also pick (Profile.Likely). The pick
+	// is one of the three.
+	MeasuredBest *MultDoc  `json:"measured_best"`
+	Equivalent   []MultDoc `json:"equivalent"`
+	Likely       []MultDoc `json:"likely"`
+	// PickedBy says how the pick was made in a set of more than one pair
+	// (SettleNote).
+	PickedBy string `json:"picked_by,omitempty"`
+	Note     string `json:"note,omitempty"`
 }
 
 // multDocs is pairs as documents, [] for none.
@@ -162,13 +176,20 @@ func (r *Report) Recommendation() Recommendation {
 		d.Equivalent, d.Likely, d.Note = multDocs(p.Equivalent), multDocs(p.Likely), p.Note
 		if p.Found {
 			d.WebMult, d.DBMult = &p.WebMult, &p.DBMult
+			d.MeasuredBest, d.PickedBy = &MultDoc{p.Best[0], p.Best[1]}, SettleNote(len(p.Set()))
 		}
 		doc.Rule[p.Name] = *d
 	}
-	doc.MeasuredBest = []MeasuredBestDoc{}
-	for _, b := range r.MeasuredBests() {
-		doc.MeasuredBest = append(doc.MeasuredBest, MeasuredBestDoc{CPUs: b.CPUs, Profile: b.Profile,
-			Cell: cellDoc(b.Pick.Cell), Ties: ids(b.Pick.Ties)})
+	doc.Picks = []PickDoc{}
+	for _, b := range r.LimitPicks() {
+		c := b.Pick.Chosen()
+		d := PickDoc{CPUs: b.CPUs, Profile: b.Profile, Cell: cellDoc(c), Ties: ids(b.Pick.Others()),
+			PickedBy: SettleNote(len(b.Pick.Set()))}
+		if b.Pick.Cell != c {
+			best := cellDoc(b.Pick.Cell)
+			d.MeasuredBest = &best
+		}
+		doc.Picks = append(doc.Picks, d)
 	}
 	if doc.USL = uslDoc(r.USL, false); doc.USL != nil {
 		doc.USL.SafeLimit = uslDoc(r.LimitUSL, true)

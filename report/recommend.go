@@ -17,39 +17,46 @@ type Profile struct {
 	Use  string
 	// Found is false when no multiplier pair was measured, eligible, at
 	// every CPU limit; Note then says so.
-	Found   bool
+	Found bool
+	// WebMult and DBMult are the pick: the pair of Set with the fewest
+	// web threads, then the smallest pool (settle), which is Best when
+	// the set holds it alone.
 	WebMult float64
 	DBMult  float64
-	// Score is the pair's mean normalised objective over the CPU limits
+	// Score is the pick's mean normalised objective over the CPU limits
 	// (1 = best at every limit for throughput and latency).
 	Score float64
-	// Equivalent lists the pairs the data cannot separate from this one:
+	// Best is the measured best: the pair with the best mean objective
+	// (Ranking's first).
+	Best [2]float64
+	// Equivalent lists the pairs the data cannot separate from Best:
 	// within the noise band of it at every CPU limit.
 	Equivalent [][2]float64
-	// Likely lists the pairs, besides the pick and Equivalent, that a
-	// re-run on this host would pick often enough that the set of all
-	// three covers about CalibratedShare of re-runs (Report.Calibrate),
-	// most picked first.
+	// Likely lists the pairs, besides Best and Equivalent, that a re-run
+	// on this host would pick often enough that the set of all three
+	// covers about CalibratedShare of re-runs (Report.Calibrate), most
+	// picked first.
 	Likely [][2]float64
 	Note   string
 }
 
-// inSet reports whether pair is in the profile's set: its pick, one of
-// its equivalents or one of its likely pairs.
+// inSet reports whether pair is in the profile's set: its measured best,
+// one of its equivalents or one of its likely pairs.
 func (p Profile) inSet(pair [2]float64) bool { return slices.Contains(p.Set(), pair) }
 
-// Set lists the profile's set: its pick, Equivalent, then Likely.
+// Set lists the profile's set: Best, Equivalent, then Likely. The pick
+// is one of them.
 func (p Profile) Set() [][2]float64 {
 	if !p.Found {
 		return nil
 	}
-	return append(append([][2]float64{{p.WebMult, p.DBMult}}, p.Equivalent...), p.Likely...)
+	return append(append([][2]float64{p.Best}, p.Equivalent...), p.Likely...)
 }
 
 // Admits reports whether other's pick agrees with p's (p being the full
-// grid's): it lies in p's calibrated set (the same pair, one p's data
-// cannot separate from it, or one a re-run would pick: inSet); or neither
-// found any. It is how a strategy that measured less, or another run of
+// grid's): it lies in p's calibrated set (its measured best, one p's
+// data cannot separate from that, or one a re-run would pick: inSet); or
+// neither found any. It is how a strategy that measured less, or another run of
 // the same grid, is judged against the grid.
 func (p Profile) Admits(other Profile) bool {
 	if !p.Found || !other.Found {
@@ -100,7 +107,8 @@ var profileRules = []profileRule{
 		func(cr *CPUReport, rps, _ float64) float64 { return rps / cr.BestRPS.Cell.RPS.Mean }, sameRPS},
 }
 
-// recommend picks one multiplier pair per profile.
+// recommend picks one multiplier pair per profile: the measured best
+// and the pairs equivalent to it form its set, settle picks in it.
 func recommend(per []*CPUReport) []Profile {
 	out := make([]Profile, 0, len(profileRules))
 	for _, rule := range profileRules {
@@ -111,14 +119,13 @@ func recommend(per []*CPUReport) []Profile {
 			out = append(out, p)
 			continue
 		}
-		chosen := ranked[0].Pair
-		p.Found, p.Score, p.WebMult, p.DBMult = true, ranked[0].Score, chosen[0], chosen[1]
-		p.Note = generatorNote(per, chosen)
+		p.Found, p.Best = true, ranked[0].Pair
 		for _, pair := range commonPairs(per) {
-			if pair != chosen && equivalentEverywhere(per, pair, chosen, rule.same) {
+			if pair != p.Best && equivalentEverywhere(per, pair, p.Best, rule.same) {
 				p.Equivalent = append(p.Equivalent, pair)
 			}
 		}
+		settleProfile(per, &p)
 		out = append(out, p)
 	}
 	return out

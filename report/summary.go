@@ -9,17 +9,21 @@ import (
 func profileTable(rep *Report) table {
 	t := table{
 		Title:  "Rule across CPU limits (for budgets not measured)",
-		Header: []string{"profile", "for", rep.WebEnv, rep.PoolEnv, "cannot separate"},
+		Header: []string{"profile", "for", rep.WebEnv, rep.PoolEnv, "cannot separate", "measured best"},
 	}
 	for _, p := range rep.Profiles {
 		if !p.Found {
-			t.Rows = append(t.Rows, []string{p.Name, p.Use, "-", "-", p.Note})
+			t.Rows = append(t.Rows, []string{p.Name, p.Use, "-", "-", p.Note, "-"})
 			continue
+		}
+		best := "the pick"
+		if p.Best != [2]float64{p.WebMult, p.DBMult} {
+			best = pairList([][2]float64{p.Best})
 		}
 		t.Rows = append(t.Rows, []string{p.Name, p.Use,
 			fmt.Sprintf("%g x CPU_COUNT", p.WebMult),
 			fmt.Sprintf("%g x %s", p.DBMult, rep.WebEnv),
-			pairList(p.Equivalent)})
+			pairList(p.Others()), best})
 		if p.Note != "" {
 			t.Note = strings.TrimPrefix(t.Note+"; "+p.Name+": "+p.Note, "; ")
 		}

@@ -61,7 +61,8 @@ type Prediction struct {
 	Lo, Hi float64
 	// Extrapolation is true outside the measured CPU limits.
 	Extrapolation bool
-	// Settings are the cells the recommendation's profiles give at CPUs.
+	// Settings are the cells the recommendation's profiles give at CPUs
+	// (only the best RPS's fit has them).
 	Settings []ProfileCell
 	Warnings []string
 }
@@ -78,7 +79,7 @@ type ProfileCell struct {
 // fitScaling fits the USL to the best RPS of each CPU limit and, when
 // enough limits searched one, to the best safe limit. It returns why
 // there is no fit when there is none.
-func fitScaling(per []*CPUReport, profiles []Profile, predict []float64) (rps, limit *USL, why string) {
+func fitScaling(per []*CPUReport, predict []float64) (rps, limit *USL, why string) {
 	ns, est := make([]float64, 0, len(per)), make([]Estimate, 0, len(per))
 	var lns []float64
 	var lest []Estimate
@@ -94,12 +95,12 @@ func fitScaling(per []*CPUReport, profiles []Profile, predict []float64) (rps, l
 		return nil, nil, fmt.Sprintf("no USL fit: the run has %d CPU limit(s) with results and the fit "+
 			"needs at least %d (it has three parameters)", len(ns), MinUSLPoints)
 	}
-	rps, err := fitFigure("best RPS", ns, est, profiles, predict)
+	rps, err := fitFigure("best RPS", ns, est, predict)
 	if err != nil {
 		return nil, nil, "no USL fit: " + err.Error()
 	}
 	if len(lns) >= MinUSLPoints {
-		limit, _ = fitFigure(fmt.Sprintf("safe limit (%s)", limitModelOf(per)), lns, lest, nil, predict)
+		limit, _ = fitFigure(fmt.Sprintf("safe limit (%s)", limitModelOf(per)), lns, lest, predict)
 	}
 	if limit != nil && open {
 		limit.Notes = append(limit.Notes, "at some CPU limit no load level failed, "+
@@ -118,7 +119,7 @@ func limitModelOf(per []*CPUReport) string {
 }
 
 // fitFigure fits the USL to the points (ns, est) and predicts at predict.
-func fitFigure(figure string, ns []float64, est []Estimate, profiles []Profile, predict []float64) (*USL, error) {
+func fitFigure(figure string, ns []float64, est []Estimate, predict []float64) (*USL, error) {
 	xs := make([]float64, len(est))
 	for i, e := range est {
 		xs[i] = e.Mean
@@ -150,23 +151,18 @@ func fitFigure(figure string, ns []float64, est []Estimate, profiles []Profile, 
 		u.Notes = append(u.Notes, "no prediction interval: "+err.Error())
 	}
 	for _, n := range predict {
-		u.Predictions = append(u.Predictions, u.predict(sol, band, err == nil, n, ns, profiles))
+		u.Predictions = append(u.Predictions, u.predict(sol, band, err == nil, n, ns))
 	}
 	return u, nil
 }
 
-// predict is the curve at n with its interval, settings and warnings.
-func (u *USL) predict(sol uslSolution, band uslBand, banded bool, n float64, ns []float64, profiles []Profile) Prediction {
+// predict is the curve at n with its interval and warnings; the
+// settings are the picks' (Report.settled).
+func (u *USL) predict(sol uslSolution, band uslBand, banded bool, n float64, ns []float64) Prediction {
 	p := Prediction{CPUs: n, Value: sol.at(n), Lo: math.NaN(), Hi: math.NaN(),
 		Extrapolation: n < slices.Min(ns) || n > slices.Max(ns)}
 	if banded {
 		p.Lo, p.Hi = band.at(n)
-	}
-	for _, pr := range profiles {
-		if !pr.Found {
-			continue
-		}
-		p.Settings = append(p.Settings, pr.CellAt(n))
 	}
 	if n > u.PeakCPUs {
 		p.Warnings = append(p.Warnings, fmt.Sprintf("past the predicted peak at %.1f CPUs: "+

@@ -147,7 +147,7 @@ func TestUSLPredictionWarningsAndCells(t *testing.T) {
 func TestUSLNoPeakWithoutCoherency(t *testing.T) {
 	t.Parallel()
 	ns := []float64{1, 2, 4, 8}
-	u, err := fitFigure("best RPS", ns, singles(uslPoints(uslParams{900, 0.04, 0}, ns), 0.05), nil, []float64{32})
+	u, err := fitFigure("best RPS", ns, singles(uslPoints(uslParams{900, 0.04, 0}, ns), 0.05), []float64{32})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -127,7 +127,7 @@ func TestDefaultGrid(t *testing.T) {
 }
 
 func profile(key string, w, d float64, eq ...[2]float64) report.Profile {
-	return report.Profile{Key: key, Found: true, WebMult: w, DBMult: d, Equivalent: eq}
+	return report.Profile{Key: key, Found: true, WebMult: w, DBMult: d, Best: [2]float64{w, d}, Equivalent: eq}
 }
 
 func TestCrossPicks(t *testing.T) {

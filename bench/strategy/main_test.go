@@ -69,7 +69,7 @@ func TestDefaultGrid(t *testing.T) {
 func TestCompare(t *testing.T) {
 	t.Parallel()
 	p := func(key string, w, d float64, eq ...[2]float64) report.Profile {
-		return report.Profile{Key: key, Found: true, WebMult: w, DBMult: d, Equivalent: eq}
+		return report.Profile{Key: key, Found: true, WebMult: w, DBMult: d, Best: [2]float64{w, d}, Equivalent: eq}
 	}
 	grid := &report.Report{Profiles: []report.Profile{p("latency", 2, 1), p("balanced", 4, 1, [2]float64{4, 2}), p("throughput", 6, 2)}}
 	halving := &report.Report{Profiles: []report.Profile{p("latency", 2, 1), p("balanced", 4, 2), p("throughput", 6, 1)}}
@@ -118,7 +118,7 @@ func TestSpread(t *testing.T) {
 func TestPrediction(t *testing.T) {
 	t.Parallel()
 	p := func(key string, w, d float64) report.Profile {
-		return report.Profile{Key: key, Found: true, WebMult: w, DBMult: d}
+		return report.Profile{Key: key, Found: true, WebMult: w, DBMult: d, Best: [2]float64{w, d}}
 	}
 	grid := outcome{wall: 100 * time.Second, rep: &report.Report{Profiles: []report.Profile{p("latency", 2, 1), p("balanced", 4, 1), p("throughput", 6, 2)}}}
 	halving := outcome{wall: 30 * time.Second, rep: &report.Report{Profiles: []report.Profile{p("latency", 2, 1), p("balanced", 4, 2), p("throughput", 6, 2)}}}

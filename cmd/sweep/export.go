@@ -18,7 +18,8 @@ func newExportCmd(stdout, stderr io.Writer) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "export RUN_DIR --cpus N",
 		Short: "Write a profile's web threads and pool at a CPU budget as an env file, a compose override, JSON or a Kubernetes patch",
-		Long: "At a CPU limit RUN_DIR measured, takes the measured best cell of --profile there (the report's \"Set these\" row);\n" +
+		Long: "At a CPU limit RUN_DIR measured, takes the pick of --profile there (the report's \"Set these\" row: the measured best,\n" +
+			"or, where the data cannot separate it from other cells, the one with the fewest threads, then the smallest pool);\n" +
 			"at a budget it did not, the rule across CPU limits the report gives for --profile, applied at --cpus by the\n" +
 			"grid's rule (rounded half to even), and says so on stderr. --format env writes WEB_ENV=…/POOL_ENV=… lines with the run's variable\n" +
 			"names; compose an override of the run's target service with its CPU limit where the stack's compose files\n" +

@@ -37,12 +37,13 @@ func TestExportCommand(t *testing.T) {
 		Profile    string `json:"profile"`
 		WebThreads int    `json:"web_threads"`
 		DBPool     int    `json:"db_pool"`
+		PickedBy   string `json:"picked_by"`
 	}
 	if err := json.Unmarshal([]byte(out), &doc); code != exitOK || err != nil || stderr != "" {
 		t.Fatalf("json: exit %d, %v, stderr %q, stdout %s", code, err, stderr, out)
 	}
-	if doc.Profile != "balanced" || doc.WebThreads != 6 || doc.DBPool != 12 {
-		t.Errorf("json %+v, want the default profile balanced at 4 CPUs: the measured best, web 6, pool 12", doc)
+	if doc.Profile != "balanced" || doc.WebThreads != 6 || doc.DBPool != 9 || !strings.HasSuffix(doc.PickedBy, "measured best: web 6 pool 12") {
+		t.Errorf("json %+v, want the default profile balanced at 4 CPUs: the pick, web 6, pool 9, the measured best 6/12 beside it", doc)
 	}
 }
 

@@ -26,7 +26,7 @@ import (
 
 // The sources of an export's cell (Settings.Source).
 const (
-	SourceMeasured = "measured best"
+	SourceMeasured = "measured limit"
 	SourceRule     = "rule across CPU limits"
 )
 
@@ -66,9 +66,14 @@ type Settings struct {
 	RunID   string `json:"run_id"`
 	Profile string `json:"profile"`
 	// Source says where the cell came from: SourceMeasured, the profile's
-	// measured best cell at a CPU limit the run measured, or SourceRule,
-	// the rule across CPU limits applied at a budget it did not.
+	// pick at a CPU limit the run measured (report.Pick.Chosen, its "Set
+	// these" row), or SourceRule, the rule across CPU limits applied at a
+	// budget it did not.
 	Source string `json:"source"`
+	// PickedBy says, at a measured limit where the data cannot separate
+	// the cell from others, how it was picked among them and the cell
+	// measured best when that is another (report.Pick.Note).
+	PickedBy string `json:"picked_by,omitempty"`
 	// WebMult and DBMult are the profile's multipliers from the report.
 	WebMult float64 `json:"web_mult"`
 	DBMult  float64 `json:"db_mult"`
@@ -125,11 +130,11 @@ func Export(run *results.Run, opts Options) (*Settings, error) {
 	}
 	key, _ := report.ProfileKey(opts.Profile)
 	p, _ := rep.Profile(key)
-	best, measured := measuredBest(rep, key, opts.CPUs)
+	pick, measured := limitPick(rep, key, opts.CPUs)
 	if !p.Found && !measured {
 		return nil, fmt.Errorf("profile %s: %w: %s", p.Name, ErrNoPick, p.Note)
 	}
-	s := newSettings(rep, p, opts.CPUs, run.Service, best)
+	s := newSettings(rep, p, opts.CPUs, run.Service, pick)
 	if !s.InRange {
 		s.predict(rep)
 	}
@@ -158,24 +163,24 @@ func (o Options) validate() error {
 	return err
 }
 
-// measuredBest is the profile's measured best cell at cpus when the run
-// measured that CPU limit.
-func measuredBest(rep *report.Report, key string, cpus float64) (*report.Cell, bool) {
+// limitPick is the profile's pick at cpus when the run measured that CPU
+// limit.
+func limitPick(rep *report.Report, key string, cpus float64) (report.Pick, bool) {
 	for _, cr := range rep.PerCPU {
 		if cr.CPUs == cpus {
-			c := cr.PickFor(key).Cell
-			return c, c != nil
+			p := cr.PickFor(key)
+			return p, p.Cell != nil
 		}
 	}
-	return nil, false
+	return report.Pick{}, false
 }
 
-// newSettings is the profile's cell at cpus with the run's names: best,
-// its measured best there when not nil, else the rule across CPU limits.
-func newSettings(rep *report.Report, p report.Profile, cpus float64, service string, best *report.Cell) *Settings {
+// newSettings is the profile's cell at cpus with the run's names: at a
+// measured limit its pick there (pick), else the rule across CPU limits.
+func newSettings(rep *report.Report, p report.Profile, cpus float64, service string, pick report.Pick) *Settings {
 	s := &Settings{RunID: rep.RunID, Profile: p.Name, WebMult: p.WebMult, DBMult: p.DBMult, CPUs: cpus,
 		Service: service, WebEnv: rep.WebEnv, PoolEnv: rep.PoolEnv, Warnings: []string{}}
-	c := s.pick(p, best)
+	c := s.pick(p, pick)
 	s.Cell, s.WebThreads, s.DBPool = c.Cell, c.WebThreads, c.DBPool
 	s.Env = map[string]string{s.WebEnv: strconv.Itoa(c.WebThreads)}
 	if pool := (sweep.Spec{Service: service, PoolEnv: s.PoolEnv}).PoolTarget(); pool.Service == "" {
@@ -194,19 +199,21 @@ func newSettings(rep *report.Report, p report.Profile, cpus float64, service str
 	return s
 }
 
-// pick is the cell from best when there is one (the source is then the
-// measured best), else from the profile's rule.
-func (s *Settings) pick(p report.Profile, best *report.Cell) report.ProfileCell {
+// pick is the cell the limit's pick chose when the run measured the
+// limit (the source is then the measured limit), else from the
+// profile's rule.
+func (s *Settings) pick(p report.Profile, pick report.Pick) report.ProfileCell {
 	rule := report.ProfileCell{}
 	if p.Found {
 		rule = p.CellAt(s.CPUs)
 	}
-	if best == nil {
+	c := pick.Chosen()
+	if c == nil {
 		s.Source = SourceRule
 		return rule
 	}
-	s.Source = SourceMeasured
-	return report.ProfileCell{Profile: p.Key, Cell: best.ID, WebThreads: best.WebThreads, DBPool: best.DBPool}
+	s.Source, s.PickedBy = SourceMeasured, pick.Note()
+	return report.ProfileCell{Profile: p.Key, Cell: c.ID, WebThreads: c.WebThreads, DBPool: c.DBPool}
 }
 
 // predict adds the out-of-range warning with the report's USL prediction

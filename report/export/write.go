@@ -67,8 +67,12 @@ func Write(w io.Writer, s *Settings, f Format) error {
 // describe is the comment line that opens the env and compose files.
 func describe(s *Settings) string {
 	if s.Source == SourceMeasured {
-		return fmt.Sprintf("# sweep export: run %s, profile %s, the measured best cell at %s: %s\n",
-			s.RunID, s.Profile, cpusText(s.CPUs), s.Cell)
+		picked := "the measured best cell"
+		if s.PickedBy != "" {
+			picked = "the pick (" + s.PickedBy + ")"
+		}
+		return fmt.Sprintf("# sweep export: run %s, profile %s, %s at %s: %s\n",
+			s.RunID, s.Profile, picked, cpusText(s.CPUs), s.Cell)
 	}
 	return fmt.Sprintf("# sweep export: run %s, profile %s, the rule across CPU limits (web threads = %s × CPUs, "+
 		"pool = %s × web threads, rounded half to even) at %s: cell %s\n", s.RunID, s.Profile, sweep.FormatNumber(s.WebMult),
