@@ -223,6 +223,7 @@ func (s *Stack) Apply(ctx context.Context, cfg sweep.TargetConfig) error {
 	if err := s.rollOut(ctx, cfg); err != nil {
 		return err
 	}
+	s.rolledCPUs = cfg.CPUs
 	s.keep(cfg)
 	return nil
 }

@@ -225,11 +225,13 @@ func TestResizeInPlaceOnFixture(t *testing.T) {
 	}
 	var was string
 	for i, cell := range []struct {
-		cpus    float64
-		web     string
-		inPlace bool
-		quota   int64
-	}{{0.5, "2", false, 50000}, {0.75, "2", true, 75000}, {0.5, "2", true, 50000}, {0.5, "3", false, 50000}} {
+		cpus     float64
+		web      string
+		inPlace  bool
+		quota    int64
+		template float64 // the Deployment's template's CPU, recorded with a resize
+	}{{0.5, "2", false, 50000, 0}, {0.75, "2", true, 75000, 0.5}, {0.5, "2", true, 50000, 0.5}, {0.5, "3", false, 50000, 0},
+		{0.75, "3", true, 75000, 0.5}} {
 		a := applied(ctx, t, s, sweep.TargetConfig{CPUs: cell.cpus, Env: map[string]string{swept[0]: cell.web, swept[1]: "4"}})
 		q, err := k8sfixture.ContainerCPU("/sys/fs/cgroup", a.ContainerID)
 		if err != nil {
@@ -244,7 +246,32 @@ func TestResizeInPlaceOnFixture(t *testing.T) {
 		if same := a.ContainerID == was; same != cell.inPlace {
 			t.Errorf("cell %d: container %s after %s; want the same one exactly when resized in place", i, a.ContainerID, was)
 		}
+		if a.TemplateCPUs != cell.template {
+			t.Errorf("cell %d: the record says the template holds %g CPUs, want %g", i, a.TemplateCPUs, cell.template)
+		}
 		was = a.ContainerID
+	}
+	// The pod of the last, resized cell replaced: it comes back at the
+	// template's limit, as the record said it would.
+	pods, err := fx.Client.Core.CoreV1().Pods(s.Namespace()).List(ctx, metav1.ListOptions{LabelSelector: "app=app"})
+	if err != nil || len(pods.Items) != 1 {
+		t.Fatalf("the target's pods: %d (%v), want 1", len(pods.Items), err)
+	}
+	if err := fx.Client.Core.CoreV1().Pods(pods.Items[0].Namespace).Delete(ctx, pods.Items[0].Name, metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	var a results.Applied
+	for end := time.Now().Add(2 * time.Minute); time.Now().Before(end); time.Sleep(2 * time.Second) {
+		if err := s.WaitReady(ctx, 2*time.Minute); err != nil {
+			t.Fatal(err)
+		}
+		if a, err = s.ReadBack(ctx); err == nil && a.ContainerID != "" && a.ContainerID != was {
+			break
+		}
+	}
+	if err != nil || a.CPUs != 0.5 || a.ContainerID == was {
+		t.Errorf("after the resized pod was replaced: %g CPUs, container %s (was %s), %v; want the template's 0.5 in a new container",
+			a.CPUs, a.ContainerID, was, err)
 	}
 }
 

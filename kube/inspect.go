@@ -69,6 +69,9 @@ func (s *Stack) ReadBack(ctx context.Context) (results.Applied, error) {
 	a.Nodes = s.workloadNodes(ctx)
 	a.Nodes[s.opts.Service] = results.NodeInfo{ID: p.Spec.NodeName, Hostname: p.Spec.NodeName}
 	a.ResizedInPlace = s.resized
+	if s.resized {
+		a.TemplateCPUs = s.rolledCPUs
+	}
 	if a.CPUs > 0 {
 		q, per, ok, err := s.cgroupCPU(ctx, p.Spec.NodeName, p.Name, s.container, a.ContainerID)
 		switch {

@@ -69,11 +69,13 @@ type Stack struct {
 	// first); resizing names the pod the last Apply resized in place,
 	// until WaitReady saw it done, and resized says the last Apply
 	// resized rather than rolled out; noResize, once set, is why the
-	// cluster cannot resize in place.
-	last     *sweep.TargetConfig
-	resizing string
-	resized  bool
-	noResize string
+	// cluster cannot resize in place; rolledCPUs is the CPU limit of the
+	// last rollout, which the Deployment's template keeps.
+	last       *sweep.TargetConfig
+	resizing   string
+	resized    bool
+	noResize   string
+	rolledCPUs float64
 }
 
 // Namespace is the namespace of run runID: sweep- and the id's letters

@@ -180,6 +180,12 @@ type Applied struct {
 	// cell's CPU limit was set on the running pod of the cell before
 	// (pods/resize): the same container and process, warm from it.
 	ResizedInPlace bool `json:"resized_in_place,omitempty"`
+	// TemplateCPUs is, with ResizedInPlace, the CPU limit the Deployment's
+	// pod template still holds: the one it last rolled out. Patching the
+	// template would roll the pod out, which the in-place resize exists to
+	// avoid; a pod replaced during the cell comes back at this limit, and
+	// the stack watch fails the cell for the replacement.
+	TemplateCPUs float64 `json:"template_cpus,omitempty"`
 }
 
 // LoadInfo says which driver and load model produced a measurement.
