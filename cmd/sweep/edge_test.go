@@ -23,8 +23,9 @@ var envReaders = map[string][]string{
 }
 
 // TestEnvironmentIsReadAtTheEdge reads the tree's source: only a binary's
-// main.go reads the process environment (cmd/sweep's once, into the Env
-// every command hands the library); library packages take it as a value.
+// main.go (under cmd/, bench/ or examples/) reads the process environment
+// (cmd/sweep's once, into the Env every command hands the library);
+// library packages take it as a value.
 // The test helpers of internal/ and the testdata programs are not
 // library code.
 func TestEnvironmentIsReadAtTheEdge(t *testing.T) {
@@ -44,8 +45,8 @@ func TestEnvironmentIsReadAtTheEdge(t *testing.T) {
 		}
 		files++
 		rel, _ := filepath.Rel(root, path)
-		edge := name == "main.go" && (strings.HasPrefix(rel, "cmd"+string(filepath.Separator)) ||
-			strings.HasPrefix(rel, "bench"+string(filepath.Separator)))
+		top, _, _ := strings.Cut(rel, string(filepath.Separator))
+		edge := name == "main.go" && (top == "cmd" || top == "bench" || top == "examples")
 		for _, call := range envCalls(t, path) {
 			if !edge {
 				t.Errorf("%s reads the process environment (%s): take a sweep.Env from the caller; only a binary's main.go reads it", rel, call)
