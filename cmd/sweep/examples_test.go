@@ -10,7 +10,6 @@ import (
 	"fmt"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -22,24 +21,6 @@ import (
 	"github.com/sweep-tool/sweep/results"
 )
 
-// exampleImages runs images.sh for names with its .env written to a
-// temporary file and returns the image variables it printed (KEY=VALUE),
-// to hand to the sweep process.
-func exampleImages(t *testing.T, names ...string) []string {
-	t.Helper()
-	root := repoRoot(t)
-	cmd := exec.CommandContext(t.Context(), "bash", append([]string{filepath.Join(root, "compose", "demo", "images.sh")}, names...)...)
-	cmd.Dir = root
-	cmd.Env = append(os.Environ(), "SWEEP_IMAGES_ENV="+filepath.Join(t.TempDir(), ".env"))
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("images.sh %s: %v\n%s", strings.Join(names, " "), err, stderr.String())
-	}
-	return strings.Fields(string(out))
-}
-
 // exampleCmd is a short sweep of examples/<name> with the built-in driver
 // at 1 CPU (1 s warm-up, 3 s measured, 16 VUs) and the flags in extra:
 // the images named built by images.sh, the app's and the database's ports
@@ -47,7 +28,7 @@ func exampleImages(t *testing.T, names ...string) []string {
 // run leaves on the engine removed when the test ends. --out comes last.
 func exampleCmd(t *testing.T, name string, images []string, extra ...string) (cmdline, ports) {
 	t.Helper()
-	env := exampleImages(t, images...)
+	env := testenv.Images(t, repoRoot(t), images...)
 	p, out := freePorts(t), filepath.Join(t.TempDir(), "run")
 	args := append([]string{"run", "--config", filepath.Join(repoRoot(t), "examples", name, "sweep.yaml"),
 		"--cpus", "1", "--url", p.url(), "--db-dsn", p.dsn(), "--warmup", "1s", "--duration", "3s",

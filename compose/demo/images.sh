@@ -28,6 +28,9 @@
 #                       busybox, and examples/jvm/App.java compiled by that
 #                       JRE's own javac (its jdk.compiler module), so the
 #                       host needs no JDK
+#   sweep-example-orders:<12 hex of sha256 of the binary>
+#                       the order service example (examples/orders): its
+#                       static Go binary only, like the demo app's
 #   sweep-drive:<12 hex of sha256 of the binary>
 #                       the static sweep binary only, whose hidden `sweep
 #                       drive` runs the built-in load driver as a one-shot
@@ -35,7 +38,7 @@
 #                       demo stack, but moved to the swarm fixture's nodes
 #                       with the demo's images
 #
-# Usage: images.sh [app|pg|pgbouncer|drive|node|php|jvm]...
+# Usage: images.sh [app|pg|pgbouncer|drive|node|php|jvm|orders]...
 # (no arguments: the demo's four, app pg pgbouncer drive)
 # Tags follow content, so a run with nothing changed rebuilds nothing; the
 # two rootfs images also carry a label with the hash of their inputs (this
@@ -44,7 +47,7 @@
 # A caller that already has an image (e.g. postgres:15 from a registry) sets
 # SWEEP_DEMO_PG_IMAGE, SWEEP_DEMO_APP_IMAGE, SWEEP_DEMO_PGBOUNCER_IMAGE or
 # SWEEP_DEMO_DRIVE_IMAGE (SWEEP_EXAMPLE_NODE_IMAGE, SWEEP_EXAMPLE_PHP_IMAGE,
-# SWEEP_EXAMPLE_JVM_IMAGE) and that one is used as
+# SWEEP_EXAMPLE_JVM_IMAGE, SWEEP_EXAMPLE_ORDERS_IMAGE) and that one is used as
 # is. SWEEP_IMAGES_ENV names the .env file written (default
 # compose/demo/.env; the examples' make targets write their own).
 # Needs: bash, docker, go, and Debian's postgresql-15, pgbouncer and
@@ -115,6 +118,13 @@ build_go_image() {
 build_app() {
 	build_go_image APP_IMAGE sweep-demoapp ./cmd/demoapp demoapp \
 		'ENTRYPOINT ["/demoapp"]' 'EXPOSE 8080' 'ENV PORT=8080'
+}
+
+# build_orders builds the order service example (examples/orders): its
+# static binary alone, as the demo app's.
+build_orders() {
+	build_go_image ORDERS_IMAGE sweep-example-orders ./examples/orders orders \
+		'ENTRYPOINT ["/orders"]' 'EXPOSE 8080' 'ENV PORT=8080'
 }
 
 # build_drive builds the image of sweep's load services (package
@@ -463,11 +473,12 @@ env_line() {
 	node) echo "SWEEP_EXAMPLE_NODE_IMAGE=$NODE_IMAGE" ;;
 	php) echo "SWEEP_EXAMPLE_PHP_IMAGE=$PHP_IMAGE" ;;
 	jvm) echo "SWEEP_EXAMPLE_JVM_IMAGE=$JVM_IMAGE" ;;
+	orders) echo "SWEEP_EXAMPLE_ORDERS_IMAGE=$ORDERS_IMAGE" ;;
 	esac
 }
 
 # main builds the images named in its arguments (app, pg, pgbouncer, drive,
-# node, php, jvm; the demo's four without arguments), prints their variables and writes them to .env.
+# node, php, jvm, orders; the demo's four without arguments), prints their variables and writes them to .env.
 main() {
 	local lines="" name
 	APP_IMAGE="${SWEEP_DEMO_APP_IMAGE:-}"
@@ -477,6 +488,7 @@ main() {
 	NODE_IMAGE="${SWEEP_EXAMPLE_NODE_IMAGE:-}"
 	PHP_IMAGE="${SWEEP_EXAMPLE_PHP_IMAGE:-}"
 	JVM_IMAGE="${SWEEP_EXAMPLE_JVM_IMAGE:-}"
+	ORDERS_IMAGE="${SWEEP_EXAMPLE_ORDERS_IMAGE:-}"
 	[ $# -gt 0 ] || set -- app pg pgbouncer drive
 	for name in "$@"; do
 		case "$name" in
@@ -487,7 +499,8 @@ main() {
 		node) [ -n "$NODE_IMAGE" ] || build_node ;;
 		php) [ -n "$PHP_IMAGE" ] || build_php ;;
 		jvm) [ -n "$JVM_IMAGE" ] || build_jvm ;;
-		*) log "unknown image $name, want app, pg, pgbouncer, drive, node, php or jvm" && exit 2 ;;
+		orders) [ -n "$ORDERS_IMAGE" ] || build_orders ;;
+		*) log "unknown image $name, want app, pg, pgbouncer, drive, node, php, jvm or orders" && exit 2 ;;
 		esac
 		lines+="$(env_line "$name")"$'\n'
 	done

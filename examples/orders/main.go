@@ -110,7 +110,7 @@ func serve(ctx context.Context, s *server, ln net.Listener, log *slog.Logger) er
 
 // healthcheck asks the local server's /healthz and fails unless it is 200.
 func healthcheck(ctx context.Context, port string) error {
-	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	ctx, cancel := context.WithTimeout(ctx, 8*time.Second)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://127.0.0.1:"+port+"/healthz", nil)
 	if err != nil {

@@ -24,8 +24,8 @@ const (
 	maxTotal = 1e10 - 1
 	// searchLimit is how many orders a customer's search answers at most.
 	searchLimit = 50
-	// healthTimeout bounds /healthz's database ping, so that a 1 s
-	// healthcheck gets an answer even when the pool is saturated.
+	// healthTimeout bounds /healthz's database ping, so that a starved
+	// pool answers 503 within any healthcheck's timeout.
 	healthTimeout = 900 * time.Millisecond
 )
 

@@ -86,8 +86,8 @@ type pgStore struct {
 	acquire time.Duration
 }
 
-// openStore connects a pool of at most size connections and creates the
-// schema, retrying every 500 ms until the database answers or wait passes.
+// openStore connects a pool of at most size connections (application_name
+// orders unless the DSN sets one) and creates the schema, retrying every 500 ms until the database answers or wait passes.
 func openStore(ctx context.Context, dsn string, size int, acquire, wait time.Duration) (*pgStore, error) {
 	pc, err := pgxpool.ParseConfig(dsn)
 	if err != nil {
@@ -95,6 +95,11 @@ func openStore(ctx context.Context, dsn string, size int, acquire, wait time.Dur
 	}
 	pc.MaxConns = int32(size)
 	pc.MinConns = 0
+	// its sessions are told apart in pg_stat_activity unless the DSN
+	// names them otherwise
+	if pc.ConnConfig.RuntimeParams["application_name"] == "" {
+		pc.ConnConfig.RuntimeParams["application_name"] = "orders"
+	}
 	pool, err := pgxpool.NewWithConfig(ctx, pc)
 	if err != nil {
 		return nil, fmt.Errorf("create pool: %w", err)
