@@ -43,6 +43,8 @@ func TestComposeGolden(t *testing.T) {
 		"node": repoFile("examples", "node", "docker-compose.yaml"),
 		"php":  repoFile("examples", "php", "docker-compose.yaml"),
 		"jvm":  repoFile("examples", "jvm", "docker-compose.yaml"),
+		// knobs of names of its own: ORDERS_WORKERS, ORDERS_DB_POOL
+		"orders-example": repoFile("examples", "orders", "docker-compose.yaml"),
 	} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()

@@ -68,7 +68,7 @@ func checkSpec(t *testing.T, config string) sweep.Spec {
 // scenario the built-in driver parses.
 func TestInitStacks(t *testing.T) {
 	t.Parallel()
-	for _, stack := range []string{"compose/demo", "examples/node", "examples/php", "examples/jvm"} {
+	for _, stack := range []string{"compose/demo", "examples/node", "examples/php", "examples/jvm", "examples/orders"} {
 		t.Run(stack, func(t *testing.T) {
 			t.Parallel()
 			config, scen := initInto(t, "--compose", filepath.Join(repoRoot(t), stack, "docker-compose.yaml"))
