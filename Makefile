@@ -10,7 +10,7 @@ EXAMPLE_ARGS ?=
 # room for a loaded host without letting a hung test run on for long.
 TEST_TIMEOUT ?= 20m
 
-.PHONY: help build test test-long test-examples test-drift test-compose-v1 unit lint docs fmt demo demo-images cli-compare bench-driver bench-strategy bench-noise bench-backends example-node example-php example-jvm study-infra study-infra-runs mutation mutation-survivors mutation-sample swarm-up swarm-down k8s-build k8s-up k8s-down k8s-load k8s-smoke clean
+.PHONY: help build test test-long test-examples test-drift test-compose-v1 unit lint docs fmt demo demo-images cli-compare bench-driver bench-strategy bench-noise bench-backends example-node example-php example-jvm example-orders study-infra study-infra-runs mutation mutation-survivors mutation-sample swarm-up swarm-down k8s-build k8s-up k8s-down k8s-load k8s-smoke clean
 
 help: ## list the targets
 	@grep -hE '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-16s %s\n", $$1, $$2}'
@@ -24,13 +24,13 @@ test: demo-images ## unit and integration tests (Docker tests skip without an en
 # The long end-to-end tests, in two parts: the example stacks, and the
 # drift fault test, whose verdict needs a host that is not busy with
 # anything else (CI runs it after its background Kubernetes build is done).
-EXAMPLE_TESTS := ^(TestNodeExample|TestPHPExample|TestJVMExample)$$
+EXAMPLE_TESTS := ^(TestNodeExample|TestPHPExample|TestJVMExample|TestOrdersExample)$$
 DRIFT_TESTS := ^TestDriftFlaggedAndRerun$$
 LONG_RUN = SWEEP_LONG_TESTS=1 $(GO) test -race -count=1 -p 1 -timeout $(TEST_TIMEOUT) -run '$(1)' -v ./cmd/sweep/ 2>&1 | \
 	  grep -E '^(=== RUN|--- |PASS|FAIL|ok|panic|\s+[a-z_0-9]+_test\.go:[0-9]+)'; exit $${PIPESTATUS[0]}
 test-long: test-examples test-drift ## the long end-to-end tests make test skips (the example stacks, the drift fault; about 8 min): SWEEP_LONG_TESTS=1
 
-test-examples: demo-images ## the example stacks end to end (Node.js, PHP behind PgBouncer, JVM; about 5 min)
+test-examples: demo-images ## the example stacks end to end (Node.js, PHP behind PgBouncer, JVM, the order service with its scenario; about 6 min)
 	$(call LONG_RUN,$(EXAMPLE_TESTS))
 
 test-drift: demo-images ## the drift fault test: a CPU hog beside a run (about 3 min; needs a host doing nothing else, and fails saying so when it was not)
@@ -130,6 +130,10 @@ example-php: build ## build the PHP example's images (examples/php/.env) and run
 example-jvm: build ## build the JVM example's images (examples/jvm/.env) and run a small sweep of it, Jetty threads and a HikariCP pool (EXAMPLE_ARGS appended)
 	SWEEP_IMAGES_ENV=examples/jvm/.env bash compose/demo/images.sh pg jvm
 	./bin/sweep run --config examples/jvm/sweep.yaml $(EXAMPLE_ARGS)
+
+example-orders: build ## build the order service example's images (examples/orders/.env) and run a small sweep of it with its own scenario file, its knobs ORDERS_WORKERS and ORDERS_DB_POOL (EXAMPLE_ARGS appended)
+	SWEEP_IMAGES_ENV=examples/orders/.env bash compose/demo/images.sh pg orders
+	./bin/sweep run --config examples/orders/sweep.yaml $(EXAMPLE_ARGS)
 
 # The infrastructure study (PHP behind PgBouncer, Node.js, Go against one
 # PostgreSQL), scaled down to a 2-core host: every stack at the same CPU

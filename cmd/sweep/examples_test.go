@@ -8,6 +8,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -151,13 +152,7 @@ func TestPHPExample(t *testing.T) {
 		"--pooler-dsn", poolerDSN, "--keep")
 	c.env = append(c.env, fmt.Sprintf("SWEEP_EXAMPLE_PHP_PGBOUNCER_PORT=%d", bouncer))
 	out := c.out
-	if code, pr := runSweep(t, bin, c); code != exitOK {
-		t.Fatalf("exit %d, want 0\nstderr:\n%s", code, pr.stderr.String())
-	}
-	meta := readMeta(t, out)
-	if len(meta.Cells) != 2 {
-		t.Fatalf("sweep.json: %d cells, want 2", len(meta.Cells))
-	}
+	meta := sweepCells(t, bin, c, 2)
 	cells := map[string]results.CellInfo{}
 	for _, cell := range meta.Cells {
 		cells[cell.ID] = cell
@@ -250,13 +245,7 @@ func TestJVMExample(t *testing.T) {
 	c, p := exampleCmd(t, "jvm", []string{"pg", "jvm"}, "--web-mult", "4", "--db-mult", "0.5,1",
 		"--control-every", "0", "--keep")
 	out := c.out
-	if code, pr := runSweep(t, bin, c); code != exitOK {
-		t.Fatalf("exit %d, want 0\nstderr:\n%s", code, pr.stderr.String())
-	}
-	meta := readMeta(t, out)
-	if len(meta.Cells) != 2 {
-		t.Fatalf("sweep.json: %d cells, want 2", len(meta.Cells))
-	}
+	meta := sweepCells(t, bin, c, 2)
 	cells := map[string]results.CellInfo{}
 	for _, cell := range meta.Cells {
 		cells[cell.ID] = cell
@@ -294,6 +283,20 @@ func TestJVMExample(t *testing.T) {
 	assertNoContainers(t, cli, meta.RunID)
 }
 
+// sweepCells runs the sweep c, which must exit 0 having planned n cells,
+// and returns its sweep.json.
+func sweepCells(t *testing.T, bin string, c cmdline, n int) results.Meta {
+	t.Helper()
+	if code, pr := runSweep(t, bin, c); code != exitOK {
+		t.Fatalf("exit %d, want 0\nstderr:\n%s", code, pr.stderr.String())
+	}
+	meta := readMeta(t, c.out)
+	if len(meta.Cells) != n {
+		t.Fatalf("sweep.json: %d cells, want %d", len(meta.Cells), n)
+	}
+	return meta
+}
+
 // keptHealth reads the /health of a target left up with --keep into h and
 // returns its X-Instance header: the cell whose target it is.
 func keptHealth(t *testing.T, p ports, h any) string {
@@ -315,4 +318,50 @@ func keptJSON(t *testing.T, p ports, path string, v any) string {
 		t.Fatalf("the kept target's %s: %s, %v", path, resp.Status, err)
 	}
 	return resp.Header.Get("X-Instance")
+}
+
+// ordersOps are the steps of examples/orders/scenario.yaml, each an
+// operation of the record.
+var ordersOps = []string{"create", "read", "pay", "search", "delete"}
+
+// TestOrdersExample sweeps examples/orders, whose API is not the demo's,
+// with its own scenario file (--scenario) for two cells (4 workers, a
+// pool of 2 and of 4): every cell is ok, ran scenario.yaml, was read back
+// with the cell's values in the service's own variables (ORDERS_WORKERS,
+// ORDERS_DB_POOL, ORDERS_INSTANCE), and every step of the scenario is an
+// operation of its result.json with requests and 0 % errors.
+func TestOrdersExample(t *testing.T) {
+	longTest(t, "60-180 s")
+	bin, cli := demo(t)
+	c, _ := exampleCmd(t, "orders", []string{"pg", "orders"},
+		"--scenario", filepath.Join(repoRoot(t), "examples", "orders", "scenario.yaml"),
+		"--web-mult", "4", "--db-mult", "0.5,1", "--control-every", "0")
+	meta := sweepCells(t, bin, c, 2)
+	for _, cell := range meta.Cells {
+		rec := readRecord(t, c.out, cell.ID)
+		if rec.Status != results.StatusOK {
+			t.Fatalf("%s: status %s (%s)", cell.ID, rec.Status, rec.Reason)
+		}
+		t.Logf("%s: %.0f RPS, p99 %.1f ms, %d iterations", cell.ID, rec.RPS, rec.LatencyMS.P99, rec.Iterations)
+		if f := rec.Load.Scenario; f == nil || f.Name != "scenario.yaml" {
+			t.Errorf("%s: load.scenario %+v, want scenario.yaml", cell.ID, f)
+		}
+		want := map[string]string{"ORDERS_WORKERS": fmt.Sprint(cell.WebThreads), "ORDERS_DB_POOL": fmt.Sprint(cell.DBPool),
+			"ORDERS_INSTANCE": cell.ID}
+		if !maps.Equal(rec.Applied.Env, want) {
+			t.Errorf("%s: read back %v, want %v", cell.ID, rec.Applied.Env, want)
+		}
+		for _, op := range ordersOps {
+			s, ok := rec.Ops[op]
+			if !ok || s.Requests == 0 || s.ErrorRate != 0 || s.Skipped != 0 {
+				t.Errorf("%s: operation %s: %+v (present %v); want requests and 0 %% errors", cell.ID, op, s, ok)
+			}
+		}
+		if len(rec.Ops) != len(ordersOps) || rec.ErrorRate != 0 || len(rec.Errors) != 0 {
+			t.Errorf("%s: %d operations, error rate %v %v; want %d and none", cell.ID, len(rec.Ops), rec.ErrorRate,
+				rec.Errors, len(ordersOps))
+		}
+	}
+	removeRun(t, c.out)
+	assertNoContainers(t, cli, meta.RunID)
 }

@@ -28,16 +28,17 @@ func readYAML(t *testing.T, path string, v any) {
 }
 
 // TestSweepFileNamesTheKnobs: sweep.yaml sweeps the service's own
-// variables, polls its /healthz, resets with reset.sql, and the compose
+// variables, polls its /healthz, resets with reset.sql, loads it with
+// scenario.yaml, and the compose
 // file's target sets all of them and the DSN.
 func TestSweepFileNamesTheKnobs(t *testing.T) {
 	t.Parallel()
 	var spec map[string]any
 	readYAML(t, "sweep.yaml", &spec)
-	got := []any{spec["web-env"], spec["pool-env"], spec["name-env"], spec["ready-path"], spec["db-reset-sql"], spec["service"]}
-	want := []any{"ORDERS_WORKERS", "ORDERS_DB_POOL", "ORDERS_INSTANCE", "/healthz", "reset.sql", "app"}
+	got := []any{spec["web-env"], spec["pool-env"], spec["name-env"], spec["ready-path"], spec["db-reset-sql"], spec["service"], spec["scenario"]}
+	want := []any{"ORDERS_WORKERS", "ORDERS_DB_POOL", "ORDERS_INSTANCE", "/healthz", "reset.sql", "app", "scenario.yaml"}
 	if !slices.Equal(got, want) {
-		t.Errorf("sweep.yaml: web-env, pool-env, name-env, ready-path, db-reset-sql, service = %v, want %v", got, want)
+		t.Errorf("sweep.yaml: web-env, pool-env, name-env, ready-path, db-reset-sql, service, scenario = %v, want %v", got, want)
 	}
 	var stack struct {
 		Services map[string]struct {
