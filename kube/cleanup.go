@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -56,7 +55,7 @@ func CleanRuns(ctx context.Context, c *Client, id string, force bool) ([]sweep.C
 		}
 		var gone []string
 		for _, ns := range list.Items {
-			if err := DeleteNamespace(ctx, c, ns.Name, 2*time.Minute); err != nil {
+			if err := DeleteNamespace(ctx, c, ns.Name, sweep.DownTimeout); err != nil {
 				return gone, err
 			}
 			gone = append(gone, ns.Name)

@@ -201,7 +201,7 @@ func (s *Stack) Project() string { return sweep.ProjectName(s.opts.RunID) }
 // Down deletes the run's namespace and waits until it is gone (the
 // namespace's deletion removes everything applied into it).
 func (s *Stack) Down(ctx context.Context) error {
-	return DeleteNamespace(ctx, s.c, s.ns, 2*time.Minute)
+	return DeleteNamespace(ctx, s.c, s.ns, sweep.DownTimeout)
 }
 
 // DeleteNamespace deletes namespace ns and waits up to timeout until it

@@ -77,9 +77,6 @@ const (
 	MaxHours = 48
 )
 
-// teardownTimeout bounds taking a stack down, even after Ctrl-C.
-const teardownTimeout = 2 * time.Minute
-
 // Session is one open run: its directory (locked), its stacks, load
 // driver and samplers. Nothing runs until Run or Limit.
 type Session struct {

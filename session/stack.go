@@ -204,7 +204,7 @@ func (s *Session) release(ctx context.Context, runErr error) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			errs[i] = teardown(ctx, st)
+			errs[i] = teardown(ctx, s.spec.Service, st)
 		}()
 	}
 	wg.Wait()
@@ -215,9 +215,7 @@ func (s *Session) release(ctx context.Context, runErr error) {
 	}
 }
 
-// teardown takes stack down, within teardownTimeout even after Ctrl-C.
-func teardown(ctx context.Context, stack Stack) error {
-	tctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), teardownTimeout)
-	defer cancel()
-	return stack.Down(tctx)
+// teardown takes stack down, within sweep.DownTimeout even after Ctrl-C.
+func teardown(ctx context.Context, service string, stack Stack) error {
+	return sweep.Bounded(context.WithoutCancel(ctx), sweep.DownCall(service), stack.Down)
 }

@@ -1,6 +1,7 @@
 package sweep
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"path/filepath"
@@ -28,7 +29,7 @@ func TestBounded(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			err := bounded(t.Context(), "apply", "app", bound, tc.f)
+			err := Bounded(t.Context(), &CallTimeoutError{Call: "apply", Service: "app", Bound: bound}, tc.f)
 			var te *CallTimeoutError
 			if got := errors.As(err, &te); got != tc.timeout {
 				t.Fatalf("error %v: a call timeout %v, want %v", err, got, tc.timeout)
@@ -41,7 +42,7 @@ func TestBounded(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(t.Context())
 	cancel()
-	if err := bounded(ctx, "apply", "app", time.Hour, func(ctx context.Context) error { return ctx.Err() }); !errors.Is(err, context.Canceled) || errors.Is(err, ErrCallTimeout) {
+	if err := Bounded(ctx, &CallTimeoutError{Call: "apply", Service: "app", Bound: time.Hour}, func(ctx context.Context) error { return ctx.Err() }); !errors.Is(err, context.Canceled) || errors.Is(err, ErrCallTimeout) {
 		t.Errorf("a cancelled run: %v, want context.Canceled, not a timeout", err)
 	}
 }
@@ -102,5 +103,151 @@ func TestRunnerBoundsAWedgedApply(t *testing.T) {
 	want := "apply: apply of service app: no answer within 100ms (the run's call timeout)"
 	if err != nil || second.Status != results.StatusFailed || !strings.Contains(second.Reason, want) {
 		t.Errorf("the wedged cell: %v, %s %q; want failed: %q", err, second.Status, second.Reason, want)
+	}
+}
+
+// stuckAt is a stack, driver, monitor and hooks of the runner whose call
+// named at accepts and never answers before its context ends; every
+// other call answers as the fakes do.
+type stuckAt struct {
+	fakeStack
+	at    string
+	reads int // ReadBack calls
+}
+
+func (s *stuckAt) block(ctx context.Context, call string) error {
+	if call != s.at {
+		return nil
+	}
+	<-ctx.Done()
+	return ctx.Err()
+}
+
+func (s *stuckAt) StartDeps(ctx context.Context, cfg TargetConfig, timeout time.Duration) error {
+	return errors.Join(s.block(ctx, "start dependencies"), s.fakeStack.StartDeps(ctx, cfg, timeout))
+}
+func (s *stuckAt) Apply(ctx context.Context, cfg TargetConfig) error {
+	return errors.Join(s.block(ctx, "apply"), s.fakeStack.Apply(ctx, cfg))
+}
+func (s *stuckAt) WaitReady(ctx context.Context, _ time.Duration) error {
+	return s.block(ctx, "ready wait")
+}
+func (s *stuckAt) ReadBack(ctx context.Context) (results.Applied, error) {
+	s.reads++
+	call := "read back"
+	if s.reads%2 == 0 {
+		call = "read back before the load"
+	}
+	if err := s.block(ctx, call); err != nil {
+		return results.Applied{}, err
+	}
+	return s.fakeStack.ReadBack(ctx)
+}
+func (s *stuckAt) Logs(ctx context.Context, n int) (string, error) {
+	return "", s.block(ctx, "log read")
+}
+func (s *stuckAt) Watch(ctx context.Context) (StackWatch, error) {
+	if err := s.block(ctx, "watch"); err != nil {
+		return nil, err
+	}
+	w, _ := s.fakeStack.Watch(ctx)
+	return &stuckWatch{w.(*fakeWatch), s}, nil
+}
+func (s *stuckAt) ProbeURL(ctx context.Context, _ string) error { return s.block(ctx, "URL probe") }
+
+type stuckWatch struct {
+	*fakeWatch
+	s *stuckAt
+}
+
+func (w *stuckWatch) Stop(ctx context.Context) ([]results.StackEvent, error) {
+	if err := w.s.block(ctx, "watch stop"); err != nil {
+		return nil, err
+	}
+	return w.fakeWatch.Stop(ctx)
+}
+
+func (s *stuckAt) Name() string { return "fake" }
+func (s *stuckAt) Run(ctx context.Context, req LoadRequest) (results.Measurement, error) {
+	if req.Warmup {
+		return results.Measurement{}, s.block(ctx, "warm-up load")
+	}
+	if err := s.block(ctx, "load"); err != nil {
+		return results.Measurement{}, err
+	}
+	return results.Measurement{Requests: 100, RPS: 10, LatencyMS: results.Latency{P99: 5}}, nil
+}
+
+func (s *stuckAt) Start(ctx context.Context, _ Cell, _ string) error {
+	return s.block(ctx, "samplers start")
+}
+func (s *stuckAt) Stop(context.Context, *results.Record, string, []results.Interval) error {
+	return nil
+}
+
+// TestRunnerBoundsEveryCall: whichever call of a cell's lifecycle never
+// answers, the runner goes on within its bound: a call of a cell fails
+// the cell naming the call, the service and the bound, and the failure
+// limit stops the run with it; a call before the first cell (the DSN
+// checks, the connection limits, the URL probe) stops the run with it;
+// the log read for the connection-pressure note only costs its bound.
+func TestRunnerBoundsEveryCall(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		stuck, call, within string
+		abort, ok           bool
+	}{
+		{stuck: "start dependencies", within: "1.1s (the ready timeout and the run's call timeout)"},
+		{stuck: "apply", within: "100ms (the run's call timeout)"},
+		{stuck: "ready wait", within: "1.1s (the ready timeout and the run's call timeout)"},
+		{stuck: "read back", within: "100ms (the run's call timeout)"},
+		{stuck: "read back before the load", call: "read back", within: "100ms (the run's call timeout)"},
+		{stuck: "db reset", within: "100ms (the run's call timeout)"},
+		{stuck: "watch", within: "100ms (the run's call timeout)"},
+		{stuck: "warm-up load", within: "1.1s (the phase's length and the run's call timeout)"},
+		{stuck: "samplers start", within: "100ms (the run's call timeout)"},
+		{stuck: "load", within: "1.1s (the phase's length and the run's call timeout)"},
+		{stuck: "watch stop", within: "100ms (the run's call timeout)"},
+		{stuck: "prepare", within: "1.1s (the ready timeout and the run's call timeout)", abort: true},
+		{stuck: "connection limits", within: "100ms (the run's call timeout)", abort: true},
+		{stuck: "URL probe", within: "100ms (the run's call timeout)", abort: true},
+		{stuck: "log read", ok: true},
+	} {
+		t.Run(tc.stuck, func(t *testing.T) {
+			t.Parallel()
+			spec := testSpec()
+			spec.CallTimeout, spec.MaxFailures = Duration(100*time.Millisecond), 1
+			s := &stuckAt{at: tc.stuck}
+			r := &Runner{Spec: spec, Dir: t.TempDir(), Stack: s, Driver: s, Monitor: s,
+				Reset:   func(ctx context.Context) error { return s.block(ctx, "db reset") },
+				Prepare: func(ctx context.Context) error { return s.block(ctx, "prepare") },
+				Limits: func(ctx context.Context) (ConnLimits, error) {
+					return ConnLimits{MaxConnections: 1000}, s.block(ctx, "connection limits")
+				}}
+			// a call left unbounded ends here, as an interrupted run
+			ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+			defer cancel()
+			sum, err := r.Run(ctx)
+			call := cmp.Or(tc.call, tc.stuck)
+			want := call + " of service app: no answer within " + tc.within
+			switch {
+			case tc.ok:
+				if err != nil || sum.Failed() != 0 || len(sum.Records) != 4 {
+					t.Errorf("run: %v, %d records, %d failed; want every cell ok", err, len(sum.Records), sum.Failed())
+				}
+			case tc.abort:
+				if !errors.Is(err, ErrCallTimeout) || !strings.Contains(err.Error(), want) || len(sum.Records) != 0 {
+					t.Errorf("run: %v, %d records; want it stopped before any cell: %q", err, len(sum.Records), want)
+				}
+			default:
+				if !errors.Is(err, ErrTooManyFailures) || len(sum.Records) != 1 || !strings.Contains(sum.Records[0].Reason, want) {
+					var reasons []string
+					for _, rec := range sum.Records {
+						reasons = append(reasons, string(rec.Status)+": "+rec.Reason)
+					}
+					t.Fatalf("run: %v, records %q; want the failure limit after a cell failed: %q", err, reasons, want)
+				}
+			}
+		})
 	}
 }

@@ -209,7 +209,7 @@ func (r *Runner) guardLimits(ctx context.Context) error {
 	if r.Limits == nil {
 		return nil
 	}
-	limits, err := r.Limits(ctx)
+	limits, err := BoundedGet(ctx, r.call("connection limits", 0, OfCallTimeout), r.Limits)
 	if err != nil {
 		return fmt.Errorf("read the connection limits: %w", err)
 	}
@@ -267,7 +267,7 @@ func (r *Runner) connPressure(ctx context.Context, rec *results.Record) {
 	if st == nil {
 		st = r.Stack
 	}
-	logs, err := st.Logs(ctx, 500)
+	logs, err := BoundedGet(ctx, r.call("log read", 0, OfCallTimeout), func(ctx context.Context) (string, error) { return st.Logs(ctx, 500) })
 	if err != nil {
 		r.logf("read the target's log for connection errors: %v", err)
 	}

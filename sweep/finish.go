@@ -33,7 +33,7 @@ func (r *Runner) finish(ctx context.Context, rec *results.Record, dir string, er
 		if errors.Is(err, ErrRequestsFailed) {
 			rec.Cause = results.CauseRequests
 		}
-		r.keep(r.saveTargetLog(dir))
+		r.keep(r.saveTargetLog(ctx, dir))
 	}
 	rec.FinishedAt = r.now()
 	rec.PhasesS["write"] = r.now().Sub(start).Seconds()
@@ -52,15 +52,18 @@ func (r *Runner) keep(err error) {
 	}
 }
 
+// targetLogTimeout bounds reading a failed cell's target log, also
+// after Ctrl-C.
+const targetLogTimeout = 10 * time.Second
+
 // saveTargetLog writes the target's log tail to target.log in dir.
-func (r *Runner) saveTargetLog(dir string) error {
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
+func (r *Runner) saveTargetLog(ctx context.Context, dir string) error {
 	st := r.current
 	if st == nil {
 		st = r.Stack
 	}
-	logs, err := st.Logs(ctx, 200)
+	read := &CallTimeoutError{Call: "log read", Service: r.Spec.Service, Bound: targetLogTimeout, Of: OfTargetLog}
+	logs, err := BoundedGet(context.WithoutCancel(ctx), read, func(ctx context.Context) (string, error) { return st.Logs(ctx, 200) })
 	if err != nil {
 		logs = "could not read the target's log: " + err.Error() + "\n"
 	}

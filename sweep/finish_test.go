@@ -29,7 +29,7 @@ func TestSaveTargetLogTimeout(t *testing.T) {
 	t.Parallel()
 	st := &deadlineStack{}
 	dir := t.TempDir()
-	if err := (&Runner{Stack: st}).saveTargetLog(dir); err != nil {
+	if err := (&Runner{Stack: st}).saveTargetLog(t.Context(), dir); err != nil {
 		t.Fatal(err)
 	}
 	if st.left < 9*time.Second || st.left > 10*time.Second {

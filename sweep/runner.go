@@ -223,7 +223,7 @@ func (r *Runner) stackFor(ctx context.Context, cell Cell) Stack {
 	}
 	if r.current != nil && r.current != st {
 		prev := r.current
-		err := bounded(context.WithoutCancel(ctx), "down", r.Spec.Service, 2*time.Minute, prev.Down)
+		err := Bounded(context.WithoutCancel(ctx), DownCall(r.Spec.Service), prev.Down)
 		if err != nil {
 			r.logf("take down the previous variant's stack: %v", err)
 		}
@@ -286,28 +286,23 @@ func (r *Runner) setup(ctx context.Context, job Job, dir string, rec *results.Re
 	if err := r.overLimitCell(job.Cell, rec); err != nil {
 		return err
 	}
-	call, svc := r.Spec.CallLimit(), r.Spec.Service
 	err := r.timed(job, rec, "apply", func() error {
-		return bounded(ctx, "apply", svc, call, func(ctx context.Context) error { return stack.Apply(ctx, cfg) })
+		return Bounded(ctx, r.call("apply", 0, OfCallTimeout), func(ctx context.Context) error { return stack.Apply(ctx, cfg) })
 	})
 	if err != nil {
 		return fmt.Errorf("apply: %w", err)
 	}
 	ready := r.Spec.ReadyTimeout.Std()
 	err = r.timed(job, rec, "ready", func() error {
-		return bounded(ctx, "ready wait", svc, ready+call, func(ctx context.Context) error { return stack.WaitReady(ctx, ready) })
+		return Bounded(ctx, r.call("ready wait", ready, OfReadyTimeout), func(ctx context.Context) error { return stack.WaitReady(ctx, ready) })
 	})
 	if err != nil {
 		return fmt.Errorf("ready: %w", err)
 	}
 	err = r.timed(job, rec, "readback", func() error {
-		var applied results.Applied
-		err := bounded(ctx, "read back", svc, call, func(ctx context.Context) (err error) {
-			applied, err = stack.ReadBack(ctx)
-			return err
-		})
+		applied, err := BoundedGet(ctx, r.call("read back", 0, OfCallTimeout), stack.ReadBack)
 		if errors.Is(err, ErrCallTimeout) {
-			return err // the call may still write applied
+			return err
 		}
 		applied.ServiceEnv = cfg.ServiceEnv
 		rec.Applied = applied
@@ -330,7 +325,8 @@ func (r *Runner) measure(ctx context.Context, job Job, dir string, rec *results.
 		return err
 	}
 	if r.Reset != nil {
-		if err := r.timed(job, rec, "reset", func() error { return r.Reset(ctx) }); err != nil {
+		err := r.timed(job, rec, "reset", func() error { return Bounded(ctx, r.call("db reset", 0, OfCallTimeout), r.Reset) })
+		if err != nil {
 			return fmt.Errorf("db reset: %w", err)
 		}
 	}
@@ -402,7 +398,11 @@ func (r *Runner) load(ctx context.Context, job Job, dir string, rec *results.Rec
 	}
 	if r.Monitor != nil {
 		r.reportSamples(job)
-		if err := r.Monitor.Start(ctx, job.Cell, dir); err != nil {
+		stop, err := boundedStart(ctx, r.call("samplers start", 0, OfCallTimeout), func(ctx context.Context) error {
+			return r.Monitor.Start(ctx, job.Cell, dir)
+		})
+		defer stop() // the samplers' context, once Monitor.Stop ended them
+		if err != nil {
 			return fmt.Errorf("start samplers: %w", err)
 		}
 	}
@@ -410,7 +410,7 @@ func (r *Runner) load(ctx context.Context, job Job, dir string, rec *results.Rec
 	r.logf("%s %s: measured phase for %s%s", job.Cell.ID, job.Label(), upTo(f), req.Duration)
 	use := r.startUse()
 	err := r.timed(job, rec, "measure", func() error {
-		m, err := r.Driver.Run(ctx, req)
+		m, err := r.runLoad(ctx, "load", req)
 		rec.Measurement = m
 		return err
 	})
@@ -438,4 +438,14 @@ func (r *Runner) load(ctx context.Context, job Job, dir string, rec *results.Rec
 		return fmt.Errorf("measure: %w", err)
 	}
 	return nil
+}
+
+// runLoad runs one load phase (call names it) on the driver, bounded by
+// the phase's length and the call timeout: a driver that does not end
+// (a k6 process that hangs, a load service or Job whose result never
+// comes) fails the cell naming the phase.
+func (r *Runner) runLoad(ctx context.Context, call string, req LoadRequest) (results.Measurement, error) {
+	return BoundedGet(ctx, r.call(call, req.Duration, OfPhase), func(ctx context.Context) (results.Measurement, error) {
+		return r.Driver.Run(ctx, req)
+	})
 }

@@ -44,9 +44,11 @@ type Spec struct {
 	// ReadyPath is polled for HTTP 200 when the target has no healthcheck.
 	ReadyPath    string   `json:"ready_path"`
 	ReadyTimeout Duration `json:"ready_timeout"`
-	// CallTimeout bounds each call into the stack's platform besides the
-	// ready wait (apply, read back, down; see bounded); 0 means
-	// DefaultCallTimeout.
+	// CallTimeout bounds each call the runner makes out of the process
+	// (apply, read back, the watch, the samplers, the database reset,
+	// the URL probe; with the ready timeout added, the ready wait, the
+	// dependencies and the DSN checks; with a phase's length added, the
+	// load phase; see bound.go); 0 means DefaultCallTimeout.
 	CallTimeout Duration `json:"call_timeout,omitempty"`
 	// DBDSN is the target's database; it never reaches disk (see
 	// Redacted). Another DSN or password is not another spec: a resume

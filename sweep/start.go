@@ -26,7 +26,7 @@ func (r *Runner) startDeps(ctx context.Context, job Job, stack Stack, cfg Target
 	}
 	ready := r.Spec.ReadyTimeout.Std()
 	err := r.timed(job, rec, "deps", func() error {
-		return bounded(ctx, "start dependencies", r.Spec.Service, ready+r.Spec.CallLimit(),
+		return Bounded(ctx, r.call("start dependencies", ready, OfReadyTimeout),
 			func(ctx context.Context) error { return stack.StartDeps(ctx, cfg, ready) })
 	})
 	if err != nil {
@@ -41,7 +41,8 @@ func (r *Runner) startDeps(ctx context.Context, job Job, stack Stack, cfg Target
 	}
 	err = r.timed(job, rec, "prepare", func() error {
 		if r.Prepare != nil {
-			if err := r.Prepare(ctx); err != nil {
+			// a database of the stack is waited for up to the ready timeout
+			if err := Bounded(ctx, r.call("prepare", ready, OfReadyTimeout), r.Prepare); err != nil {
 				return err
 			}
 		}
@@ -68,7 +69,9 @@ func (r *Runner) probeOnce(ctx context.Context, job Job, stack Stack, rec *resul
 	if p, ok := stack.(URLProber); ok {
 		probe = p.ProbeURL
 	}
-	err := r.timed(job, rec, "probe", func() error { return probe(ctx, r.Spec.URL) })
+	err := r.timed(job, rec, "probe", func() error {
+		return Bounded(ctx, r.call("URL probe", 0, OfCallTimeout), func(ctx context.Context) error { return probe(ctx, r.Spec.URL) })
+	})
 	if err != nil {
 		if ctx.Err() == nil {
 			r.abort = &BadInputError{Field: "url", Msg: err.Error() + "; the target is ready, so the URL does not lead to it", Err: err}

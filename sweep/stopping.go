@@ -128,7 +128,7 @@ func (r *Runner) warmUp(ctx context.Context, job Job, req LoadRequest, f Fidelit
 	if f.Precision > 0 {
 		settle = stopWhenSettled(&req, f.rule())
 	}
-	err := r.timed(job, rec, "warmup", func() error { _, err := r.Driver.Run(ctx, req); return err })
+	err := r.timed(job, rec, "warmup", func() error { _, err := r.runLoad(ctx, "warm-up load", req); return err })
 	if settle != nil {
 		settle.outcome(rec.Stopping, f.Warmup)
 	}

@@ -50,7 +50,12 @@ func (p *phaseStarts) place(ev *results.StackEvent) {
 // stack may have changed unseen.
 func (r *Runner) watched(ctx context.Context, rec *results.Record, starts *phaseStarts,
 	load func(ctx context.Context) error) error {
-	w, err := r.current.Watch(ctx)
+	var w StackWatch
+	endWatch, err := boundedStart(ctx, r.call("watch", 0, OfCallTimeout), func(ctx context.Context) (err error) {
+		w, err = r.current.Watch(ctx)
+		return err
+	})
+	defer endWatch() // the watch's context, once Stop ended it
 	if err != nil {
 		return fmt.Errorf("watch the stack: %w", err)
 	}
@@ -64,7 +69,14 @@ func (r *Runner) watched(ctx context.Context, rec *results.Record, starts *phase
 		}
 	}()
 	loadErr := load(lctx)
-	events, werr := w.Stop(context.WithoutCancel(ctx))
+	stopped, err := BoundedGet(context.WithoutCancel(ctx), r.call("watch stop", 0, OfCallTimeout), func(ctx context.Context) (watchStop, error) {
+		events, err := w.Stop(ctx)
+		return watchStop{events, err}, err
+	})
+	if errors.Is(err, ErrCallTimeout) {
+		return fmt.Errorf("watch the stack: %w", err)
+	}
+	events, werr := stopped.events, stopped.err
 	for i := range events {
 		starts.place(&events[i])
 	}
@@ -78,12 +90,18 @@ func (r *Runner) watched(ctx context.Context, rec *results.Record, starts *phase
 	return loadErr
 }
 
+// watchStop is what a StackWatch's Stop returned.
+type watchStop struct {
+	events []results.StackEvent
+	err    error
+}
+
 // stillSame fails a cell whose target container is no longer the one
 // whose configuration was read back, or whose process restarted since (a
 // restart keeps the container's id): the record would describe another
 // process. From here on the watch covers it.
 func (r *Runner) stillSame(ctx context.Context, rec *results.Record) error {
-	now, err := r.current.ReadBack(ctx)
+	now, err := BoundedGet(ctx, r.call("read back", 0, OfCallTimeout), r.current.ReadBack)
 	if err != nil {
 		return fmt.Errorf("target before the load: %w", err)
 	}
