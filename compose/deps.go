@@ -2,7 +2,6 @@ package compose
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -65,6 +64,7 @@ func (s *Stack) StartDeps(ctx context.Context, cfg sweep.TargetConfig, timeout t
 
 // waitDeps polls the dependencies' containers until all are ready.
 func (s *Stack) waitDeps(ctx context.Context, deps []string, timeout time.Duration) error {
+	parent := ctx
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	tick := time.NewTicker(pollEvery)
@@ -88,8 +88,8 @@ func (s *Stack) waitDeps(ctx context.Context, deps []string, timeout time.Durati
 		}
 		select {
 		case <-ctx.Done():
-			if cause := context.Cause(ctx); !errors.Is(cause, context.DeadlineExceeded) {
-				return fmt.Errorf("wait for %s: %w", strings.Join(deps, ", "), cause)
+			if parent.Err() != nil { // the caller's end, not the timeout
+				return fmt.Errorf("wait for %s: %w (still waiting for %s)", strings.Join(deps, ", "), context.Cause(parent), strings.Join(waiting, "; "))
 			}
 			return fmt.Errorf("%w: after %s, still waiting for %s", sweep.ErrNotReady, timeout, strings.Join(waiting, "; "))
 		case <-tick.C:

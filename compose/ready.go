@@ -23,6 +23,7 @@ const pollEvery = 150 * time.Millisecond
 // with ErrTargetExited when the container stops, and with sweep.ErrNotReady when
 // timeout passes; both carry the last state seen.
 func (s *Stack) WaitReady(ctx context.Context, timeout time.Duration) error {
+	parent := ctx
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	httpc := &http.Client{Timeout: 2 * time.Second}
@@ -46,8 +47,8 @@ func (s *Stack) WaitReady(ctx context.Context, timeout time.Duration) error {
 		}
 		select {
 		case <-ctx.Done():
-			if cause := context.Cause(ctx); !errors.Is(cause, context.DeadlineExceeded) {
-				return fmt.Errorf("wait for %s: %w", s.opts.Service, cause)
+			if parent.Err() != nil { // the caller's end, not the timeout
+				return fmt.Errorf("wait for %s: %w (last: %s)", s.opts.Service, context.Cause(parent), last)
 			}
 			return fmt.Errorf("%w: %s after %s: %s", sweep.ErrNotReady, s.opts.Service, timeout, last)
 		case <-tick.C:

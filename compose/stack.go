@@ -113,6 +113,9 @@ func (s *Stack) checkInput() error {
 // files) and checks that the target is one of them.
 func (s *Stack) checkService(ctx context.Context) error {
 	out, err := run(ctx, s.cli.Argv(s.baseInvocation(), ConfigServices()...), s.opts.Env, nil)
+	if err != nil && ctx.Err() != nil { // no answer in time says nothing of the files
+		return fmt.Errorf("compose config --services did not answer: %w (%s)", ctx.Err(), s.base.redact(err.Error()))
+	}
 	if err != nil {
 		return sweep.BadInput("compose", "compose rejects the files: %s", s.base.redact(err.Error()))
 	}

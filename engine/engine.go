@@ -124,7 +124,7 @@ func Ping(ctx context.Context, eng Engine, env sweep.Env) error {
 		if host == "" {
 			host = "unset, so the local socket"
 		}
-		return fmt.Errorf("%w: %v (DOCKER_HOST is %s; start dockerd or point DOCKER_HOST at a running engine)",
+		return fmt.Errorf("%w: %w (DOCKER_HOST is %s; start dockerd or point DOCKER_HOST at a running engine)",
 			ErrEngine, err, host)
 	}
 	return nil
