@@ -161,11 +161,7 @@ func removeNetworks(ctx context.Context, mgr Manager, selectors []filters.Args, 
 				continue
 			}
 			seen[n.ID] = true
-			err := mgr.NetworkRemove(ctx, n.ID)
-			for try := 0; err != nil && !cerrdefs.IsNotFound(err) && try < 50 && ctx.Err() == nil; try++ {
-				time.Sleep(pollEvery)
-				err = mgr.NetworkRemove(ctx, n.ID)
-			}
+			err := removeNetwork(ctx, mgr, n.ID)
 			switch {
 			case err == nil:
 				out = append(out, n.Name)
@@ -175,4 +171,19 @@ func removeNetworks(ctx context.Context, mgr Manager, selectors []filters.Args, 
 		}
 	}
 	return out, errs
+}
+
+// removeNetwork removes network id, trying again every pollEvery for a
+// few seconds while it is still in use.
+func removeNetwork(ctx context.Context, mgr Manager, id string) error {
+	err := mgr.NetworkRemove(ctx, id)
+	for try := 0; err != nil && !cerrdefs.IsNotFound(err) && try < 50; try++ {
+		select {
+		case <-ctx.Done():
+			return err
+		case <-time.After(pollEvery):
+		}
+		err = mgr.NetworkRemove(ctx, id)
+	}
+	return err
 }

@@ -2,7 +2,6 @@ package swarm
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"maps"
 	"net/http"
@@ -44,6 +43,7 @@ func (s *Stack) WaitReady(ctx context.Context, timeout time.Duration) error {
 
 // converge polls the tasks of u's services until each converged.
 func (s *Stack) converge(ctx context.Context, u *update, timeout time.Duration) error {
+	parent := ctx
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	tick := time.NewTicker(pollEvery)
@@ -69,8 +69,8 @@ func (s *Stack) converge(ctx context.Context, u *update, timeout time.Duration) 
 		}
 		select {
 		case <-ctx.Done():
-			if cause := context.Cause(ctx); !errors.Is(cause, context.DeadlineExceeded) {
-				return fmt.Errorf("wait for the tasks: %w", cause)
+			if parent.Err() != nil { // the caller's end, not the timeout
+				return fmt.Errorf("wait for the tasks: %w (last: %s)", context.Cause(parent), strings.Join(last, "; "))
 			}
 			return fmt.Errorf("%w: after %s: %s", sweep.ErrNotReady, timeout, strings.Join(last, "; "))
 		case <-tick.C:
@@ -183,6 +183,7 @@ func (s *Stack) taskIDs(ctx context.Context, svc string) (map[string]bool, error
 
 // waitHTTP polls ReadyURL until it answers 200.
 func (s *Stack) waitHTTP(ctx context.Context, timeout time.Duration) error {
+	parent := ctx
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	httpc := &http.Client{Timeout: 2 * time.Second}
@@ -204,6 +205,9 @@ func (s *Stack) waitHTTP(ctx context.Context, timeout time.Duration) error {
 		}
 		select {
 		case <-ctx.Done():
+			if parent.Err() != nil { // the caller's end, not the timeout
+				return fmt.Errorf("wait for %s: %w (last: %s)", s.opts.Service, context.Cause(parent), last)
+			}
 			return fmt.Errorf("%w: %s after %s: %s", sweep.ErrNotReady, s.opts.Service, timeout, last)
 		case <-time.After(pollEvery):
 		}

@@ -64,7 +64,7 @@ func Connect(ctx context.Context, env sweep.Env) (*client.Client, error) {
 func checkManager(ctx context.Context, mgr Manager) error {
 	info, err := mgr.Info(ctx)
 	if err != nil {
-		return fmt.Errorf("%w: %v", engine.ErrEngine, err)
+		return fmt.Errorf("%w: %w", engine.ErrEngine, err)
 	}
 	if info.Swarm.LocalNodeState != swarm.LocalNodeStateActive || !info.Swarm.ControlAvailable {
 		return fmt.Errorf("%w: the engine's swarm state is %q, manager %v (docker swarm init makes one)",

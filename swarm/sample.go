@@ -33,6 +33,9 @@ func (s *Stack) Containers(ctx context.Context) (map[string]string, error) {
 		s.route.set(id, n.engine)
 		out[svc] = id
 	}
+	if err := ctx.Err(); err != nil { // a list cut short is no list
+		return nil, fmt.Errorf("containers of stack %s: %w", s.project, err)
+	}
 	return out, nil
 }
 

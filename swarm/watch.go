@@ -32,11 +32,12 @@ type taskState struct {
 // its node's engine where reachable: a new start time (a restart in
 // place) or a pause is a change too. It implements sweep.Stack's Watch.
 func (s *Stack) Watch(ctx context.Context) (sweep.StackWatch, error) {
-	w := &watch{stack: s, done: make(chan struct{}), stop: make(chan struct{})}
 	before, missing, err := s.look(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("look at the stack: %w", err)
 	}
+	lctx, cancel := context.WithCancel(ctx)
+	w := &watch{stack: s, done: make(chan struct{}), stop: cancel}
 	w.before = before
 	now := time.Now()
 	for _, svc := range missing {
@@ -51,7 +52,7 @@ func (s *Stack) Watch(ctx context.Context) (sweep.StackWatch, error) {
 			}
 		}
 	}
-	go w.loop(ctx)
+	go w.loop(lctx)
 	return w, nil
 }
 
@@ -89,7 +90,7 @@ type watch struct {
 	sweep.ChangeLog
 	stack  *Stack
 	before map[string]taskState
-	stop   chan struct{}
+	stop   context.CancelFunc // ends the loop, a poll under way too
 	done   chan struct{}
 	known  map[string]bool // tasks already reported; the loop's until done
 
@@ -107,8 +108,6 @@ func (w *watch) loop(ctx context.Context) {
 	defer tick.Stop()
 	for {
 		select {
-		case <-w.stop:
-			return
 		case <-ctx.Done():
 			return
 		case <-tick.C:
@@ -155,7 +154,7 @@ func (w *watch) poll(ctx context.Context) error {
 // Stop ends the polling, polls once more and looks at each container
 // seen first through its node's engine; it returns every change seen.
 func (w *watch) Stop(ctx context.Context) ([]results.StackEvent, error) {
-	close(w.stop)
+	w.stop()
 	<-w.done
 	w.mu.Lock()
 	err := w.err

@@ -13,6 +13,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -28,10 +30,11 @@ import (
 const CallTimeout = 200 * time.Millisecond
 
 // Call runs call with a context that ends after CallTimeout, as a
-// backend's call meets a platform that never answers, and returns its
-// error; the test fails when call has not returned 30 s after that end
-// (a compose CLI gets SIGTERM at the end and a kill 5 s later).
-func Call(t *testing.T, call func(ctx context.Context) error) error {
+// backend's call meets a platform that never answers, and checks that it
+// returns with an error that wraps the context's end and names what it
+// was doing (want). The test fails when call has not returned 30 s after
+// that end (a compose CLI gets SIGTERM at the end and a kill 5 s later).
+func Call(t *testing.T, want string, call func(ctx context.Context) error) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(t.Context(), CallTimeout)
 	defer cancel()
@@ -39,11 +42,21 @@ func Call(t *testing.T, call func(ctx context.Context) error) error {
 	go func() { done <- call(ctx) }()
 	select {
 	case err := <-done:
-		return err
+		if !errors.Is(err, context.DeadlineExceeded) || !strings.Contains(err.Error(), want) {
+			t.Errorf("error %v; want the end of the context, saying %q", err, want)
+		}
 	case <-time.After(CallTimeout + 30*time.Second):
 		t.Fatal("the call did not return 30 s after its context ended")
-		return nil
 	}
+}
+
+// Target is the URL of a target that answers every request, 200, until
+// the test ends.
+func Target(t *testing.T) string {
+	t.Helper()
+	srv := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))
+	t.Cleanup(srv.Close)
+	return srv.URL
 }
 
 // Spec is a grid of four cells on service app (web threads W, pool P,
