@@ -117,7 +117,7 @@ func (c *Client) Ping(ctx context.Context) error {
 	defer cancel()
 	res := c.Core.Discovery().RESTClient().Get().AbsPath("/version").Do(pctx)
 	if err := res.Error(); err != nil {
-		return fmt.Errorf("%w: %s (context %q): %v", ErrCluster, c.Server, c.Context, err)
+		return fmt.Errorf("%w: %s (context %q): %w", ErrCluster, c.Server, c.Context, err)
 	}
 	return nil
 }

@@ -57,11 +57,13 @@ type Driver struct {
 
 var _ sweep.Driver = (*Driver)(nil)
 
-// endGrace bounds the result's return after the phase's duration, and
-// deleteTimeout the Job's deletion, which runs after a cancel too.
+// endGrace bounds the result's return after the phase's duration,
+// deleteTimeout the Job's deletion, which runs after a cancel too, and
+// podStateTimeout the look at the pod for an error's words.
 const (
-	endGrace      = 30 * time.Second
-	deleteTimeout = 30 * time.Second
+	endGrace        = 30 * time.Second
+	deleteTimeout   = 30 * time.Second
+	podStateTimeout = 5 * time.Second
 )
 
 // NewDriver is a driver that runs its Jobs through c. Built-in options
@@ -266,7 +268,9 @@ func (d *Driver) suspend(ctx context.Context, job string) error {
 
 // podState says where the load's pod stands, for an error.
 func (d *Driver) podState(ctx context.Context, pod string) string {
-	p, err := d.c.Core.CoreV1().Pods(d.opts.Namespace).Get(context.WithoutCancel(ctx), pod, metav1.GetOptions{})
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), podStateTimeout)
+	defer cancel()
+	p, err := d.c.Core.CoreV1().Pods(d.opts.Namespace).Get(ctx, pod, metav1.GetOptions{})
 	if err != nil {
 		return err.Error()
 	}

@@ -89,7 +89,7 @@ func (s *Stack) Forward(ctx context.Context, host string, port int) (*Forward, e
 	case <-ctx.Done():
 		cancel()
 		<-f.done
-		return nil, ctx.Err()
+		return nil, fmt.Errorf("port-forward to %s:%d: %w", svc, port, ctx.Err())
 	}
 }
 

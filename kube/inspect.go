@@ -148,7 +148,10 @@ func (s *Stack) NCPU(ctx context.Context) (int, error) {
 // runtime, the API server's version, and each workload's image.
 func (s *Stack) Info(ctx context.Context) (sweep.StackFacts, error) {
 	f := sweep.StackFacts{Tool: "kubernetes (client-go, server-side apply)", Images: map[string]string{}}
-	if v, err := s.c.Core.Discovery().ServerVersion(); err == nil {
+	var v struct {
+		GitVersion string `json:"gitVersion"`
+	}
+	if b, err := s.c.Core.Discovery().RESTClient().Get().AbsPath("/version").DoRaw(ctx); err == nil && json.Unmarshal(b, &v) == nil {
 		f.ToolVersion = v.GitVersion
 	}
 	p, err := s.targetPod(ctx)
@@ -217,7 +220,9 @@ func (s *Stack) ProbeURL(ctx context.Context, rawURL string) error {
 			Err: fmt.Errorf("%s is not a Service of the run's namespace %s: on Kubernetes the load reaches the target by its Service name, e.g. http://%s:PORT", u.Hostname(), s.ns, s.opts.Service)}
 	}
 	svc := parts[0]
-	if _, err := s.c.Core.CoreV1().Services(s.ns).Get(ctx, svc, metav1.GetOptions{}); err != nil {
+	if _, err := s.c.Core.CoreV1().Services(s.ns).Get(ctx, svc, metav1.GetOptions{}); err != nil && ctx.Err() != nil {
+		return fmt.Errorf("service %s: %w", svc, err) // no answer says nothing of the Service
+	} else if err != nil {
 		return &sweep.ProbeError{URL: rawURL, Kind: sweep.ConnectDNS,
 			Err: fmt.Errorf("no Service %s in the run's namespace %s (%v): on Kubernetes the load reaches the target by its Service name", svc, s.ns, err)}
 	}

@@ -29,7 +29,10 @@ func (s *Stack) WaitReady(ctx context.Context, timeout time.Duration) error {
 	wctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	err := s.waitDeployment(wctx, s.opts.Service)
-	if err != nil && ctx.Err() == nil && wctx.Err() != nil {
+	switch {
+	case err != nil && ctx.Err() != nil:
+		return fmt.Errorf("wait for deployment %s: %w", s.opts.Service, err)
+	case err != nil && wctx.Err() != nil:
 		return fmt.Errorf("%w: deployment %s not ready within %s: %s", sweep.ErrNotReady, s.opts.Service, timeout, s.podTrouble(ctx, s.opts.Service))
 	}
 	return err

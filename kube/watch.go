@@ -43,7 +43,8 @@ func (s *Stack) Watch(ctx context.Context) (sweep.StackWatch, error) {
 	if err != nil {
 		return nil, fmt.Errorf("watch pods of %s: %w", s.ns, err)
 	}
-	w, err := s.c.Core.CoreV1().Pods(s.ns).Watch(context.WithoutCancel(ctx), metav1.ListOptions{ResourceVersion: l.ResourceVersion})
+	// the watch lives in ctx until Stop: ctx bounds its opening too
+	w, err := s.c.Core.CoreV1().Pods(s.ns).Watch(ctx, metav1.ListOptions{ResourceVersion: l.ResourceVersion})
 	if err != nil {
 		return nil, fmt.Errorf("watch pods of %s: %w", s.ns, err)
 	}

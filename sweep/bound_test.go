@@ -236,7 +236,7 @@ func TestRunnerBoundsEveryCall(t *testing.T) {
 					t.Errorf("run: %v, %d records, %d failed; want every cell ok", err, len(sum.Records), sum.Failed())
 				}
 			case tc.abort:
-				if !errors.Is(err, ErrCallTimeout) || !strings.Contains(err.Error(), want) || len(sum.Records) != 0 {
+				if !errors.Is(err, ErrCallTimeout) || errors.Is(err, ErrBadInput) || !strings.Contains(err.Error(), want) || len(sum.Records) != 0 {
 					t.Errorf("run: %v, %d records; want it stopped before any cell: %q", err, len(sum.Records), want)
 				}
 			default:

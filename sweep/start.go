@@ -10,6 +10,7 @@ package sweep
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -60,7 +61,9 @@ func (r *Runner) startDeps(ctx context.Context, job Job, stack Stack, cfg Target
 
 // probeOnce sends one request to the URL on the stack's first start, once
 // the target is ready: no HTTP answer aborts the run as bad input naming
-// the url, with the *ProbeError as its cause.
+// the url, with the *ProbeError as its cause; a probe that outlasts the
+// call timeout (a platform's proxy that does not answer) aborts it with
+// that *CallTimeoutError.
 func (r *Runner) probeOnce(ctx context.Context, job Job, stack Stack, rec *results.Record) error {
 	if r.probed[stack] {
 		return nil
@@ -72,10 +75,15 @@ func (r *Runner) probeOnce(ctx context.Context, job Job, stack Stack, rec *resul
 	err := r.timed(job, rec, "probe", func() error {
 		return Bounded(ctx, r.call("URL probe", 0, OfCallTimeout), func(ctx context.Context) error { return probe(ctx, r.Spec.URL) })
 	})
-	if err != nil {
-		if ctx.Err() == nil {
-			r.abort = &BadInputError{Field: "url", Msg: err.Error() + "; the target is ready, so the URL does not lead to it", Err: err}
-		}
+	switch {
+	case err == nil:
+	case ctx.Err() != nil:
+		return err
+	case errors.Is(err, ErrCallTimeout): // the platform did not answer: no word on the URL
+		r.abort = err
+		return err
+	default:
+		r.abort = &BadInputError{Field: "url", Msg: err.Error() + "; the target is ready, so the URL does not lead to it", Err: err}
 		return err
 	}
 	if r.probed == nil {
