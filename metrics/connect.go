@@ -32,11 +32,14 @@ type Wait struct {
 // NotifyAfter is how long a wait goes on before Wait.Notify is told.
 const NotifyAfter = 5 * time.Second
 
-// attemptTimeout bounds one connection attempt of a wait, and retryEvery
-// spaces the attempts.
+// attemptTimeout bounds one connection attempt of a wait, retryEvery
+// spaces the attempts, and queryTimeout bounds one query of the samplers
+// outside their ticks (settings, limits, a reading after the phase),
+// connecting first included.
 const (
 	attemptTimeout = 10 * time.Second
 	retryEvery     = 250 * time.Millisecond
+	queryTimeout   = 10 * time.Second
 )
 
 // ConnectError says why a DSN could not be used: the server answered and

@@ -6,7 +6,6 @@ package metrics
 import (
 	"context"
 	"fmt"
-	"time"
 
 	"github.com/sweep-tool/sweep/sweep"
 )
@@ -15,14 +14,14 @@ import (
 // reserved_connections (0 before PostgreSQL 16) and the client sessions
 // open now, the sampler's own among them.
 func (d *DB) Limits(ctx context.Context) (sweep.ConnLimits, error) {
+	ctx, cancel := context.WithTimeout(ctx, queryTimeout)
+	defer cancel()
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	conn, err := d.connectLocked(ctx)
 	if err != nil {
 		return sweep.ConnLimits{}, err
 	}
-	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-	defer cancel()
 	const q = `SELECT current_setting('max_connections')::int,
 	current_setting('superuser_reserved_connections')::int,
 	coalesce(nullif(current_setting('reserved_connections', true), ''), '0')::int,
@@ -37,6 +36,8 @@ func (d *DB) Limits(ctx context.Context) (sweep.ConnLimits, error) {
 // Limits reads the pooler's client and pool limits (SHOW CONFIG) and the
 // clients it has now (SHOW POOLS, its admin console left out).
 func (b *PgBouncer) Limits(ctx context.Context) (sweep.PoolerLimits, error) {
+	ctx, cancel := context.WithTimeout(ctx, queryTimeout)
+	defer cancel()
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	conn, err := b.connectLocked(ctx)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"sort"
-	"time"
 
 	"github.com/sweep-tool/sweep/results"
 	"github.com/sweep-tool/sweep/sweep"
@@ -153,6 +152,8 @@ func (m *Monitor) Stop(ctx context.Context, rec *results.Record, dir string, int
 // stopReception reads what the target received over the phase.
 func (m *Monitor) stopReception(ctx context.Context) *results.Delivery {
 	if m.srx != nil {
+		ctx, cancel := context.WithTimeout(ctx, freshWait+queryTimeout)
+		defer cancel()
 		d := m.srx.Stop(ctx)
 		m.srx = nil
 		return d
@@ -160,7 +161,7 @@ func (m *Monitor) stopReception(ctx context.Context) *results.Delivery {
 	if m.rx == nil {
 		return none("the target was not running when the phase began")
 	}
-	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	ctx, cancel := context.WithTimeout(ctx, queryTimeout)
 	defer cancel()
 	d := m.rx.Stop(ctx)
 	m.rx = nil

@@ -41,7 +41,7 @@ func Open(ctx context.Context, dsn string, wait Wait) (*DB, error) {
 	if err != nil {
 		return nil, err
 	}
-	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	ctx, cancel := context.WithTimeout(ctx, queryTimeout)
 	defer cancel()
 	const q = `SELECT current_database(), current_setting('max_connections')::int`
 	if err := conn.QueryRow(ctx, q).Scan(&d.Database, &d.MaxConnections); err != nil {
