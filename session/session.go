@@ -185,19 +185,9 @@ func (s *Session) open(ctx context.Context) (err error) {
 			err = errors.Join(err, s.Close())
 		}
 	}()
-	if s.spec.Parallel > 0 {
-		if err := s.buildLanes(ctx); err != nil {
-			return err
-		}
-	} else {
-		if err := s.buildStacks(ctx); err != nil {
-			return err
-		}
-		if err := s.placeLoad(); err != nil {
-			return err
-		}
-	}
-	if s.hostCPUs, err = s.checkCPUs(ctx); err != nil {
+	// a platform that does not answer costs the call timeout, not the run
+	open := &sweep.CallTimeoutError{Call: "open the stack", Service: s.spec.Service, Bound: s.spec.CallLimit()}
+	if err := sweep.Bounded(ctx, open, s.openStacks); err != nil {
 		return err
 	}
 	if s.db == nil {
@@ -215,6 +205,25 @@ func (s *Session) open(ctx context.Context) (err error) {
 		return sweep.BadInput("out", "cannot create %s: %v", s.dir, err)
 	}
 	return s.takeLock()
+}
+
+// openStacks builds the stacks (or the lanes) and checks the CPU limits
+// against their platform.
+func (s *Session) openStacks(ctx context.Context) (err error) {
+	if s.spec.Parallel > 0 {
+		if err := s.buildLanes(ctx); err != nil {
+			return err
+		}
+	} else {
+		if err := s.buildStacks(ctx); err != nil {
+			return err
+		}
+		if err := s.placeLoad(); err != nil {
+			return err
+		}
+	}
+	s.hostCPUs, err = s.checkCPUs(ctx)
+	return err
 }
 
 // Close releases the lock, the database connections and the log file.
