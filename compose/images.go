@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	cerrdefs "github.com/containerd/errdefs"
 
@@ -13,8 +14,13 @@ import (
 
 // pullTimeout bounds the pull of the images the engine lacks before a
 // run starts (compose pull through the CLI, with the user's registry
-// credentials); it is the engine call bound's default.
-const pullTimeout = sweep.DefaultCallTimeout
+// credentials); it is the engine call bound's default. recheckTimeout
+// bounds the look at what is still missing once a pull failed (its
+// deadline may have passed).
+const (
+	pullTimeout    = sweep.DefaultCallTimeout
+	recheckTimeout = 10 * time.Second
+)
 
 // missingImages are the images of the stack's services that are neither
 // on the engine nor built by compose (a service with build: is built by
@@ -71,7 +77,9 @@ func (s *Stack) checkImages(ctx context.Context) error {
 	if err == nil {
 		return nil
 	}
-	still, ierr := s.missingImages(context.WithoutCancel(ctx))
+	rctx, rcancel := context.WithTimeout(context.WithoutCancel(ctx), recheckTimeout)
+	defer rcancel()
+	still, ierr := s.missingImages(rctx)
 	if ierr != nil || len(still) == 0 {
 		still = missing
 	}

@@ -133,6 +133,10 @@ func (s *Stack) forwardOnce(ctx context.Context, svc string, port int, local *in
 	case <-listening:
 	case err := <-errc:
 		return fmt.Errorf("port-forward to pod %s of %s, port %d: %w", pod, svc, target, err)
+	case <-ctx.Done(): // the forwarder ends with ctx too
+		fw.Close()
+		<-errc
+		return fmt.Errorf("port-forward to pod %s of %s, port %d: %w", pod, svc, target, ctx.Err())
 	}
 	ports, err := fw.GetPorts()
 	if err != nil || len(ports) != 1 {

@@ -70,7 +70,7 @@ func (s *Stack) waitWorkload(ctx context.Context, o Object) error {
 		return nil
 	}
 	if err != nil && ctx.Err() != nil {
-		return fmt.Errorf("%w: %s not ready: %s", sweep.ErrNotReady, o.Ref(), s.podTrouble(context.WithoutCancel(ctx), o.GetName()))
+		return fmt.Errorf("%w: %s not ready: %s", sweep.ErrNotReady, o.Ref(), s.podTrouble(ctx, o.GetName()))
 	}
 	return err
 }
@@ -180,9 +180,10 @@ func (s *Stack) podsOf(ctx context.Context, d *appsv1.Deployment) ([]corev1.Pod,
 }
 
 // podTrouble says why the pods of workload name are not ready, from their
-// status: waiting reasons, last terminations, unready conditions.
+// status: waiting reasons, last terminations, unready conditions; it asks
+// within 5 s, also once ctx ended (a wait's timeout).
 func (s *Stack) podTrouble(ctx context.Context, name string) string {
-	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 	defer cancel()
 	l, err := s.c.Core.CoreV1().Pods(s.ns).List(ctx, metav1.ListOptions{})
 	if err != nil {

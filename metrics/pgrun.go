@@ -45,9 +45,7 @@ func (r *DBRun) loop(ctx context.Context) {
 		case <-ctx.Done():
 			return
 		case now := <-tick.C:
-			// A reading under way finishes on its own deadline rather
-			// than being cancelled, which would cost the connection.
-			rd, err := r.db.read(context.WithoutCancel(ctx))
+			rd, err := r.db.read(ctx)
 			r.series.observe(now.Sub(r.start).Seconds(), rd, err == nil)
 			if r.report != nil {
 				r.report(r.series.samples[len(r.series.samples)-1])

@@ -150,7 +150,9 @@ GROUP BY d.xact_commit, d.xact_rollback, d.deadlocks, d.temp_bytes`
 // connection was lost. A failed query drops a broken connection so the
 // next tick dials again.
 func (d *DB) read(ctx context.Context) (pgReading, error) {
-	ctx, cancel := context.WithTimeout(ctx, connectTimeout)
+	// A reading under way finishes on its own deadline rather than being
+	// cancelled with ctx, which would cost the connection.
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), connectTimeout)
 	defer cancel()
 	d.mu.Lock()
 	defer d.mu.Unlock()

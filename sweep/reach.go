@@ -108,7 +108,7 @@ func Probe(ctx context.Context, url string) error {
 		return &ProbeError{URL: url, Kind: ConnectOther, Err: err}
 	}
 	client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
-		Transport: &http.Transport{Proxy: nil, DisableKeepAlives: true}}
+		Transport: &http.Transport{Proxy: nil, DisableKeepAlives: true}, Timeout: ProbeTimeout}
 	resp, err := client.Do(req)
 	if err != nil {
 		kind := ConnectKind(err)

@@ -425,7 +425,10 @@ func (r *Runner) load(ctx context.Context, job Job, dir string, rec *results.Rec
 		rec.Warnings = append(rec.Warnings, w)
 	}
 	if r.Monitor != nil {
-		merr := r.Monitor.Stop(context.WithoutCancel(ctx), rec, dir, intervals)
+		// each of its reads has a bound of its own; this one holds them all
+		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), r.Spec.CallLimit())
+		merr := r.Monitor.Stop(sctx, rec, dir, intervals)
+		cancel()
 		var lost *results.WriteError
 		if errors.As(merr, &lost) {
 			return lost

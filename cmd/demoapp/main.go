@@ -162,13 +162,11 @@ func logSettings(log *slog.Logger, cfg config) {
 
 // healthcheck asks the local server's /health and fails unless it is 200.
 func healthcheck(ctx context.Context, port string) error {
-	ctx, cancel := context.WithTimeout(ctx, 8*time.Second)
-	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://127.0.0.1:"+port+"/health", nil)
 	if err != nil {
 		return &exitError{code: 1, err: err}
 	}
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := (&http.Client{Timeout: 8 * time.Second}).Do(req)
 	if err != nil {
 		return &exitError{code: 1, err: fmt.Errorf("healthcheck: %w", err)}
 	}

@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
@@ -29,6 +30,9 @@ func Scrape(t testing.TB, url string) map[string]*dto.MetricFamily {
 	return fams
 }
 
+// scrapeTimeout bounds one scrape.
+const scrapeTimeout = 10 * time.Second
+
 // TryScrape is Scrape that returns its error, for a caller polling an
 // endpoint that may not be up yet or any more.
 func TryScrape(t testing.TB, url string) (map[string]*dto.MetricFamily, error) {
@@ -37,7 +41,7 @@ func TryScrape(t testing.TB, url string) (map[string]*dto.MetricFamily, error) {
 		return nil, err
 	}
 	req.Header.Set("Accept", "text/plain;version=0.0.4")
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := (&http.Client{Timeout: scrapeTimeout}).Do(req)
 	if err != nil {
 		return nil, fmt.Errorf("scrape %s: %w", url, err)
 	}
