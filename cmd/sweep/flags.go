@@ -81,9 +81,10 @@ func bindStack(fs *pflag.FlagSet, s *sweep.Spec) {
 	fs.StringVar(&s.URL, "url", "", "base URL the load goes to, e.g. http://127.0.0.1:8080 (required)")
 	fs.StringVar(&s.ReadyPath, "ready-path", "/health", "path polled for HTTP 200 when the target has no healthcheck")
 	durationVar(fs, &s.ReadyTimeout, "ready-timeout", 2*time.Minute, "how long to wait for the target to be ready")
-	durationVar(fs, &s.CallTimeout, "call-timeout", sweep.DefaultCallTimeout, "the longest one call into the platform may take "+
-		"(apply a cell, read it back; the ready wait and starting the dependencies get --ready-timeout on top): "+
-		"a call past it fails the cell naming the call, as an engine that stopped answering would")
+	durationVar(fs, &s.CallTimeout, "call-timeout", sweep.DefaultCallTimeout, "the longest one call out of sweep may take: "+
+		"applying a cell, reading it back, the watch, the samplers, the database reset, the URL probe, opening the stack "+
+		"(the ready wait, starting the dependencies and the DSN checks get --ready-timeout on top, a load phase its length); "+
+		"a call past it fails the cell naming the call, as an engine that stopped answering would (docs/reference/timeouts.md)")
 	fs.StringVar(&s.DBDSN, "db-dsn", "", "the target's database DSN (default: env SWEEP_DB_DSN, which keeps it out of argv)")
 	fs.StringVar(&s.PoolerDSN, "pooler-dsn", "", "a PgBouncer in the stack, for its pool stats per cell (default: env SWEEP_POOLER_DSN)")
 	fs.StringVar(&s.DBResetSQL, "db-reset-sql", "", "SQL file run on --db-dsn before each cell's warm-up (default: none)")
