@@ -116,7 +116,7 @@ func healthcheck(ctx context.Context, port string) error {
 	if err != nil {
 		return &exitError{code: 1, err: err}
 	}
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := (&http.Client{Timeout: 8 * time.Second}).Do(req)
 	if err != nil {
 		return &exitError{code: 1, err: fmt.Errorf("healthcheck: %w", err)}
 	}
