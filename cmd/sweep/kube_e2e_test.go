@@ -19,6 +19,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/sweep-tool/sweep/internal/k8sfixture"
+	"github.com/sweep-tool/sweep/internal/testenv"
 	"github.com/sweep-tool/sweep/kube"
 	"github.com/sweep-tool/sweep/results"
 	"github.com/sweep-tool/sweep/sweep"
@@ -398,4 +399,86 @@ func watchQuotas(t *testing.T, fx *k8sfixture.Fixture, selector string) func() m
 	}
 	t.Cleanup(func() { stop() })
 	return stop
+}
+
+// TestKubernetesOrdersScenario sweeps the order service example (an API
+// unlike the demo's: integer ids, PATCH, a search; knobs of its own
+// names) on the Kubernetes fixture from its own manifests, with its
+// scenario file: the scenario travels with the load Job, every cell is
+// ok, every step of the scenario an operation of the record with 0 %
+// errors, the delivery proof and the database sampler as for the demo.
+func TestKubernetesOrdersScenario(t *testing.T) {
+	fx := k8sfixture.Up(t)
+	root := repoRoot(t)
+	images := map[string]string{}
+	for _, kv := range testenv.Images(t, root, "pg", "orders") {
+		if k, v, ok := strings.Cut(kv, "="); ok {
+			images[k] = v
+		}
+	}
+	pg, app := images["SWEEP_DEMO_PG_IMAGE"], images["SWEEP_EXAMPLE_ORDERS_IMAGE"]
+	if pg == "" || app == "" {
+		t.Fatalf("images.sh pg orders gave %v", images)
+	}
+	if err := fx.LoadImages(root, pg, app); err != nil {
+		t.Fatal(err)
+	}
+	src, err := os.ReadFile(filepath.Join(root, "examples", "orders", "k8s", "orders.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	manifests := filepath.Join(t.TempDir(), "orders.yaml")
+	local := strings.NewReplacer("image: postgres:15", "image: "+pg, "image: sweep-example-orders:latest", "image: "+app).Replace(string(src))
+	if strings.Contains(local, "image: postgres:15") || strings.Contains(local, "image: sweep-example-orders:latest") {
+		t.Fatalf("the manifests' images were not replaced by the local ones (%s, %s)", pg, app)
+	}
+	if err := os.WriteFile(manifests, []byte(local), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := t.TempDir() + "/run"
+	env := fx.Env.With("HOME="+t.TempDir(), "SWEEP_DB_DSN=postgres://sweep:sweep@db:5432/sweep?sslmode=disable")
+	code, _, stderr := runCLIEnv(t, env, "run", "--kubernetes", "--manifests", manifests, "--service", "app",
+		"--web-env", "ORDERS_WORKERS", "--pool-env", "ORDERS_DB_POOL", "--url", "http://app:8080", "--ready-path", "/healthz",
+		"--scenario", filepath.Join(root, "examples", "orders", "scenario.yaml"), "--load-image", fx.DriveImage(t, root),
+		"--cpus", "0.5", "--web-mult", "2,4", "--db-mult", "2", "--load", "vus=4",
+		"--warmup", "1s", "--duration", "3s", "--control-every", "0", "--out", out)
+	if code != exitOK {
+		t.Fatalf("exit %d, want 0\nstderr:\n%s", code, stderr)
+	}
+	meta := readMeta(t, out)
+	if len(meta.Cells) != 2 {
+		t.Fatalf("%d cells, want 2", len(meta.Cells))
+	}
+	for _, cell := range meta.Cells {
+		rec := readRecord(t, out, cell.ID)
+		if rec.Status != results.StatusOK {
+			t.Errorf("cell %s: %s (%s), want ok", cell.ID, rec.Status, rec.Reason)
+			continue
+		}
+		t.Logf("cell %s: %.0f RPS, p99 %.1f ms, operations %d", cell.ID, rec.RPS, rec.LatencyMS.P99, len(rec.Ops))
+		if f := rec.Load.Scenario; f == nil || f.Name != "scenario.yaml" {
+			t.Errorf("cell %s: load.scenario %+v, want scenario.yaml", cell.ID, f)
+		}
+		if rec.Applied.Env["ORDERS_WORKERS"] != fmt.Sprint(cell.WebThreads) || rec.Applied.Env["ORDERS_DB_POOL"] != fmt.Sprint(cell.DBPool) {
+			t.Errorf("cell %s: read back %v, want ORDERS_WORKERS=%d ORDERS_DB_POOL=%d", cell.ID, rec.Applied.Env, cell.WebThreads, cell.DBPool)
+		}
+		for _, op := range ordersOps {
+			s, ok := rec.Ops[op]
+			if !ok || s.Requests == 0 || s.ErrorRate != 0 || s.Skipped != 0 {
+				t.Errorf("cell %s: operation %s: %+v (present %v); want requests and 0 %% errors", cell.ID, op, s, ok)
+			}
+		}
+		if len(rec.Ops) != len(ordersOps) || rec.ErrorRate != 0 {
+			t.Errorf("cell %s: %d operations, error rate %v; want %d and 0", cell.ID, len(rec.Ops), rec.ErrorRate, len(ordersOps))
+		}
+		if d := rec.Delivery; d == nil || d.Ratio < sweep.MinDeliveryRatio {
+			t.Errorf("cell %s: delivery %+v; want the target pod's counters at %g or more of the bytes sent", cell.ID, d, sweep.MinDeliveryRatio)
+		}
+		if rec.DB == nil || rec.DB.Sessions.TotalPeak < 1 {
+			t.Errorf("cell %s: db block %+v; want the database's sessions sampled", cell.ID, rec.DB)
+		}
+	}
+	if _, err := fx.Client.Core.CoreV1().Namespaces().Get(t.Context(), kube.Namespace(meta.RunID), metav1.GetOptions{}); err == nil {
+		t.Errorf("namespace %s left after the run", kube.Namespace(meta.RunID))
+	}
 }
