@@ -84,14 +84,14 @@ func TODOs(file string, data []byte) []string {
 	return out
 }
 
-// CheckTODOs is bad input of the config file naming each TODO line left
-// in it, nil when none is.
-func CheckTODOs(file string, data []byte) error {
+// CheckTODOs is bad input of field (config, or scenario) naming each
+// TODO line left in its file, nil when none is.
+func CheckTODOs(field, file string, data []byte) error {
 	todos := TODOs(file, data)
 	if len(todos) == 0 {
 		return nil
 	}
-	return sweep.BadInput("config", "%s holds %d TODO line(s), what sweep init could not guess: settle each and delete its line\n  %s",
+	return sweep.BadInput(field, "%s holds %d TODO line(s), what sweep init could not guess: settle each and delete its line\n  %s",
 		file, len(todos), strings.Join(todos, "\n  "))
 }
 

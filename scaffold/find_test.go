@@ -152,12 +152,12 @@ func TestTODOs(t *testing.T) {
 	if strings.Join(got, "|") != strings.Join(want, "|") {
 		t.Errorf("TODOs = %q, want %q", got, want)
 	}
-	err := CheckTODOs("s.yaml", data)
+	err := CheckTODOs("config", "s.yaml", data)
 	var bad *sweep.BadInputError
 	if !errors.As(err, &bad) || bad.Field != "config" || !strings.Contains(bad.Msg, want[0]) || !strings.Contains(bad.Msg, want[1]) {
 		t.Errorf("CheckTODOs: %v, want bad input of config naming both", err)
 	}
-	if err := CheckTODOs("s.yaml", []byte("cpus: [1]\n# done\n")); err != nil {
+	if err := CheckTODOs("config", "s.yaml", []byte("cpus: [1]\n# done\n")); err != nil {
 		t.Errorf("no TODO: %v", err)
 	}
 }

@@ -76,7 +76,10 @@ func build(st stack, field string, opts Options) (Result, error) {
 	if res.Scenario, err = renderScenario(opts.Scenario, name, steps, head); err != nil {
 		return Result{}, err
 	}
-	res.Config, err = renderConfig(configHead(opts), res.Settings, configFoot(st, opts, load))
+	res.Settings = append(res.Settings, Setting{Key: "scenario", Value: opts.Scenario,
+		Why: fmt.Sprintf("The load: %s, your API's requests for the built-in driver (%s); "+
+			"sweep check --scenario %s sends each once and shows what came back.", opts.Scenario, load, opts.Scenario)})
+	res.Config, err = renderConfig(configHead(opts), res.Settings, configFoot(opts))
 	return res, err
 }
 
@@ -97,16 +100,10 @@ func configHead(opts Options) []string {
 		"(sweep check names those left).", strings.Join(opts.Files, ", "))}
 }
 
-func configFoot(st stack, opts Options, load string) []string {
-	drives := "sweep drives the demo's CRUD unless given a k6 script (script: FILE)"
-	if st.on == onKubernetes {
-		drives = "sweep's built-in driver drives the demo's CRUD"
-	}
-	return []string{fmt.Sprintf("The load: %s. %s beside this file holds your API's requests in the built-in driver's "+
-		"scenario format: %s.", drives, opts.Scenario, load),
-		"Left at their defaults (sweep run --help): web-mult, db-mult, warmup, duration and load. " +
-			fmt.Sprintf("sweep plan --config %s lists the cells and how long they take; sweep check --config %s tries one end to end.",
-				opts.Config, opts.Config)}
+func configFoot(opts Options) []string {
+	return []string{"Left at their defaults (sweep run --help): web-mult, db-mult, warmup, duration and load. " +
+		fmt.Sprintf("sweep plan --config %s lists the cells and how long they take; sweep check --config %s tries one end to end.",
+			opts.Config, opts.Config)}
 }
 
 // baseURL is the URL the load goes to.

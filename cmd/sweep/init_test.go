@@ -218,3 +218,20 @@ func TestInitRefuses(t *testing.T) {
 		})
 	}
 }
+
+// TestInitScenarioTODO: sweep.yaml names the scenario init wrote beside
+// it, and check refuses that scenario while its TODO line (the skeleton's
+// one GET, to replace) is left, naming --scenario and the line.
+func TestInitScenarioTODO(t *testing.T) {
+	t.Parallel()
+	config, scen := initInto(t, "--compose", filepath.Join(repoRoot(t), "compose", "demo", "docker-compose.yaml"))
+	data, err := os.ReadFile(config)
+	if err != nil || !strings.Contains(string(data), "\nscenario: "+filepath.Base(scen)+"\n") {
+		t.Fatalf("sweep.yaml does not name %s (%v):\n%s", filepath.Base(scen), err, data)
+	}
+	code, _, stderr := runCLIEnv(t, nil, "check", "--config", config)
+	if code != exitBadInput || !strings.Contains(stderr, "--scenario") || !strings.Contains(stderr, scen+":") ||
+		!strings.Contains(stderr, "TODO: replace it") {
+		t.Errorf("check with the skeleton's TODO left: exit %d, %q; want 2 naming --scenario and the line", code, stderr)
+	}
+}

@@ -84,10 +84,17 @@ func newCheckCmd(stdout, stderr io.Writer) *cobra.Command {
 		if err != nil {
 			return err
 		}
-		if err := scaffold.CheckTODOs(flags.file.Path, flags.file.Data); err != nil {
+		if err := scaffold.CheckTODOs("config", flags.file.Path, flags.file.Data); err != nil {
 			return err
 		}
 		if spec.Scenario != nil {
+			data, err := spec.Scenario.Verify()
+			if err != nil {
+				return sweep.BadInput("scenario", "%v", err)
+			}
+			if err := scaffold.CheckTODOs("scenario", spec.Scenario.Path, data); err != nil {
+				return err
+			}
 			return checkScenario(cmd.Context(), spec, stdout)
 		}
 		_, err = preflight(cmd.Context(), spec, flags.k6, stdout, stderr)
