@@ -25,32 +25,37 @@ func (s span) check(t *testing.T, what string, got float64) {
 func TestBreakdownPhases(t *testing.T) {
 	t.Parallel()
 	const vus = 3
+	// The server's pause, which lands in one phase: that phase's p50 is
+	// at least about the pause, the others' under half of it. The pause
+	// is long so that these bounds tell the phases apart, not time the
+	// host (a loaded 2-core host stretched a 50 ms pause's waiting p50 to
+	// 123 ms, and CI saw 400 ms stalls).
+	const pause = 200 * time.Millisecond
+	p := float64(pause.Milliseconds())
+	held, not := span{p, 5 * p}, span{0, p / 2}
 	tests := []struct {
 		name    string
 		handler http.HandlerFunc
-		// The p50 of waiting and receiving; the shared machine gets
-		// generous upper bounds (a loaded 2-core host stretched the 50 ms
-		// sleep's waiting p50 to 123 ms: the bound is there to tell the
-		// phases apart, not to time the host).
+		// The p50 of waiting and receiving.
 		waiting, receiving span
 		// newConns is the expected NewConnections; -1 means one per
 		// request.
 		newConns int64
 	}{
 		{"first byte late", func(w http.ResponseWriter, _ *http.Request) {
-			time.Sleep(50 * time.Millisecond)
+			time.Sleep(pause)
 			w.Write([]byte("ok"))
-		}, span{50, 300}, span{0, 5}, vus},
+		}, held, not, vus},
 		{"body streamed slowly", func(w http.ResponseWriter, _ *http.Request) {
 			w.Write([]byte("first half "))
 			w.(http.Flusher).Flush()
-			time.Sleep(30 * time.Millisecond)
+			time.Sleep(pause)
 			w.Write([]byte("second half"))
-		}, span{0, 10}, span{25, 300}, vus}, // the first byte may be read late, so a little under 30
-		{"keep-alive", func(http.ResponseWriter, *http.Request) {}, span{0, 10}, span{0, 5}, vus},
+		}, not, span{p / 2, 5 * p}, vus}, // the first byte may be read late, so under the pause
+		{"keep-alive", func(http.ResponseWriter, *http.Request) {}, not, not, vus},
 		{"connection close", func(w http.ResponseWriter, _ *http.Request) {
 			w.Header().Set("Connection", "close")
-		}, span{0, 10}, span{0, 5}, -1},
+		}, not, not, -1},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -58,7 +63,7 @@ func TestBreakdownPhases(t *testing.T) {
 			srv := httptest.NewServer(tt.handler)
 			defer srv.Close()
 			m := runLoad(t, Options{Scenario: ScenarioGet},
-				sweep.LoadRequest{BaseURL: srv.URL, Load: closed(vus), Duration: 400 * time.Millisecond})
+				sweep.LoadRequest{BaseURL: srv.URL, Load: closed(vus), Duration: time.Second})
 			b := m.Breakdown
 			if b == nil || m.ErrorRate != 0 {
 				t.Fatalf("breakdown %v, errors %v: want a breakdown and no errors", b, m.Errors)
