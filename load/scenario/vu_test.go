@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"testing"
+	"testing/synctest"
 	"time"
 )
 
@@ -146,17 +147,26 @@ func TestWeightedChoice(t *testing.T) {
 	}
 }
 
+// TestThinkStops: a cancel ends an hour's think at once. It runs on the
+// clock of a synctest bubble, which moves only while every goroutine in
+// it waits, so a loaded host cannot stretch it: Iterate returns at the
+// cancel exactly, and a think that ignored it would show its hour at
+// once instead of holding the test.
 func TestThinkStops(t *testing.T) {
 	t.Parallel()
 	s := mustParse(t, "scenarios:\n  - flow:\n      - think: 3600\n      - get: {url: /}\n")
-	ctx, cancel := context.WithCancel(t.Context())
-	time.AfterFunc(20*time.Millisecond, cancel)
-	d := &fakeDoer{answer: func(sent) reply { return reply{status: 200} }}
-	began := time.Now()
-	err := s.NewVU(0, 0).Iterate(ctx, d, new(outcomes))
-	if !errors.Is(err, context.Canceled) || time.Since(began) > 5*time.Second || len(d.got) != 0 {
-		t.Errorf("Iterate = %v after %s with %d requests; want context.Canceled at once, none sent", err, time.Since(began), len(d.got))
-	}
+	synctest.Test(t, func(t *testing.T) {
+		const at = 20 * time.Millisecond
+		ctx, cancel := context.WithCancel(t.Context())
+		defer cancel()
+		time.AfterFunc(at, cancel)
+		d := &fakeDoer{answer: func(sent) reply { return reply{status: 200} }}
+		began := time.Now()
+		err := s.NewVU(0, 0).Iterate(ctx, d, new(outcomes))
+		if took := time.Since(began); !errors.Is(err, context.Canceled) || took != at || len(d.got) != 0 {
+			t.Errorf("Iterate = %v after %s with %d requests; want context.Canceled at the cancel, %s, none sent", err, took, len(d.got), at)
+		}
+	})
 }
 
 func TestAbort(t *testing.T) {
