@@ -164,12 +164,15 @@ func TestErrorsAreClassified(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			timeout := time.Second // the machine is shared: only the timeout case needs a short one
+			// The machine is shared (CI saw 400 ms stalls): only the timeout
+			// case has a short one, and a second lets every case finish a
+			// request.
+			timeout := 10 * time.Second
 			if tt.class == "timeout" {
 				timeout = 100 * time.Millisecond
 			}
 			m := runLoad(t, Options{Scenario: ScenarioGet, Timeout: timeout},
-				sweep.LoadRequest{BaseURL: tt.url(t), Load: closed(2), Duration: 300 * time.Millisecond})
+				sweep.LoadRequest{BaseURL: tt.url(t), Load: closed(2), Duration: time.Second})
 			if m.Requests == 0 || m.Errors[tt.class] != m.Requests || len(m.Errors) != 1 {
 				t.Errorf("errors = %v over %d requests, want all %q", m.Errors, m.Requests, tt.class)
 			}
@@ -232,8 +235,8 @@ func TestCancelIsPrompt(t *testing.T) {
 			began := time.Now()
 			_, err := New(Options{}).Run(ctx, sweep.LoadRequest{BaseURL: srv.URL, Load: model, Duration: 20 * time.Second})
 			// Prompt against the 20 s asked for, with room for a loaded
-			// host's stalls (CI saw 400 ms ones).
-			if took := time.Since(began); took > 3*time.Second {
+			// host's stalls (CI saw 400 ms ones) many times over.
+			if took := time.Since(began); took > 10*time.Second {
 				t.Errorf("Run returned %s after start, want about 200ms", took)
 			}
 			if !errors.Is(err, context.Canceled) {
@@ -249,12 +252,13 @@ func TestIntervalsAreReported(t *testing.T) {
 	defer srv.Close()
 	var mu sync.Mutex
 	var got []results.Interval
-	req := sweep.LoadRequest{BaseURL: srv.URL, Load: closed(2), Duration: 1300 * time.Millisecond,
+	req := sweep.LoadRequest{BaseURL: srv.URL, Load: closed(2), Duration: 1500 * time.Millisecond,
 		Interval: func(iv results.Interval) { mu.Lock(); got = append(got, iv); mu.Unlock() }}
 	m := runLoad(t, Options{Scenario: ScenarioGet}, req)
 	mu.Lock()
 	defer mu.Unlock()
-	// One whole second, then the 0.3 s after it up to the phase's end.
+	// One whole second, then the 0.5 s after it up to the phase's end:
+	// half a second for a loaded host to delay the tick or the end.
 	if len(got) != 2 {
 		t.Fatalf("got %d intervals, want 2: %+v", len(got), got)
 	}
@@ -267,8 +271,8 @@ func TestIntervalsAreReported(t *testing.T) {
 	// stopped, at most one a user. (A host that stalls after the first tick
 	// leaves the last row empty; the count still has to add up.)
 	const users = 2
-	if last.T < 1.3 || math.Abs(last.T-m.DurationS) > 0.002 {
-		t.Errorf("last interval at %.3f s, want the phase's end %.3f s (>= 1.3)", last.T, m.DurationS)
+	if last.T < 1.5 || math.Abs(last.T-m.DurationS) > 0.002 {
+		t.Errorf("last interval at %.3f s, want the phase's end %.3f s (>= 1.5)", last.T, m.DurationS)
 	}
 	if sum := iv.Requests + last.Requests; sum > m.Requests || m.Requests-sum > users {
 		t.Errorf("intervals %+v and %+v hold %d requests, the phase %d: want all but at most %d in flight",
@@ -303,15 +307,17 @@ func TestInvalidRequests(t *testing.T) {
 // TestClosedIdleConnectionsAreRedialled: a server that closes a kept-alive
 // connection after each response (without saying so) costs a redial, not
 // an error, as with net/http. Each connection serves one response, so
-// more requests than users means redials: at least 3 of each user's, over
-// a second (a 300 ms phase once counted 1 request on a loaded host).
+// more requests than users means redials, and every request dialled; how
+// many a second holds is the host's speed (a 300 ms phase once counted 1
+// request on a loaded host), one more than the users is the behaviour.
 func TestClosedIdleConnectionsAreRedialled(t *testing.T) {
 	t.Parallel()
 	url := rawURL("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")(t)
 	const users = 2
 	m := runLoad(t, Options{Scenario: ScenarioGet}, sweep.LoadRequest{BaseURL: url, Load: closed(users), Duration: time.Second})
-	if m.Requests < 4*users || m.ErrorRate != 0 || len(m.Errors) != 0 {
-		t.Errorf("%d requests, errors %v: want at least %d and none failed", m.Requests, m.Errors, 4*users)
+	if m.Requests <= users || m.ErrorRate != 0 || len(m.Errors) != 0 || m.Breakdown == nil || m.Breakdown.NewConnections != m.Requests {
+		t.Errorf("%d requests, errors %v, breakdown %+v: want more than %d, each on a new connection, none failed",
+			m.Requests, m.Errors, m.Breakdown, users)
 	}
 }
 

@@ -49,11 +49,12 @@ func TestStopEndsThePhaseNormally(t *testing.T) {
 				t.Fatalf("%d intervals, want the 2 whole seconds before the stop: %+v", len(got), got)
 			}
 			// "At once" against the 20 s the phase would otherwise run, with
-			// room for a loaded host's stalls (CI saw 400 ms ones).
-			if lag := returned.Sub(stoppedAt); lag > 3*time.Second {
+			// room for a loaded host's stalls (CI saw 400 ms ones) many times
+			// over; the requests after the stop (below) hold it to less.
+			if lag := returned.Sub(stoppedAt); lag > 10*time.Second {
 				t.Errorf("Run returned %s after the stop", lag)
 			}
-			if m.DurationS < got[1].T || m.DurationS > got[1].T+3 {
+			if m.DurationS < got[1].T || m.DurationS > got[1].T+10 {
 				t.Errorf("duration %.3f s, want the real length: just past the stop at %.3f s", m.DurationS, got[1].T)
 			}
 			if want := float64(m.Requests) / m.DurationS; m.RPS != want {
