@@ -241,8 +241,12 @@ func TestRunCancel(t *testing.T) {
 			if !errors.Is(err, context.Canceled) {
 				t.Fatalf("error = %v, want it to wrap the context's error", err)
 			}
-			if took := time.Since(<-cancelled); took > 3*time.Second {
-				t.Errorf("Run took %s after cancel", took)
+			// Against the default grace of 20 s, with room for a loaded
+			// host's stalls many times over; a k6 that ignores SIGINT gets
+			// the whole grace period first.
+			took := time.Since(<-cancelled)
+			if took > 10*time.Second || (!tc.wantSIGINT && took < 300*time.Millisecond) {
+				t.Errorf("Run took %s after cancel, want the 300 ms grace at most (at least, when SIGINT is ignored)", took)
 			}
 			_, statErr := os.Stat(filepath.Join(dir, SummaryFile+".sigint"))
 			if got := statErr == nil; got != tc.wantSIGINT {

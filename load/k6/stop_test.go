@@ -153,21 +153,22 @@ func TestRealK6StopsEarly(t *testing.T) {
 	defer srv.Close()
 	stop := make(chan struct{})
 	var intervals []results.Interval
+	var stoppedAt time.Time
 	req := sweep.LoadRequest{
 		BaseURL: srv.URL, Load: results.LoadInfo{Driver: "k6", Model: "closed", VUs: 4},
 		Duration: time.Minute, Dir: t.TempDir(), Stop: stop,
 		Interval: func(iv results.Interval) {
 			if intervals = append(intervals, iv); len(intervals) == 3 {
+				stoppedAt = time.Now()
 				close(stop)
 			}
 		},
 	}
-	start := time.Now()
 	m, err := New(Options{Binary: bin}).Run(context.WithoutCancel(t.Context()), req)
 	if err != nil {
 		t.Fatalf("a stopped run is a result: %v", err)
 	}
-	took := time.Since(start)
+	took := time.Since(stoppedAt)
 	data, err := os.ReadFile(filepath.Join(req.Dir, SummaryFile))
 	if err != nil {
 		t.Fatalf("no summary after the stop: %v", err)
@@ -177,15 +178,18 @@ func TestRealK6StopsEarly(t *testing.T) {
 		t.Fatal(err)
 	}
 	stopT := intervals[2].T
-	t.Logf("stopped at %.3f s after k6 started; k6's run %.3f s to the stop, %.3f s in its summary; Run took %s; "+
+	t.Logf("stopped at %.3f s after k6 started; k6's run %.3f s to the stop, %.3f s in its summary; Run returned %s after the stop; "+
 		"%d requests, %.0f rps (the summary's %.0f)", stopT, m.DurationS, raw.DurationS, took, m.Requests, m.RPS, raw.RPS)
-	if took > 15*time.Second {
-		t.Errorf("Run took %s for a stop at %.1f s", took, stopT)
+	// Against the 57 s the run had left, with room for a loaded host.
+	if took > 30*time.Second {
+		t.Errorf("Run returned %s after the stop at %.1f s", took, stopT)
 	}
-	// The intervals count from k6's start, its test run a little later.
-	if m.DurationS <= 1 || m.DurationS > stopT+0.2 || m.DurationS > raw.DurationS {
-		t.Errorf("duration %.3f s, want k6's test run up to the stop at %.3f s, under the summary's %.3f s",
-			m.DurationS, stopT, raw.DurationS)
+	// The intervals count from k6's start, its test run a little later;
+	// k6 stops while it answers the stop, which a loaded host may take
+	// the time Run took after it to send.
+	if m.DurationS <= 1 || m.DurationS > stopT+took.Seconds() || m.DurationS > raw.DurationS {
+		t.Errorf("duration %.3f s, want k6's test run up to the stop at %.3f s (%s later at most), under the summary's %.3f s",
+			m.DurationS, stopT, took, raw.DurationS)
 	}
 	if m.Requests != raw.Requests || m.Requests == 0 || m.RPS != float64(m.Requests)/m.DurationS || m.ErrorRate != 0 {
 		t.Errorf("%d requests at %.1f rps over %.3f s, error rate %g", m.Requests, m.RPS, m.DurationS, m.ErrorRate)
