@@ -48,7 +48,8 @@ func TestStopFirstBounded(t *testing.T) {
 	s.nodes.byID["n1"] = &node{engine: eng}
 	start := time.Now()
 	s.stopFirst(t.Context(), "app")
-	if took := time.Since(start); took < 300*time.Millisecond || took > 2*time.Second {
+	// Far under the default slack of 15 s, with room for a loaded host.
+	if took := time.Since(start); took < 300*time.Millisecond || took > 10*time.Second {
 		t.Errorf("stopFirst took %s, want the 100 ms grace and 200 ms slack", took)
 	}
 	if err := <-eng.stopped; err != context.DeadlineExceeded {
