@@ -29,6 +29,10 @@ func TestBounded(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
+			bound := bound
+			if !tc.timeout {
+				bound = time.Minute // an answer at once must not race a bound a loaded host can stall past
+			}
 			err := Bounded(t.Context(), &CallTimeoutError{Call: "apply", Service: "app", Bound: bound}, tc.f)
 			var te *CallTimeoutError
 			if got := errors.As(err, &te); got != tc.timeout {
@@ -71,11 +75,13 @@ func (w *wedgedStack) Apply(ctx context.Context, cfg TargetConfig) error {
 // TestRunnerBoundsAWedgedApply: an Apply that never answers fails its cell
 // within the bound, naming the call, the service and the bound; the
 // failure limit then stops the run with that reason, and the cell that
-// finished before is kept.
+// finished before is kept. The bound is every call's, the first cell's
+// answered ones too: 3 s is many times a loaded host's stalls (100 ms
+// was not).
 func TestRunnerBoundsAWedgedApply(t *testing.T) {
 	t.Parallel()
 	spec := testSpec()
-	spec.CallTimeout, spec.MaxFailures = Duration(100*time.Millisecond), 1
+	spec.CallTimeout, spec.MaxFailures = Duration(3*time.Second), 1
 	dir := t.TempDir()
 	st := &wedgedStack{n: 2, never: make(chan struct{}), left: make(chan struct{})}
 	t.Cleanup(func() { // before the run directory is removed; not forever if the test ended first
@@ -100,7 +106,7 @@ func TestRunnerBoundsAWedgedApply(t *testing.T) {
 		t.Errorf("the first cell: %v, %+v; want it kept ok", err, first.Status)
 	}
 	second, err := results.ReadRecord(filepath.Join(results.CellDir(dir, cells[1].ID, 1), results.ResultFile))
-	want := "apply: apply of service app: no answer within 100ms (the run's call timeout)"
+	want := "apply: apply of service app: no answer within 3s (the run's call timeout)"
 	if err != nil || second.Status != results.StatusFailed || !strings.Contains(second.Reason, want) {
 		t.Errorf("the wedged cell: %v, %s %q; want failed: %q", err, second.Status, second.Reason, want)
 	}
