@@ -195,7 +195,9 @@ func TestClosedLocalDSNIsBadInputAtOnce(t *testing.T) {
 			took := time.Since(began)
 			stderr := pr.stderr.String()
 			t.Logf("exit %d after %s: %s", code, took.Round(time.Millisecond), stderr)
-			if code != exitBadInput || took > 10*time.Second {
+			// 1.9 s here once; half the ready timeout leaves a loaded host
+			// many times that, and the 2 minutes' wait still fails.
+			if code != exitBadInput || took > time.Minute {
 				t.Fatalf("exit %d after %s, want 2 within seconds\nstderr:\n%s", code, took, stderr)
 			}
 			for _, want := range []string{tc.flag + ": ", "nothing listens on", fmt.Sprint(p.pg), "ports:"} {

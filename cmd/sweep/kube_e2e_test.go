@@ -321,7 +321,8 @@ func TestKubernetesLanes(t *testing.T) {
 	if code != exitBadInput || !strings.Contains(stderr, "--parallel") || !strings.Contains(stderr, "3 lanes, 2 ready and schedulable node(s)") {
 		t.Errorf("--parallel 3 on 2 nodes: exit %d, want 2 naming --parallel and the nodes\nstderr:\n%s", code, stderr)
 	}
-	if d := time.Since(start); d > 15*time.Second {
+	// A node list, against a run that would start: room for a loaded host.
+	if d := time.Since(start); d > time.Minute {
 		t.Errorf("--parallel 3 on 2 nodes took %s to refuse", d)
 	}
 	if _, err := os.Stat(tooMany); err == nil {
