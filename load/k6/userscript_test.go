@@ -105,12 +105,14 @@ func TestRealK6UserScript(t *testing.T) {
 }
 
 // checkClosedRan checks that the closed model's VUs ran for the phase:
-// at least half the iterations vus × 2 s / 0.1 s would allow.
+// k6 had them all, and they ran more iterations than one each (k6's
+// default and the script's own options give one iteration in all). How
+// many more is the host's speed, not sweep's doing.
 func checkClosedRan(vus int) func(*testing.T, results.Measurement) {
 	return func(t *testing.T, m results.Measurement) {
 		t.Helper()
-		if want := int64(vus * 20 / 2); m.Iterations < want {
-			t.Errorf("%d iterations, want at least %d from %d VUs for 2 s", m.Iterations, want, vus)
+		if m.VUsMax != vus || m.Iterations <= int64(vus) {
+			t.Errorf("%d VUs ran %d iterations, want %d VUs running for 2 s", m.VUsMax, m.Iterations, vus)
 		}
 	}
 }
@@ -133,7 +135,14 @@ func TestRealK6LightRate(t *testing.T) {
 	}
 	t.Logf("%d pre-allocated VUs, vus_max %d: %d iterations, %d dropped, iterations %.0f ms (median)",
 		load.VUs, m.VUsMax, m.Iterations, m.DroppedIterations, m.IterationMS.P50)
-	if m.DroppedIterations != 0 || m.Iterations < 58 {
-		t.Errorf("%d iterations, %d dropped; want about 60, none dropped", m.Iterations, m.DroppedIterations)
+	// k6 offers the 60 whatever the host; it drops one only when all 20
+	// VUs are busy, which iterations under a second never make them. A
+	// host too loaded for that is told by the iterations' own length, as
+	// in TestK6LightRateOnDemo.
+	if got := m.Iterations + m.DroppedIterations; got < 58 || got > 62 {
+		t.Errorf("%d iterations, %d dropped; want about 60 offered", m.Iterations, m.DroppedIterations)
+	}
+	if m.IterationMS.P99 < 1000 && m.DroppedIterations != 0 {
+		t.Errorf("%d dropped of iterations under a second (p99 %.0f ms); want none", m.DroppedIterations, m.IterationMS.P99)
 	}
 }
