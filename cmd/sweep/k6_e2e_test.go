@@ -57,7 +57,9 @@ func TestK6UserScriptOnDemo(t *testing.T) {
 	if rec.Status != results.StatusOK || rec.Load.Driver != "k6" || rec.Load.VUs != 3 || rec.VUsMax != 3 {
 		t.Errorf("status %s (%s), load %+v, vus_max %d; want ok with 3 VUs recorded and run", rec.Status, rec.Reason, rec.Load, rec.VUsMax)
 	}
-	if rec.DurationS < 3 || rec.DurationS > 8 || rec.Iterations < 10 || rec.BytesSent <= 0 {
+	// The 3 s phase and at most its 5 s graceful stop; more iterations
+	// than VUs (k6's default ran one), however slow the host.
+	if rec.DurationS < 3 || rec.DurationS > 8 || rec.Iterations <= 3 || rec.BytesSent <= 0 {
 		t.Errorf("ran %.2f s, %d iterations, %d bytes; want the 3 s phase", rec.DurationS, rec.Iterations, rec.BytesSent)
 	}
 	var spec struct {
