@@ -9,6 +9,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -52,10 +53,12 @@ func TestCRUDFollowsTheScenario(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			fake := newFakeFHIR(tt.failType)
-			srv := httptest.NewServer(fake)
-			defer srv.Close()
 			const vus = 3
-			m := runLoad(t, Options{}, sweep.LoadRequest{BaseURL: srv.URL + "/fhir/", Load: closed(vus), Duration: 500 * time.Millisecond})
+			// Two whole iterations a user: at least one each finished.
+			h, stop := stopAfter(fake, 2*vus*36)
+			srv := httptest.NewServer(h)
+			defer srv.Close()
+			m := runLoad(t, Options{}, sweep.LoadRequest{BaseURL: srv.URL + "/fhir/", Load: closed(vus), Duration: time.Minute, Stop: stop})
 			problems, posts := fake.report()
 			for _, p := range problems {
 				t.Errorf("server saw: %s", p)
@@ -101,6 +104,21 @@ func TestCRUDFollowsTheScenario(t *testing.T) {
 			checkMeasurement(t, m)
 		})
 	}
+}
+
+// stopAfter serves h and closes stop once it has answered n requests: a
+// phase given it as its Stop ends on what the server saw, however long a
+// loaded host takes to get there, instead of after a fixed time in
+// which such a host may finish no iteration (CI saw 400 ms stalls).
+func stopAfter(h http.Handler, n int64) (_ http.Handler, stop <-chan struct{}) {
+	ch := make(chan struct{})
+	var served atomic.Int64
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h.ServeHTTP(w, r)
+		if served.Add(1) == n {
+			close(ch)
+		}
+	}), ch
 }
 
 // checkMeasurement checks the figures of m agree with each other.
@@ -338,9 +356,11 @@ func TestSmallestValidRequests(t *testing.T) {
 }
 
 // TestIntervalsAddUpWhenTheTargetDies: the target is killed 1.2 s into a
-// 2.3 s phase (the server closes and stops listening); the rows still
+// 3.3 s phase (the server closes and stops listening); the rows still
 // hold every request the measurement counts but those in flight, one a
-// user at most, and every failed connection attempt.
+// user at most, and every failed connection attempt. The kill is 1.2 s
+// from the start and 1.8 s from the last row, room for a loaded host's
+// stalls (CI saw 400 ms ones).
 func TestIntervalsAddUpWhenTheTargetDies(t *testing.T) {
 	t.Parallel()
 	srv := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))
@@ -349,7 +369,7 @@ func TestIntervalsAddUpWhenTheTargetDies(t *testing.T) {
 	var mu sync.Mutex
 	var got []results.Interval
 	const users = 2
-	req := sweep.LoadRequest{BaseURL: srv.URL, Load: closed(users), Duration: 2300 * time.Millisecond,
+	req := sweep.LoadRequest{BaseURL: srv.URL, Load: closed(users), Duration: 3300 * time.Millisecond,
 		Interval: func(iv results.Interval) { mu.Lock(); got = append(got, iv); mu.Unlock() }}
 	m := runLoad(t, Options{Scenario: ScenarioGet}, req)
 	mu.Lock()

@@ -81,11 +81,12 @@ scenarios:
 func TestScriptThroughTheDriver(t *testing.T) {
 	t.Parallel()
 	api := &orders{}
-	srv := httptest.NewServer(api)
-	defer srv.Close()
 	const vus = 2
+	h, stop := stopAfter(api, 4*vus*4) // four whole iterations of 4 requests a user
+	srv := httptest.NewServer(h)
+	defer srv.Close()
 	m := runLoad(t, Options{Script: mustScript(t, ordersScript)},
-		sweep.LoadRequest{BaseURL: srv.URL + "/api", Load: closed(vus), Duration: 300 * time.Millisecond})
+		sweep.LoadRequest{BaseURL: srv.URL + "/api", Load: closed(vus), Duration: time.Minute, Stop: stop})
 	api.mu.Lock()
 	for _, p := range api.problems {
 		t.Errorf("server saw: %s", p)
@@ -133,7 +134,10 @@ func TestThinkEndsWithThePhase(t *testing.T) {
 }
 
 // TestUsersDrawApart: every user has its number and a random source of
-// its own, and a phase's seed makes the draws again.
+// its own, and a phase's seed makes the draws again. Each phase runs on
+// the clock of a synctest bubble (the server outside it), which does not
+// move while a user's request is under way: every user sends its one
+// request before the 100 ms end, however slow the host.
 func TestUsersDrawApart(t *testing.T) {
 	t.Parallel()
 	var mu sync.Mutex
@@ -149,7 +153,9 @@ func TestUsersDrawApart(t *testing.T) {
 		mu.Lock()
 		got = nil
 		mu.Unlock()
-		runLoad(t, Options{Script: script, Seed: 7}, sweep.LoadRequest{BaseURL: srv.URL, Load: closed(3), Duration: 100 * time.Millisecond})
+		synctest.Test(t, func(t *testing.T) {
+			runLoad(t, Options{Script: script, Seed: 7}, sweep.LoadRequest{BaseURL: srv.URL, Load: closed(3), Duration: 100 * time.Millisecond})
+		})
 		mu.Lock()
 		defer mu.Unlock()
 		slices.Sort(got)
