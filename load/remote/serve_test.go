@@ -158,7 +158,9 @@ func TestServeRunsThePhaseAndPrintsItsRecord(t *testing.T) {
 	if m.Requests == 0 || m.ErrorRate != 0 || m.RPS <= 0 {
 		t.Fatalf("measurement = %+v, want requests without errors", m)
 	}
-	if m.DurationS < 1.9 || m.DurationS > 3 || res.WallSeconds < m.DurationS {
+	// Not less than the phase; a loaded host may end it late (CI saw
+	// 400 ms stalls), not by a phase's worth many times over.
+	if m.DurationS < 1.9 || m.DurationS > 10 || res.WallSeconds < m.DurationS {
 		t.Errorf("duration %.3fs, wall %.3fs for a 2s phase", m.DurationS, res.WallSeconds)
 	}
 	var sum int64
