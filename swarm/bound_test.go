@@ -254,7 +254,9 @@ func TestWatchStopEndsWithItsContext(t *testing.T) {
 func TestRunnerOverSwarmBoundsAWedgedApply(t *testing.T) {
 	t.Parallel()
 	target := boundtest.Target(t)
-	spec := boundtest.Spec(target, 5*time.Second, boundtest.CallTimeout)
+	// every answered call of the first cell and the resume must beat it
+	// too: 3 s is many times a loaded host's stalls, boundtest's 200 ms not
+	spec := boundtest.Spec(target, 5*time.Second, 3*time.Second)
 	dir := t.TempDir()
 	// the first cell creates the services, the second updates the target
 	boundtest.WedgedApply(t, spec, newStack(t, newPlatform(map[string]int{"service update": 1}), target), dir)
