@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -46,11 +47,19 @@ func scenarioSpec(t *testing.T, src string) sweep.Spec {
 // file's requests.
 func TestScenarioReachesTheDriver(t *testing.T) {
 	t.Parallel()
+	// The phase ends when the server has answered two iterations of the
+	// two requests, however long a loaded host takes (a 200 ms phase could
+	// end before one finished).
+	stop := make(chan struct{})
+	var served atomic.Int64
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method == http.MethodPost {
 			w.WriteHeader(http.StatusCreated)
 		}
 		w.Write([]byte(`{"id": 7}`))
+		if served.Add(1) == 4 {
+			close(stop)
+		}
 	}))
 	t.Cleanup(srv.Close)
 	k6 := filepath.Join(t.TempDir(), "k6") // never run: the scenario decides first
@@ -63,7 +72,7 @@ func TestScenarioReachesTheDriver(t *testing.T) {
 		t.Fatalf("the session's built-in options %+v, want the file's script", s.builtin)
 	}
 	m, err := d.Run(t.Context(), sweep.LoadRequest{BaseURL: srv.URL, Load: results.LoadInfo{Model: "closed", VUs: 1},
-		Duration: 200 * time.Millisecond})
+		Duration: time.Minute, Stop: stop})
 	if err != nil {
 		t.Fatal(err)
 	}
