@@ -10,7 +10,7 @@ EXAMPLE_ARGS ?=
 # room for a loaded host without letting a hung test run on for long.
 TEST_TIMEOUT ?= 20m
 
-.PHONY: help build test test-long test-examples test-drift test-compose-v1 unit lint docs fmt demo demo-images cli-compare bench-driver bench-strategy bench-noise bench-backends example-node example-php example-jvm example-orders study-infra study-infra-runs mutation mutation-survivors mutation-sample swarm-up swarm-down k8s-build k8s-up k8s-down k8s-load k8s-smoke clean
+.PHONY: help build test test-long test-examples test-drift test-compose-v1 unit lint docs fmt demo demo-images cli-compare bench-driver bench-strategy bench-noise bench-backends example-node example-php example-jvm example-orders study-infra study-infra-runs mutation mutation-survivors mutation-sample swarm-up swarm-down k8s-build k8s-up k8s-down k8s-load k8s-k6 k8s-smoke clean
 
 help: ## list the targets
 	@grep -hE '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-16s %s\n", $$1, $$2}'
@@ -115,6 +115,10 @@ k8s-down: ## stop the Kubernetes test fixture, remove all it made and check that
 
 k8s-load: ## load local Docker images into every node of the Kubernetes fixture: make k8s-load IMAGES="a:1 b:2"
 	@bash internal/k8sfixture/fixture.sh load $(IMAGES)
+
+k8s-k6: ## package the k6 on your PATH (a static binary; nothing builds k6 here) as the image sweep-k6:<hash> and load it into the Kubernetes fixture, for --k6-image
+	@img="$$(SWEEP_IMAGES_ENV=$$(mktemp) bash compose/demo/images.sh k6 | cut -d= -f2)" && [ -n "$$img" ] && \
+		bash internal/k8sfixture/fixture.sh load "$$img" && echo "--k6-image $$img"
 
 k8s-smoke: ## check a running Kubernetes fixture end to end: nodes, the demo stack by Service name across nodes, CPU limit, pod replacement
 	@bash internal/k8sfixture/smoke.sh

@@ -23,6 +23,11 @@ func (s *Stack) ReadBack(ctx context.Context) (results.Applied, error) {
 	if err != nil {
 		return results.Applied{}, err
 	}
+	return s.readBackOf(ctx, id)
+}
+
+// readBackOf is ReadBack of container id.
+func (s *Stack) readBackOf(ctx context.Context, id string) (results.Applied, error) {
 	c, err := s.eng.ContainerInspect(ctx, id)
 	if err != nil {
 		return results.Applied{}, fmt.Errorf("inspect %s: %w", s.opts.Service, err)
@@ -80,6 +85,11 @@ func (s *Stack) Logs(ctx context.Context, n int) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	return s.logsOf(ctx, id, n)
+}
+
+// logsOf is Logs of container id.
+func (s *Stack) logsOf(ctx context.Context, id string, n int) (string, error) {
 	c, err := s.eng.ContainerInspect(ctx, id)
 	if err != nil {
 		return "", fmt.Errorf("inspect %s: %w", s.opts.Service, err)

@@ -14,7 +14,11 @@ import (
 
 // writeStack writes a two-service compose file (target web with a
 // healthcheck, and side) using img.
-func writeStack(t testing.TB, img string) string {
+func writeStack(t testing.TB, img string) string { return writeStackWith(t, img, "") }
+
+// writeStackWith is writeStack with web's further keys (indented as
+// web's own).
+func writeStackWith(t testing.TB, img, web string) string {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "docker-compose.yml")
 	doc := fmt.Sprintf(`version: "2.4"
@@ -24,14 +28,14 @@ services:
     cpus: 0.25
     environment:
       WEB_THREADS: "0"
-    healthcheck:
+%[2]s    healthcheck:
       test: ["CMD", "/httpd", "-check"]
       interval: 200ms
       timeout: 2s
       retries: 50
   side:
     image: %[1]s
-`, img)
+`, img, web)
 	if err := os.WriteFile(path, []byte(doc), 0o644); err != nil {
 		t.Fatal(err)
 	}

@@ -23,6 +23,13 @@ const pollEvery = 150 * time.Millisecond
 // with ErrTargetExited when the container stops, and with sweep.ErrNotReady when
 // timeout passes; both carry the last state seen.
 func (s *Stack) WaitReady(ctx context.Context, timeout time.Duration) error {
+	return s.waitReady(ctx, timeout, s.opts.Service, s.readyOnce)
+}
+
+// waitReady polls once until it says ready, fails or timeout passes;
+// name names what it waits for.
+func (s *Stack) waitReady(ctx context.Context, timeout time.Duration, name string,
+	once func(ctx context.Context, httpc *http.Client) (bool, string, error)) error {
 	parent := ctx
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
@@ -31,7 +38,7 @@ func (s *Stack) WaitReady(ctx context.Context, timeout time.Duration) error {
 	defer tick.Stop()
 	last := "no container yet"
 	for looked := false; ; looked = true {
-		ready, state, err := s.readyOnce(ctx, httpc)
+		ready, state, err := once(ctx, httpc)
 		switch {
 		case ready:
 			return nil
@@ -48,9 +55,9 @@ func (s *Stack) WaitReady(ctx context.Context, timeout time.Duration) error {
 		select {
 		case <-ctx.Done():
 			if parent.Err() != nil { // the caller's end, not the timeout
-				return fmt.Errorf("wait for %s: %w (last: %s)", s.opts.Service, context.Cause(parent), last)
+				return fmt.Errorf("wait for %s: %w (last: %s)", name, context.Cause(parent), last)
 			}
-			return fmt.Errorf("%w: %s after %s: %s", sweep.ErrNotReady, s.opts.Service, timeout, last)
+			return fmt.Errorf("%w: %s after %s: %s", sweep.ErrNotReady, name, timeout, last)
 		case <-tick.C:
 		}
 	}
@@ -67,6 +74,12 @@ func (s *Stack) readyOnce(ctx context.Context, httpc *http.Client) (bool, string
 	if err != nil {
 		return false, "", err
 	}
+	return s.readyOf(ctx, httpc, id, s.opts.ReadyURL)
+}
+
+// readyOf looks at container id once: healthy by its healthcheck, else
+// by HTTP 200 from readyURL ("": running is ready).
+func (s *Stack) readyOf(ctx context.Context, httpc *http.Client, id, readyURL string) (bool, string, error) {
 	c, err := s.eng.ContainerInspect(ctx, id)
 	if err != nil {
 		return false, "inspect: " + err.Error(), nil
@@ -83,14 +96,14 @@ func (s *Stack) readyOnce(ctx context.Context, httpc *http.Client) (bool, string
 		return false, state, nil
 	case c.State.Health != nil:
 		return c.State.Health.Status == container.Healthy, state, nil
-	case s.opts.ReadyURL == "":
+	case readyURL == "":
 		return true, state, nil
 	}
-	code, err := get(ctx, httpc, s.opts.ReadyURL)
+	code, err := get(ctx, httpc, readyURL)
 	if err != nil {
-		return false, state + "; GET " + s.opts.ReadyURL + ": " + err.Error(), nil
+		return false, state + "; GET " + readyURL + ": " + err.Error(), nil
 	}
-	return code == http.StatusOK, fmt.Sprintf("%s; GET %s: %d", state, s.opts.ReadyURL, code), nil
+	return code == http.StatusOK, fmt.Sprintf("%s; GET %s: %d", state, readyURL, code), nil
 }
 
 // get returns the status code of GET url.

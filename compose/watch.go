@@ -33,14 +33,19 @@ var watchedActions = []events.Action{
 // with code 0 before the watch is not a change. It implements
 // sweep.Stack's Watch.
 func (s *Stack) Watch(ctx context.Context) (sweep.StackWatch, error) {
+	return s.watchIn(ctx, s.projectScope())
+}
+
+// watchIn is Watch over the containers of sc.
+func (s *Stack) watchIn(ctx context.Context, sc scope) (sweep.StackWatch, error) {
 	since := time.Now()
-	before, err := s.look(ctx)
+	before, err := s.lookIn(ctx, sc)
 	if err != nil {
 		return nil, fmt.Errorf("look at the stack: %w", err)
 	}
 	wctx, cancel := context.WithCancel(ctx)
 	args := filters.NewArgs(filters.Arg("type", string(events.ContainerEventType)),
-		filters.Arg("label", projectLabel+"="+s.project))
+		filters.Arg("label", sc.label))
 	for _, a := range watchedActions {
 		args.Add("event", string(a))
 	}
@@ -48,7 +53,7 @@ func (s *Stack) Watch(ctx context.Context) (sweep.StackWatch, error) {
 	// set up.
 	msgs, errs := s.eng.Events(wctx, events.ListOptions{Since: fmt.Sprintf("%d.%09d", since.Unix(), since.Nanosecond()),
 		Filters: args})
-	w := &watch{stack: s, before: before, since: since, cancel: cancel, done: make(chan struct{})}
+	w := &watch{stack: s, scope: sc, before: before, since: since, cancel: cancel, done: make(chan struct{})}
 	for _, ev := range before.notRunning(s.opts.Service, since) {
 		w.Add(ev)
 	}
@@ -60,6 +65,7 @@ func (s *Stack) Watch(ctx context.Context) (sweep.StackWatch, error) {
 type watch struct {
 	sweep.ChangeLog
 	stack  *Stack
+	scope  scope
 	before states
 	since  time.Time
 	cancel context.CancelFunc
@@ -79,7 +85,7 @@ func (w *watch) loop(msgs <-chan events.Message, errs <-chan error) {
 	for {
 		select {
 		case m := <-msgs:
-			w.Add(w.stack.eventOf(m))
+			w.Add(w.stack.eventOf(m, w.scope))
 		case err := <-errs:
 			w.mu.Lock()
 			if !w.stopping {
@@ -98,7 +104,7 @@ func (w *watch) loop(msgs <-chan events.Message, errs <-chan error) {
 // what the watch saw: the events, then what the last look found that no
 // event explains.
 func (w *watch) Stop(ctx context.Context) ([]results.StackEvent, error) {
-	after, lookErr := w.stack.look(ctx)
+	after, lookErr := w.stack.lookIn(ctx, w.scope)
 	w.mu.Lock()
 	w.stopping = true
 	w.mu.Unlock()
@@ -121,9 +127,9 @@ func (w *watch) Stop(ctx context.Context) ([]results.StackEvent, error) {
 	return w.Events(), w.err
 }
 
-// eventOf turns an engine event into a stack event.
-func (s *Stack) eventOf(m events.Message) results.StackEvent {
-	svc := m.Actor.Attributes[serviceLabel]
+// eventOf turns an engine event of a container of sc into a stack event.
+func (s *Stack) eventOf(m events.Message, sc scope) results.StackEvent {
+	svc := sc.service(m.Actor.Attributes)
 	ev := results.StackEvent{Service: svc, Target: svc == s.opts.Service, Action: string(m.Action),
 		At: time.Unix(0, m.TimeNano)}
 	if code, ok := m.Actor.Attributes["exitCode"]; ok && m.Action == events.ActionDie {

@@ -28,21 +28,40 @@ type cstate struct {
 // states are the stack's containers by id.
 type states map[string]cstate
 
+// scope is what a watch looks at: the containers with label (KEY=VALUE,
+// one-off containers left out), each the service service names; name
+// names them in errors.
+type scope struct {
+	name    string
+	label   string
+	service func(labels map[string]string) string
+}
+
+// projectScope is the stack's compose project, its services by their
+// compose label.
+func (s *Stack) projectScope() scope {
+	return scope{name: s.project, label: projectLabel + "=" + s.project,
+		service: func(l map[string]string) string { return l[serviceLabel] }}
+}
+
 // look inspects every container of the project (one-off containers left
 // out).
-func (s *Stack) look(ctx context.Context) (states, error) {
+func (s *Stack) look(ctx context.Context) (states, error) { return s.lookIn(ctx, s.projectScope()) }
+
+// lookIn inspects every container of sc.
+func (s *Stack) lookIn(ctx context.Context, sc scope) (states, error) {
 	list, err := s.eng.ContainerList(ctx, container.ListOptions{All: true, Filters: engine.LabelFilter(
-		projectLabel+"="+s.project, oneoffLabel+"=False")})
+		sc.label, oneoffLabel+"=False")})
 	if err != nil {
-		return nil, fmt.Errorf("list containers of %s: %w", s.project, err)
+		return nil, fmt.Errorf("list containers of %s: %w", sc.name, err)
 	}
 	out := make(states, len(list))
 	for _, c := range list {
 		in, err := s.eng.ContainerInspect(ctx, c.ID)
 		if err != nil {
-			return nil, fmt.Errorf("inspect %s: %w", c.Labels[serviceLabel], err)
+			return nil, fmt.Errorf("inspect %s: %w", sc.service(c.Labels), err)
 		}
-		st := cstate{service: c.Labels[serviceLabel]}
+		st := cstate{service: sc.service(c.Labels)}
 		if in.ContainerJSONBase != nil {
 			st.restarts = in.RestartCount
 		}

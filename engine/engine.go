@@ -26,6 +26,7 @@ import (
 	"github.com/docker/docker/api/types/volume"
 	"github.com/docker/docker/client"
 	"github.com/docker/go-connections/tlsconfig"
+	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 
 	"github.com/sweep-tool/sweep/sweep"
 )
@@ -42,6 +43,12 @@ type Engine interface {
 	ContainerLogs(ctx context.Context, id string, options container.LogsOptions) (io.ReadCloser, error)
 	ContainerRemove(ctx context.Context, id string, options container.RemoveOptions) error
 	ContainerUnpause(ctx context.Context, id string) error
+	// ContainerCreate, ContainerStart and NetworkConnect start the copies
+	// of a target an interleaved group runs (compose's StartTargets).
+	ContainerCreate(ctx context.Context, config *container.Config, hostConfig *container.HostConfig,
+		networkingConfig *network.NetworkingConfig, platform *ocispec.Platform, containerName string) (container.CreateResponse, error)
+	ContainerStart(ctx context.Context, id string, options container.StartOptions) error
+	NetworkConnect(ctx context.Context, networkID, containerID string, config *network.EndpointSettings) error
 	NetworkList(ctx context.Context, options network.ListOptions) ([]network.Summary, error)
 	NetworkRemove(ctx context.Context, id string) error
 	VolumeList(ctx context.Context, options volume.ListOptions) (volume.ListResponse, error)

@@ -11,6 +11,7 @@ import (
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
+	corev1 "k8s.io/api/core/v1"
 
 	"github.com/sweep-tool/sweep/metrics"
 )
@@ -83,17 +84,53 @@ func (s *Stack) containerMetrics(ctx context.Context, node, pod, container, cont
 	return vals, at, nil
 }
 
-// Usage reads the target container's CPU time and memory working set
-// from its node's kubelet summary (nanoseconds: the CPU counter of its
-// cAdvisor-format metrics is whole seconds where containerd serves them)
-// and its CFS periods and throttling from the kubelet's metrics
-// (metrics.ReadUsage: the Kubernetes stack's source of a cell's
-// resources). At is the summary's CPU sample time.
-func (s *Stack) Usage(ctx context.Context) (metrics.Usage, error) {
+// cfsEvery is how long the CFS counters read from a kubelet's cAdvisor
+// metrics (its whole node's, a large answer) serve a phase's readings
+// before they are read again: once the counters in hand were sampled
+// cfsEvery before the summary's latest CPU sample, each reading reads
+// them again until cAdvisor has newer ones (one that refreshes them once
+// a housekeeping interval, 10 s and more, gives nothing newer sooner).
+// The phase's last reading (fresh) reads them in any case, so the
+// phase's totals end with it; its per-second samples get the throttling
+// of those seconds in one.
+const cfsEvery = 10 * time.Second
+
+// TargetUsage looks the target's pod up once, for one phase
+// (metrics.OpenUsage: the Kubernetes stack's source of a cell's
+// resources), and returns the reader of its Usage: the container's CPU
+// time and memory working set from its node's kubelet summary at every
+// reading (nanoseconds: the CPU counter of its cAdvisor-format metrics is
+// whole seconds where containerd serves them), its CFS periods and
+// throttling from the kubelet's cAdvisor metrics every cfsEvery and at
+// the phase's last reading. At is the summary's CPU sample time. A pod
+// replaced during the phase is not followed: the stack's watch fails the
+// cell, and the old pod's readings fail once its kubelet drops it.
+func (s *Stack) TargetUsage(ctx context.Context) (metrics.ReadUsage, error) {
 	p, err := s.targetPod(ctx)
 	if err != nil {
-		return metrics.Usage{}, err
+		return nil, err
 	}
+	r := &usageReader{s: s, pod: p}
+	for _, cs := range p.Status.ContainerStatuses {
+		if cs.Name == s.container {
+			r.id = cs.ContainerID
+		}
+	}
+	return r.read, nil
+}
+
+// usageReader reads one pod's Usage over a phase.
+type usageReader struct {
+	s   *Stack
+	pod *corev1.Pod
+	id  string // the container's id (runtime://id), for cAdvisor's series
+	// cfs holds the CFS counters last read and, in At, when cAdvisor
+	// sampled them (zero: none read yet)
+	cfs metrics.Usage
+}
+
+func (r *usageReader) read(ctx context.Context, fresh bool) (metrics.Usage, error) {
+	s, p := r.s, r.pod
 	ps, err := s.podSummary(ctx, p)
 	if err != nil {
 		return metrics.Usage{}, err
@@ -112,16 +149,14 @@ func (s *Stack) Usage(ctx context.Context) (metrics.Usage, error) {
 	if !found {
 		return metrics.Usage{}, fmt.Errorf("the kubelet of node %s reports no CPU of pod %s's container %s", p.Spec.NodeName, p.Name, s.container)
 	}
-	var id string
-	for _, cs := range p.Status.ContainerStatuses {
-		if cs.Name == s.container {
-			id = cs.ContainerID
+	if fresh || r.cfs.At.IsZero() || !u.At.Before(r.cfs.At.Add(cfsEvery)) {
+		if vals, at, err := s.containerMetrics(ctx, p.Spec.NodeName, p.Name, s.container, r.id); err == nil {
+			r.cfs = metrics.Usage{At: at, Periods: uint64(vals["container_cpu_cfs_periods_total"]),
+				ThrottledPeriods: uint64(vals["container_cpu_cfs_throttled_periods_total"]),
+				ThrottledSeconds: vals["container_cpu_cfs_throttled_seconds_total"]}
 		}
 	}
-	if vals, _, err := s.containerMetrics(ctx, p.Spec.NodeName, p.Name, s.container, id); err == nil {
-		u.Periods, u.ThrottledPeriods = uint64(vals["container_cpu_cfs_periods_total"]), uint64(vals["container_cpu_cfs_throttled_periods_total"])
-		u.ThrottledSeconds = vals["container_cpu_cfs_throttled_seconds_total"]
-	}
+	u.Periods, u.ThrottledPeriods, u.ThrottledSeconds = r.cfs.Periods, r.cfs.ThrottledPeriods, r.cfs.ThrottledSeconds
 	return u, nil
 }
 

@@ -7,6 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"path"
+	"slices"
 	"time"
 
 	batchv1 "k8s.io/api/batch/v1"
@@ -44,12 +46,38 @@ type DriverOptions struct {
 	// StartTimeout bounds the time from creating a Job to its pod
 	// running; zero means remote.DefaultStartTimeout.
 	StartTimeout time.Duration
+	// K6, when set, runs k6 instead of the built-in driver (see K6Job).
+	K6 *K6Options
 }
 
-// Driver runs the built-in driver's phases as Kubernetes Jobs in the
-// run's namespace: `sweep drive` in a pod with restart policy Never and
-// no retries, its request in the environment, its result read from the
-// pod's log (remote's framing), the Job deleted at the end.
+// K6Options are the k6 load's: the image k6 runs from and the user's
+// script.
+type K6Options struct {
+	// Image holds k6 on its PATH (grafana/k6: /usr/bin/k6); the load's
+	// container runs from it, `sweep drive` copied in from Image.
+	Image string
+	// Script is the user's k6 script, read at each phase from the
+	// content its recorded hash vouches for; nil: the bundled crud.js.
+	Script *sweep.Script
+}
+
+// The k6 load's pod: an init container from the load image copies the
+// static sweep binary (`sweep drive --install`) into an emptyDir the
+// load's container, from the k6 image, mounts at k6Mount and runs it
+// from; `sweep drive` keeps k6's files there too (--dir), where the k6
+// image's user may write whatever it is.
+const (
+	k6Volume = "sweep"
+	k6Mount  = "/sweep-bin"
+)
+
+// Driver runs the built-in driver's phases, or k6's (DriverOptions.K6),
+// as Kubernetes Jobs in the run's namespace: `sweep drive` in a pod with
+// restart policy Never and no retries, its request in the environment,
+// its result read from the pod's log (remote's framing), the Job deleted
+// at the end. k6 runs in the pod as a local k6 runs beside sweep (package
+// remote's k6.go): its script in the request, its summary export and log
+// back into the cell's directory.
 type Driver struct {
 	c    *Client
 	opts DriverOptions
@@ -73,7 +101,18 @@ func NewDriver(c *Client, opts DriverOptions) (*Driver, error) {
 	if opts.Image == "" {
 		return nil, remote.ErrNoImage
 	}
-	if err := remote.CheckRequest(opts.Builtin); err != nil {
+	if opts.K6 != nil {
+		if opts.K6.Image == "" {
+			return nil, ErrNoK6Image
+		}
+		script, err := remote.ScriptOf(opts.K6.Script)
+		if err != nil {
+			return nil, err
+		}
+		if err := remote.CheckK6Script(script); err != nil {
+			return nil, err
+		}
+	} else if err := remote.CheckRequest(opts.Builtin); err != nil {
 		return nil, err
 	}
 	if opts.Command == nil {
@@ -85,17 +124,27 @@ func NewDriver(c *Client, opts DriverOptions) (*Driver, error) {
 	return &Driver{c: c, opts: opts}, nil
 }
 
-// Name is "builtin": the far end is the built-in driver; the record
-// tells a remote run by its load_node.
-func (d *Driver) Name() string { return "builtin" }
+// ErrNoK6Image means K6Options.Image is empty.
+var ErrNoK6Image = errors.New("no image holding k6 for the load")
+
+// Name is the far end's driver, "builtin" or "k6"; the record tells a
+// remote run by its load_node.
+func (d *Driver) Name() string {
+	if d.opts.K6 != nil {
+		return "k6"
+	}
+	return "builtin"
+}
 
 // Run drives req's load from a one-shot Job and returns the far end's
 // measurement with the node its pod ran on. A closed req.Stop suspends
 // the Job, whose controller then ends the pod with SIGTERM, which the far
 // end takes as its stop. The Job is deleted in every case.
 func (d *Driver) Run(ctx context.Context, req sweep.LoadRequest) (m results.Measurement, err error) {
-	if err := builtin.New(d.opts.Builtin).Check(req); err != nil {
-		return results.Measurement{}, err
+	if d.opts.K6 == nil {
+		if err := builtin.New(d.opts.Builtin).Check(req); err != nil {
+			return results.Measurement{}, err
+		}
 	}
 	job, err := d.job(req)
 	if err != nil {
@@ -144,16 +193,18 @@ func (d *Driver) Run(ctx context.Context, req sweep.LoadRequest) (m results.Meas
 				o = d.read(ctx, pod.Name, false, nil)
 			}
 			if o.Found {
-				return o.Measurement(where, node)
+				return o.Measurement(where, node, req.Dir)
 			}
 			if o.Err != nil {
-				return results.Measurement{}, fmt.Errorf("read log of load pod %s: %w", pod.Name, o.Err)
+				return results.Measurement{}, onNode(ctx, d.c, node.ID, fmt.Errorf("read log of load pod %s: %w", pod.Name, o.Err))
 			}
-			return results.Measurement{}, fmt.Errorf("%w: %s: %s; last output: %q", remote.ErrNoResult, where, d.podState(ctx, pod.Name), o.Tail)
+			return results.Measurement{}, onNode(ctx, d.c, node.ID,
+				fmt.Errorf("%w: %s: %s; last output: %q", remote.ErrNoResult, where, d.podState(ctx, pod.Name), o.Tail))
 		case <-deadline.C:
 			stopFollow()
 			<-out
-			return results.Measurement{}, fmt.Errorf("%s: %w", where, remote.ErrTimeout)
+			// a result that does not come: its node's kubelet may be gone
+			return results.Measurement{}, onNode(ctx, d.c, node.ID, fmt.Errorf("%s on node %s: %w", where, node.ID, remote.ErrTimeout))
 		}
 	}
 }
@@ -162,7 +213,15 @@ func (d *Driver) Run(ctx context.Context, req sweep.LoadRequest) (m results.Meas
 // environment; an error when the request cannot travel (remote's
 // Request.Encode).
 func (d *Driver) job(req sweep.LoadRequest) (*batchv1.Job, error) {
-	env, err := remote.NewRequest(req, d.opts.Builtin).Encode()
+	r := remote.NewRequest(req, d.opts.Builtin)
+	if d.opts.K6 != nil {
+		script, err := remote.ScriptOf(d.opts.K6.Script)
+		if err != nil {
+			return nil, err
+		}
+		r = remote.NewK6Request(req, script)
+	}
+	env, err := r.Encode()
 	if err != nil {
 		return nil, err
 	}
@@ -179,7 +238,10 @@ func (d *Driver) job(req sweep.LoadRequest) (*batchv1.Job, error) {
 	// load left behind by a crashed sweep ends by itself
 	deadline := int64((d.opts.StartTimeout + req.Duration + endGrace) / time.Second)
 	grace := int64(10)
-	return &batchv1.Job{
+	if d.opts.K6 != nil {
+		grace = 30 // k6 stops, then writes its summary
+	}
+	job := &batchv1.Job{
 		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: d.opts.Namespace, Labels: labels},
 		Spec: batchv1.JobSpec{
 			BackoffLimit:          &zero,
@@ -201,7 +263,30 @@ func (d *Driver) job(req sweep.LoadRequest) (*batchv1.Job, error) {
 				},
 			},
 		},
-	}, nil
+	}
+	if d.opts.K6 != nil {
+		d.k6Pod(&job.Spec.Template.Spec)
+	}
+	return job, nil
+}
+
+// k6Pod makes the load's pod spec run k6: an init container from the
+// load image installs sweep into the shared emptyDir, from which the
+// load's container, from the k6 image, runs `sweep drive`.
+func (d *Driver) k6Pod(spec *corev1.PodSpec) {
+	mount := []corev1.VolumeMount{{Name: k6Volume, MountPath: k6Mount}}
+	spec.Volumes = []corev1.Volume{{Name: k6Volume, VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}}}
+	spec.InitContainers = []corev1.Container{{
+		Name:            "sweep",
+		Image:           d.opts.Image,
+		ImagePullPolicy: corev1.PullIfNotPresent,
+		Command:         append(slices.Clone(d.opts.Command), "--install", k6Mount),
+		VolumeMounts:    mount,
+	}}
+	load := &spec.Containers[0]
+	load.Image = d.opts.K6.Image
+	load.Command = []string{path.Join(k6Mount, remote.InstalledName), "drive", "--dir", k6Mount}
+	load.VolumeMounts = mount
 }
 
 // started waits until the Job's pod runs (or has already ended) and

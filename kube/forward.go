@@ -35,7 +35,8 @@ type Forward struct {
 }
 
 // Close stops the forward and returns the error that ended it, if any
-// other than the stop.
+// other than the stop: the loss of a pod the forward has not replaced by
+// the Service's next one.
 func (f *Forward) Close() error {
 	f.cancel()
 	<-f.done
@@ -62,7 +63,11 @@ func (s *Stack) Forward(ctx context.Context, host string, port int) (*Forward, e
 		defer close(f.done)
 		local := 0
 		for fctx.Err() == nil {
-			err := s.forwardOnce(fctx, svc, port, &local, ready)
+			err := s.forwardOnce(fctx, svc, port, &local, ready, func() {
+				f.mu.Lock()
+				f.err = nil // forwarding again: a pod lost before is no error
+				f.mu.Unlock()
+			})
 			if local == 0 { // never listened: the caller hears it
 				first <- err
 				return
@@ -109,8 +114,9 @@ func (s *Stack) serviceOf(host string) (string, error) {
 
 // forwardOnce forwards *local (0: a free port, then set) to port of a
 // ready pod of Service svc until the connection to the pod is lost or ctx
-// ends; the first time it listens, it sends the address on ready.
-func (s *Stack) forwardOnce(ctx context.Context, svc string, port int, local *int, ready chan<- string) error {
+// ends; the first time it listens, it sends the address on ready, and
+// each time it calls up.
+func (s *Stack) forwardOnce(ctx context.Context, svc string, port int, local *int, ready chan<- string, up func()) error {
 	pod, target, err := s.podPort(ctx, svc, port)
 	if err != nil {
 		return err
@@ -148,6 +154,7 @@ func (s *Stack) forwardOnce(ctx context.Context, svc string, port int, local *in
 		*local = int(ports[0].Local)
 		ready <- "127.0.0.1:" + strconv.Itoa(*local)
 	}
+	up()
 	return <-errc
 }
 

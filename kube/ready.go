@@ -210,12 +210,15 @@ func describePod(p *corev1.Pod) string {
 			why = append(why, fmt.Sprintf("%s: %s", c.Type, c.Message))
 		}
 	}
+	for _, cs := range p.Status.InitContainerStatuses {
+		if t := cs.State.Terminated; t == nil || t.ExitCode != 0 {
+			why = append(why, "init "+containerState(cs))
+		}
+	}
 	for _, cs := range p.Status.ContainerStatuses {
 		switch {
-		case cs.State.Waiting != nil:
-			why = append(why, fmt.Sprintf("%s waiting: %s %s", cs.Name, cs.State.Waiting.Reason, cs.State.Waiting.Message))
-		case cs.State.Terminated != nil:
-			why = append(why, fmt.Sprintf("%s terminated: %s (exit %d)", cs.Name, cs.State.Terminated.Reason, cs.State.Terminated.ExitCode))
+		case cs.State.Waiting != nil || cs.State.Terminated != nil:
+			why = append(why, containerState(cs))
 		case !cs.Ready:
 			why = append(why, cs.Name+" running, not ready")
 		}
@@ -231,6 +234,17 @@ func describePod(p *corev1.Pod) string {
 		s += ": " + strings.Join(why, ", ")
 	}
 	return s
+}
+
+// containerState is a container's state, for describePod.
+func containerState(cs corev1.ContainerStatus) string {
+	switch {
+	case cs.State.Waiting != nil:
+		return fmt.Sprintf("%s waiting: %s %s", cs.Name, cs.State.Waiting.Reason, cs.State.Waiting.Message)
+	case cs.State.Terminated != nil:
+		return fmt.Sprintf("%s terminated: %s (exit %d)", cs.Name, cs.State.Terminated.Reason, cs.State.Terminated.ExitCode)
+	}
+	return cs.Name + " running"
 }
 
 func podReady(p *corev1.Pod) bool {

@@ -32,10 +32,11 @@ type Monitor struct {
 	// platform samples them (a stack without a Docker Engine): the proof
 	// of delivery then brackets the phase between two samples.
 	Received CountReceived
-	// TargetUsage, when set, reads the target's CPU, throttling and
-	// memory as its platform's metrics give them (a stack without a
-	// Docker Engine): the target's resources come from it.
-	TargetUsage ReadUsage
+	// TargetUsage, when set, opens (once a phase) the reading of the
+	// target's CPU, throttling and memory as its platform's metrics give
+	// them (a stack without a Docker Engine): the target's resources come
+	// from it.
+	TargetUsage OpenUsage
 
 	run     *Run
 	usage   *usageRun

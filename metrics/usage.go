@@ -21,10 +21,19 @@ type Usage struct {
 	MemBytes                  uint64
 }
 
-// ReadUsage reads the target's latest Usage.
-type ReadUsage func(ctx context.Context) (Usage, error)
+// ReadUsage reads the target's latest Usage. A platform may serve some
+// counters as it read them a while ago (a kubelet's CFS counters);
+// fresh asks for every one of them now: the phase's last reading, which
+// closes its totals.
+type ReadUsage func(ctx context.Context, fresh bool) (Usage, error)
 
-// usageRun samples a target's Usage every Tick and folds each new reading
+// OpenUsage looks the target up for one phase (its pod, its node) and
+// returns the reader of its Usage over that phase, so the phase's
+// readings ask for the figures only, not again where the target is.
+type OpenUsage func(ctx context.Context) (ReadUsage, error)
+
+// usageRun opens the target's Usage for the phase (again each Tick until
+// that succeeds), then samples it every Tick and folds each new reading
 // (a later At) into a series, as the Docker Engine's stats frames are: the
 // same figures, the same per-second samples where the platform refreshes
 // its counters that often (a kubelet's cAdvisor every 10 s or so: fewer
@@ -32,19 +41,26 @@ type ReadUsage func(ctx context.Context) (Usage, error)
 type usageRun struct {
 	s      *series
 	start  time.Time
+	ctx    context.Context // the samplers', for the last reading
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
+	read   ReadUsage // once opened
+	last   time.Time // the latest reading's At
 }
 
-func startUsage(ctx context.Context, read ReadUsage, t Target) *usageRun {
-	ctx, cancel := context.WithCancel(ctx)
-	u := &usageRun{s: &series{target: t, limit: t.CPULimit}, start: time.Now(), cancel: cancel}
+// lastRead bounds the phase's last reading, taken once sampling stopped.
+const lastRead = 5 * time.Second
+
+func startUsage(ctx context.Context, open OpenUsage, t Target) *usageRun {
+	u := &usageRun{s: &series{target: t, limit: t.CPULimit}, start: time.Now(), ctx: ctx}
+	ctx, u.cancel = context.WithCancel(ctx)
 	u.wg.Go(func() {
-		var last time.Time
 		for {
-			if r, err := read(ctx); err == nil && r.At.After(last) {
-				last = r.At
-				u.s.observe(usageFrame(r), r.At.Sub(u.start).Seconds())
+			if u.read == nil {
+				u.read, _ = open(ctx) // not found yet: again at the next tick
+			}
+			if u.read != nil {
+				u.observe(u.read(ctx, false))
 			}
 			select {
 			case <-ctx.Done():
@@ -56,10 +72,25 @@ func startUsage(ctx context.Context, read ReadUsage, t Target) *usageRun {
 	return u
 }
 
-// stop ends the sampling and returns the target's figures and samples.
+// observe folds a new reading into the series.
+func (u *usageRun) observe(r Usage, err error) {
+	if err == nil && r.At.After(u.last) {
+		u.last = r.At
+		u.s.observe(usageFrame(r), r.At.Sub(u.start).Seconds())
+	}
+}
+
+// stop ends the sampling, takes the phase's last reading with every
+// counter fresh (within lastRead), and returns the target's figures and
+// samples.
 func (u *usageRun) stop() (results.ResourceStats, []results.ContainerSample) {
 	u.cancel()
 	u.wg.Wait()
+	if u.read != nil {
+		ctx, cancel := context.WithTimeout(context.WithoutCancel(u.ctx), lastRead)
+		u.observe(u.read(ctx, true))
+		cancel()
+	}
 	return u.s.summary(nil), u.s.samples
 }
 

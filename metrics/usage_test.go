@@ -1,8 +1,11 @@
 package metrics
 
 import (
+	"context"
+	"errors"
 	"math"
 	"testing"
+	"testing/synctest"
 	"time"
 )
 
@@ -25,4 +28,34 @@ func TestUsageFrames(t *testing.T) {
 		rs.Periods != 40 || rs.ThrottledPeriods != 25 || !near(rs.ThrottledS, 1.25) || rs.MemPeakBytes != 60<<20 || rs.CPULimitCores != 0.5 {
 		t.Errorf("resources %+v; want 2 samples, 0.45 cores mean (90 %% of 0.5), 0.5 max, 40 periods, 25 throttled (1.25 s), 60 MiB peak", rs)
 	}
+}
+
+// TestUsageOpensOncePerPhase: the Monitor opens the target's Usage once
+// for a phase and then only reads it every Tick, and once more when it
+// stops (every counter fresh); an open that fails (the pod not found yet)
+// is tried again at the next tick. On a bubble's clock: 10 ticks of a
+// phase, the first open failing.
+func TestUsageOpensOncePerPhase(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var opens, reads int
+		t0 := time.Now()
+		open := func(context.Context) (ReadUsage, error) {
+			if opens++; opens == 1 {
+				return nil, errors.New("deployment app: 0 running pods, want 1")
+			}
+			return func(context.Context, bool) (Usage, error) {
+				reads++
+				return Usage{At: time.Now(), CPUSeconds: time.Since(t0).Seconds() / 2}, nil
+			}, nil
+		}
+		u := startUsage(t.Context(), open, Target{Service: "app", CPULimit: 1})
+		time.Sleep(10*Tick - Tick/2)
+		rs, samples := u.stop()
+		if opens != 2 || reads != 10 {
+			t.Errorf("%d opens, %d reads in 10 ticks; want 2 opens (the first failed), then 9 reads and the last one at the stop", opens, reads)
+		}
+		if rs.Samples != 9 || len(samples) != 9 || math.Abs(rs.CPUCoresMean-0.5) > 1e-9 {
+			t.Errorf("%d samples, %g cores mean; want 9 (10 readings), 0.5", rs.Samples, rs.CPUCoresMean)
+		}
+	})
 }

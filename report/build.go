@@ -106,14 +106,17 @@ func BuildPicks(run *results.Run, opts Options) (*Report, error) {
 		Strategy: run.Strategy, Screened: run.Screened, MaxRepeat: run.MaxRepeat,
 	}
 	rep.Warnings = append(slices.Clip(rep.Warnings), placementWarnings(run)...)
-	rep.Noise, rep.Drift = runNoise(run, opts), RunDrift(run)
+	// an interleaved run's figures are read against their rounds
+	paired, pairing := pairRun(run)
+	rep.Noise, rep.Drift = runNoise(paired, opts), RunDrift(run)
+	rep.Noise.Pairing = pairing
 	if rep.Drift != nil {
 		rep.Warnings = append(rep.Warnings, rep.Drift.Sentence())
 	}
 	rep.Warnings = append(rep.Warnings, nodeWarnings(run, rep.Noise.RPS)...)
 	rep.Nodes = nodeCells(run)
 	byCPU := map[float64][]*Cell{}
-	for _, rc := range run.Cells {
+	for _, rc := range paired.Cells {
 		c := summariseAt(rc, run.Service, rep.Pool, opts, rep.Noise)
 		c.Drifted = rep.Drift != nil && slices.Contains(rep.Drift.Cells, c.ID)
 		rep.Cells = append(rep.Cells, c)
@@ -200,6 +203,9 @@ func (r *Report) NoiseNote() string {
 	if r.Noise.Measured {
 		single = "figures measured once carry the noise " + r.Noise.Sentence() +
 			"; cells closer than that are reported as equivalent"
+	}
+	if p := r.Noise.Pairing; p != nil {
+		return p.Sentence() + "; cells whose interval overlaps the winner's are reported as equivalent; " + single
 	}
 	if r.Repeated {
 		return "figures with repetitions carry a 95 % confidence interval (Student's t); " +

@@ -24,6 +24,19 @@
 // equivalent to it; when there are any, the report says the data cannot
 // separate them.
 //
+// Interleaved runs (sweep.ScheduleInterleaved). Every target of a group
+// ran at once and each round gave each one slice of load, so the report
+// reads each slice against its round: its ratio to the median of the
+// round's ok slices (RPS and p99 apart), times the group's level (the
+// mean of those medians over the rounds). A cell's figure is the mean of
+// these over its rounds and its interval Student's t across them, the
+// rounds being its repetitions; the noise band is measured from them
+// (their coefficients of variation pooled as repeated cells' are), no
+// control cell runs. What the host did to a whole round cancels. A group
+// of one, a slice alone ok in its round (left out) and the groups of a
+// CPU limit the connection limit split apart are not paired (see
+// paired.go), and Noise.Pairing says so.
+//
 // Eligibility. Failed cells and cells whose mean error rate exceeds
 // Options.ErrorBound (default 1 %) never win anything.
 //

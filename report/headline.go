@@ -113,6 +113,9 @@ func actParas(rep *Report, runDir string) []string {
 			"(--format env, compose or kubernetes).", runDir, sweep.FormatNumber(last.CPUs), last.Profile),
 		fmt.Sprintf("Check a row: `sweep rerun %s %s` measures its cell once more.", runDir, last.Pick.Chosen().ID),
 	}
+	if rep.Noise.Pairing != nil { // a cell alone has no round to be read against
+		paras[1] = "Check the rows: the same `sweep run` with more `--rounds` measures every cell in further rounds."
+	}
 	return paras
 }
 

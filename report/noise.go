@@ -44,6 +44,10 @@ type Noise struct {
 	P99   float64 `json:"p99_band"`
 	// Why says why the noise is assumed ("" when measured).
 	Why string `json:"why_assumed,omitempty"`
+	// Pairing, for an interleaved run, says how its figures were read
+	// against their rounds (pairRun): its repeated cells are then the
+	// cells' rounds, and no control cell ran.
+	Pairing *Pairing `json:"pairing,omitempty"`
 }
 
 // bandOf is the band of a coefficient of variation: two measurements of
@@ -155,6 +159,11 @@ func (n Noise) NotMeasured() string {
 	if n.Why != "" {
 		why = " (" + n.Why + ")"
 	}
+	if n.Pairing != nil {
+		return fmt.Sprintf("noise not measured%s: ties are judged within the assumed band of %g %% (--noise) and no "+
+			"share of re-runs is claimed for any set; an interleaved run measures it from its rounds: run more of them "+
+			"(--rounds)", why, 100*n.RPS)
+	}
 	return fmt.Sprintf("noise not measured%s: ties are judged within the assumed band of %g %% (--noise) and no "+
 		"share of re-runs is claimed for any set; to measure it, add --control-every N (a grid on one stack "+
 		"measures at least %d controls unless --control-every 0) or --repeat 2", why, 100*n.RPS, MinControls)
@@ -172,6 +181,8 @@ func (n Noise) Sentence() string {
 	}
 	from := fmt.Sprintf("%d repeated cells", n.Repeated)
 	switch {
+	case n.Pairing != nil:
+		from = fmt.Sprintf("the rounds of %d cells, each slice against its round's median (no control cell ran)", n.Repeated)
 	case n.Controls > 0 && n.Repeated > 0:
 		from = fmt.Sprintf("%d control runs of %s pooled with %d repeated cells", n.Controls, n.Control, n.Repeated)
 	case n.Controls > 0:

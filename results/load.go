@@ -60,6 +60,10 @@ type Run struct {
 	// MaxRepeat is the cap of automatic repetitions when the run repeated
 	// the cells of ties until they parted (strategy/repeat); 0 otherwise.
 	MaxRepeat int
+	// Schedule is how the cells shared the host: "" one at a time,
+	// "interleaved" every target of a CPU limit at once, a slice of load
+	// each per round (each repetition's Record.LoadSlice says where).
+	Schedule string
 	// Screened lists, in a halving run, the planned cells measured only in
 	// screening rounds: screened out (or not yet measured in full).
 	Screened []string
@@ -124,6 +128,7 @@ type specFacts struct {
 	Container string    `json:"container"`
 	Strategy  string    `json:"strategy"`
 	MaxRepeat int       `json:"max_repeat"`
+	Schedule  string    `json:"schedule"`
 }
 
 // LoadRun reads the run directory dir: sweep.json and every
@@ -142,7 +147,7 @@ func LoadRun(dir string) (*Run, error) {
 		WebEnv: spec.WebEnv, PoolEnv: spec.PoolEnv, PoolPerWeb: spec.PerWeb,
 		CPUs: spec.CPUs, WebMult: spec.WebMult, DBMult: spec.DBMult,
 		Compose: spec.Compose, Manifests: spec.Manifests, Container: spec.Container, HostCPUs: meta.Host.CPUCount, Strategy: spec.Strategy,
-		MaxRepeat: spec.MaxRepeat,
+		MaxRepeat: spec.MaxRepeat, Schedule: spec.Schedule,
 	}
 	finished := 0
 	for _, info := range meta.Cells {

@@ -103,8 +103,29 @@ type Record struct {
 	// is the run's noise and whose trend its drift; 0 for a lane's one
 	// start-of-run control and for every other record.
 	ControlSeq int `json:"control_seq,omitempty"`
+	// LoadSlice is set on a record of an interleaved run: one slice of
+	// load given to the cell's target in round Repetition while the
+	// other targets of its group ran idle beside it.
+	LoadSlice *LoadSlice `json:"load_slice,omitempty"`
 	// Stopping is set when the steady-state rule ended the phases.
 	*Stopping
+}
+
+// LoadSlice is where a record of an interleaved run stood: the group of
+// targets that ran at once (from 1 in the run), the round (from 1, the
+// record's repetition), its place in the round's order (from 1) and how
+// many targets the group had. The report pairs the records of one group
+// and round.
+//
+// IdleConns is how many connections the group's other targets may hold
+// during the slice (their pools, idle while this target has the load):
+// the database sees them beside this target's.
+type LoadSlice struct {
+	Group     int `json:"group"`
+	Round     int `json:"round"`
+	Position  int `json:"position"`
+	Targets   int `json:"targets"`
+	IdleConns int `json:"idle_conns"`
 }
 
 // SafeLimit is what a cell's safe-limit search found.

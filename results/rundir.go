@@ -75,6 +75,16 @@ func CellDir(run, cellID string, rep int) string {
 	return filepath.Join(run, CellsDir, cellID, "r"+strconv.Itoa(rep))
 }
 
+// GroupsDir holds, in an interleaved run, a folder per group of targets
+// that ran at once (GroupDir): what the backend wrote to start them (an
+// override). The slices' records are the cells' repetitions.
+const GroupsDir = "groups"
+
+// GroupDir is the folder of group k (from 1) of an interleaved run.
+func GroupDir(run string, k int) string {
+	return filepath.Join(run, GroupsDir, "g"+strconv.Itoa(k))
+}
+
 // ScreenDir is the folder of one cell's screening-round measurement in a
 // halving run (round1, round2, …): apart from the repetitions (r1, …) that
 // hold the full-length measurements the report analyses.

@@ -3,6 +3,7 @@ package session
 import (
 	"context"
 	"errors"
+	"time"
 
 	"github.com/sweep-tool/sweep/compose"
 	"github.com/sweep-tool/sweep/engine"
@@ -37,18 +38,31 @@ type Cleaned struct {
 // bad input of {run}; without a name such runs are skipped and listed.
 // A runID with no letter or digit names no run: bad input of {run}, the
 // input it is here (the backends' cleanups name it {run_id}, the run id
-// sweep made). It returns what it did up to an error.
-func Clean(ctx context.Context, eng CleanEngine, runID string, force bool) (Cleaned, error) {
-	var out Cleaned
+// sweep made). The whole clean is bounded by bound (0: sweep.CleanTimeout):
+// an engine that stops answering fails it with a sweep.CallTimeoutError
+// naming {timeout}. It returns what it did up to an error.
+func Clean(ctx context.Context, eng CleanEngine, runID string, force bool, bound time.Duration) (Cleaned, error) {
 	if runID != "" && sweep.ProjectName(runID) == "sweep" {
-		return out, sweep.BadInput("run", "%q has no letter or digit, so it names no run", runID)
+		return Cleaned{}, sweep.BadInput("run", "%q has no letter or digit, so it names no run", runID)
 	}
-	var err error
-	if out.Swarm, err = swarm.CleanRuns(ctx, eng, runID, force); err != nil {
-		return out, refused(err)
-	}
-	out.Engine, err = compose.CleanRuns(ctx, eng, runID, force)
+	out, err := sweep.BoundedGet(ctx, cleanCall("clean of the engine's leftovers", bound), func(ctx context.Context) (Cleaned, error) {
+		var out Cleaned
+		var err error
+		if out.Swarm, err = swarm.CleanRuns(ctx, eng, runID, force); err != nil {
+			return out, err
+		}
+		out.Engine, err = compose.CleanRuns(ctx, eng, runID, force)
+		return out, err
+	})
 	return out, refused(err)
+}
+
+// cleanCall is sweep clean's call with its bound (0: sweep.CleanTimeout).
+func cleanCall(name string, bound time.Duration) *sweep.CallTimeoutError {
+	if bound <= 0 {
+		bound = sweep.CleanTimeout
+	}
+	return &sweep.CallTimeoutError{Call: name, Bound: bound, Of: sweep.OfClean}
 }
 
 // refused is a named run that is alive or cannot be told, as bad input.
@@ -61,9 +75,12 @@ func refused(err error) error {
 
 // CleanKubernetes deletes the namespaces sweep runs left on the cluster c
 // reaches (found by the sweep.run label): run runID's, or every run's that
-// is provably dead, or all with force, by the same rule as Clean; a named
-// run that is alive or cannot be told is bad input of {run}.
-func CleanKubernetes(ctx context.Context, c *kube.Client, runID string, force bool) ([]sweep.CleanOutcome[[]string], error) {
-	out, err := kube.CleanRuns(ctx, c, runID, force)
+// is provably dead, or all with force, by the same rule as Clean and
+// bounded as it is; a named run that is alive or cannot be told is bad
+// input of {run}.
+func CleanKubernetes(ctx context.Context, c *kube.Client, runID string, force bool, bound time.Duration) ([]sweep.CleanOutcome[[]string], error) {
+	out, err := sweep.BoundedGet(ctx, cleanCall("clean of the cluster's namespaces", bound), func(ctx context.Context) ([]sweep.CleanOutcome[[]string], error) {
+		return kube.CleanRuns(ctx, c, runID, force)
+	})
 	return out, refused(err)
 }

@@ -2,11 +2,14 @@ package session
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/docker/docker/api/types/container"
 	"github.com/docker/docker/api/types/network"
@@ -80,7 +83,7 @@ func TestCleanRemovesServicesBeforeContainers(t *testing.T) {
 	}
 	t.Run("dead", func(t *testing.T) {
 		f := &cleanFake{labels: labels(filepath.Join(t.TempDir(), "gone"))}
-		got, err := Clean(t.Context(), f, "", false)
+		got, err := Clean(t.Context(), f, "", false, 0)
 		if err != nil || len(got.Swarm) != 1 || len(got.Engine) != 1 ||
 			!slices.Equal(f.removed, []string{"service app", "container db"}) {
 			t.Fatalf("Clean = %+v, %v; removed %v; want the service, then the container", got, err, f.removed)
@@ -94,9 +97,56 @@ func TestCleanRemovesServicesBeforeContainers(t *testing.T) {
 		}
 		defer lock.Release()
 		f := &cleanFake{labels: labels(dir)}
-		_, err = Clean(t.Context(), f, "r1", false)
+		_, err = Clean(t.Context(), f, "r1", false, 0)
 		if badField(err) != "run" || !strings.Contains(err.Error(), "{force}") || len(f.removed) > 0 {
 			t.Fatalf("Clean of a live run = %v, removed %v; want bad input of {run} naming {force}, nothing removed", err, f.removed)
 		}
 	})
+}
+
+// wedgedClean is cleanFake on an engine whose container list never
+// answers, as a dockerd wedged on a frozen container (issue 38).
+type wedgedClean struct {
+	*cleanFake
+	quit    <-chan struct{}
+	reached chan struct{} // closed when the list is first called
+	once    *sync.Once
+}
+
+func (f wedgedClean) ContainerList(context.Context, container.ListOptions) ([]container.Summary, error) {
+	f.once.Do(func() { close(f.reached) })
+	<-f.quit
+	return nil, nil
+}
+
+// TestCleanIsBounded: sweep clean over an engine that accepts a call and
+// never answers ends at its bound with the call timeout naming
+// {timeout}, having done the swarm's part, instead of waiting for a
+// Ctrl-C.
+func TestCleanIsBounded(t *testing.T) {
+	quit := make(chan struct{})
+	t.Cleanup(func() { close(quit) })
+	host, _ := os.Hostname()
+	f := wedgedClean{&cleanFake{labels: map[string]string{sweep.LabelRun: "r1", sweep.LabelDir: filepath.Join(t.TempDir(), "gone"), sweep.LabelHost: host}},
+		quit, make(chan struct{}), &sync.Once{}}
+	done := make(chan error, 1)
+	go func() {
+		_, err := Clean(t.Context(), f, "", false, 100*time.Millisecond)
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		if !errors.Is(err, sweep.ErrCallTimeout) || !strings.Contains(err.Error(), "{timeout}") ||
+			!strings.Contains(err.Error(), "clean of the engine's leftovers: no answer within 100ms") {
+			t.Errorf("Clean over a wedged engine = %v; want the call timeout of the clean naming {timeout}", err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("Clean over a wedged engine had not returned 30 s after its 100 ms bound")
+	}
+	// The clean's goroutine is left blocked in the list; what it removed
+	// before is read once it got there.
+	<-f.reached
+	if !slices.Equal(f.removed, []string{"service app"}) {
+		t.Errorf("removed %v; want the swarm's service, removed before the engine stopped answering", f.removed)
+	}
 }

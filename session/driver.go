@@ -9,6 +9,7 @@ import (
 	"github.com/sweep-tool/sweep/load/k6"
 	"github.com/sweep-tool/sweep/load/remote"
 	"github.com/sweep-tool/sweep/load/scenario"
+	"github.com/sweep-tool/sweep/results"
 	"github.com/sweep-tool/sweep/sweep"
 )
 
@@ -59,6 +60,9 @@ func (s *Session) pickDriver(ctx context.Context) (sweep.Driver, string, error) 
 	if s.builtin, err = builtinOptions(spec); err != nil {
 		return nil, "", err
 	}
+	if spec.K6Away() {
+		return s.k6AwayCheck(ctx)
+	}
 	if spec.Driver == "builtin" || spec.Scenario != nil || loadAway(spec) {
 		if s.opts.K6Dashboard {
 			return nil, "", sweep.BadInput("k6_dashboard", "k6's web dashboard needs the k6 driver; drop {k6_dashboard}, or {driver} builtin and {scenario}")
@@ -90,29 +94,95 @@ func (s *Session) pickDriver(ctx context.Context) (sweep.Driver, string, error) 
 // replace sweep's load, is bad input) and returns the k6 driver with
 // k6's version.
 func (s *Session) k6Driver(ctx context.Context, bin string) (sweep.Driver, string, error) {
-	spec := s.spec
-	for _, d := range []struct {
-		flag string
-		v    time.Duration
-	}{{"warmup", spec.Warmup.Std()}, {"duration", spec.Duration.Std()}} {
-		if d.v > 0 && d.v < time.Second {
-			return nil, "", sweep.BadInput(d.flag, "k6 runs phases of at least 1s; give 1s or more (or {driver} builtin)")
-		}
+	if err := k6Phases(s.spec); err != nil {
+		return nil, "", err
 	}
 	version, err := k6.Version(ctx, bin)
 	if err != nil {
 		return nil, "", sweep.BadInput("k6", "%v", err)
 	}
-	d := k6.New(k6.Options{Binary: bin, Script: spec.Script, WebDashboard: s.opts.K6Dashboard})
-	notice, err := spec.CheckLoad(ctx, d, s.opts.Jobs)
+	d := k6.New(k6.Options{Binary: bin, Script: s.spec.Script, WebDashboard: s.opts.K6Dashboard})
+	if err := s.checkK6Load(ctx, d); err != nil {
+		return nil, "", err
+	}
+	return d, version, nil
+}
+
+// k6Phases refuses phases shorter than k6 runs.
+func k6Phases(spec sweep.Spec) error {
+	for _, d := range []struct {
+		flag string
+		v    time.Duration
+	}{{"warmup", spec.Warmup.Std()}, {"duration", spec.Duration.Std()}} {
+		if d.v > 0 && d.v < time.Second {
+			return sweep.BadInput(d.flag, "k6 runs phases of at least 1s; give 1s or more (or {driver} builtin)")
+		}
+	}
+	return nil
+}
+
+// checkK6Load has k6 load the user's script before anything starts (see
+// k6.Driver.CheckLoad): a script k6 cannot load, or whose options would
+// replace sweep's load, is bad input; what gives way is told.
+func (s *Session) checkK6Load(ctx context.Context, d *k6.Driver) error {
+	notice, err := s.spec.CheckLoad(ctx, d, s.opts.Jobs)
 	if errors.Is(err, k6.ErrScript) || errors.Is(err, k6.ErrClash) || errors.Is(err, sweep.ErrFileChanged) {
-		return nil, "", sweep.BadInput("script", "%v", err)
+		return sweep.BadInput("script", "%v", err)
 	}
 	if err != nil {
-		return nil, "", err
+		return err
 	}
 	if notice != "" {
 		s.notify(DriverNotice{Text: notice})
 	}
-	return d, version, nil
+	return nil
+}
+
+// k6AwayCheck checks, before anything starts, a k6 that drives the load
+// away from sweep's process (a Kubernetes Job from the spec's k6 image;
+// see placeLoad): its phases, the user's script's travel in the Job's
+// request and, with a k6 here (on PATH or the k6 option), the script as
+// a local k6 checks it; the k6 of the image checks it again at each
+// phase. No k6 here is no error: the image's k6 is the one that runs. It
+// returns a stand-in driver of the name k6 until the stack's driver
+// replaces it; no version (the image's k6 is not asked before it runs).
+func (s *Session) k6AwayCheck(ctx context.Context) (sweep.Driver, string, error) {
+	spec := s.spec
+	if s.opts.K6Dashboard {
+		return nil, "", sweep.BadInput("k6_dashboard", "k6's web dashboard is exported by a k6 in sweep's process; drop {k6_dashboard} with {k6_image}")
+	}
+	if err := k6Phases(spec); err != nil {
+		return nil, "", err
+	}
+	script, err := remote.ScriptOf(spec.Script)
+	if err == nil {
+		err = remote.CheckK6Script(script)
+	}
+	if err != nil {
+		return nil, "", &sweep.BadInputError{Field: "script", Msg: err.Error(), Err: err}
+	}
+	bin, err := k6.Find(s.opts.K6)
+	switch {
+	case err != nil && s.opts.K6 != "":
+		return nil, "", sweep.BadInput("k6", "%v", err)
+	case err == nil && spec.Script != nil:
+		if _, err := k6.Version(ctx, bin); err != nil {
+			return nil, "", sweep.BadInput("k6", "%v", err)
+		}
+		if err := s.checkK6Load(ctx, k6.New(k6.Options{Binary: bin, Script: spec.Script})); err != nil {
+			return nil, "", err
+		}
+	}
+	return awayK6{}, "", nil
+}
+
+// awayK6 stands for the k6 driver of a load away from sweep's process
+// between the driver's check and the stack's driver (placeLoad); it runs
+// nothing.
+type awayK6 struct{}
+
+func (awayK6) Name() string { return "k6" }
+
+func (awayK6) Run(context.Context, sweep.LoadRequest) (results.Measurement, error) {
+	return results.Measurement{}, errors.New("k6 away from sweep's process: no driver placed yet")
 }

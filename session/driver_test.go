@@ -121,3 +121,60 @@ func TestBadScenarioIsBadInput(t *testing.T) {
 		}
 	}
 }
+
+// k6ScriptSpec is a Kubernetes spec whose k6 script holds src, k6 run
+// from an image.
+func k6ScriptSpec(t *testing.T, src string) sweep.Spec {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "load.js")
+	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	spec := sweep.Spec{Driver: "auto", Kubernetes: true, K6Image: "grafana/k6", Duration: sweep.Duration(2 * time.Second)}
+	if err := (sweep.Texts{Load: "vus=1", Script: path}).Apply(&spec); err != nil {
+		t.Fatal(err)
+	}
+	return spec
+}
+
+// TestK6AwayIsCheckedHere: with k6 run from an image on Kubernetes the
+// session checks what it can before anything starts and names the
+// driver k6 without needing a k6 of this host: a script too large to
+// travel in the Job's request, or a phase under k6's 1 s, is bad input;
+// a k6 given here that is not there too; with none given and none on
+// PATH the script waits for the image's k6 to check it.
+func TestK6AwayIsCheckedHere(t *testing.T) {
+	t.Parallel()
+	small := "export default function () {}\n"
+	missing := filepath.Join(t.TempDir(), "k6")
+	for _, tc := range []struct {
+		name  string
+		spec  sweep.Spec
+		k6    string
+		field string
+		is    error
+	}{
+		// k6 on PATH checks it when there is one
+		{"a script that travels", k6ScriptSpec(t, small), "", "", nil},
+		{"a script too large", k6ScriptSpec(t, "// "+strings.Repeat("x", remote.MaxRequestSize)+"\n"+small), missing, "script", remote.ErrRequestTooLarge},
+		{"a k6 given that is not there", k6ScriptSpec(t, small), missing, "k6", nil},
+		{"a phase under 1s", func() sweep.Spec {
+			s := k6ScriptSpec(t, small)
+			s.Duration = sweep.Duration(500 * time.Millisecond)
+			return s
+		}(), missing, "duration", nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			s := &Session{spec: tc.spec, opts: Options{K6: tc.k6}}
+			d, version, err := s.pickDriver(t.Context())
+			var bad *sweep.BadInputError
+			switch {
+			case tc.field == "" && (err != nil || d == nil || d.Name() != "k6" || version != ""):
+				t.Fatalf("pickDriver: %v %q, %v; want the k6 stand-in, no version", d, version, err)
+			case tc.field != "" && (!errors.As(err, &bad) || bad.Field != tc.field || (tc.is != nil && !errors.Is(err, tc.is))):
+				t.Fatalf("pickDriver: %v; want bad input of {%s}", err, tc.field)
+			}
+		})
+	}
+}

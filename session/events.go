@@ -17,6 +17,8 @@ type Event interface{ event() }
 type Started struct {
 	RunID, Dir          string
 	Cells, Repeat, Jobs int
+	// Rounds, above 0, are an interleaved run's rounds (Repeat is then 1).
+	Rounds int
 }
 
 // Resumed: the run directory holds this run with the same spec; it goes on.

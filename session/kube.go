@@ -12,6 +12,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/sweep-tool/sweep/kube"
+	"github.com/sweep-tool/sweep/load/remote"
 	"github.com/sweep-tool/sweep/metrics"
 	"github.com/sweep-tool/sweep/sweep"
 )
@@ -85,10 +86,10 @@ func (s *Session) buildKubeLanes(ctx context.Context) error {
 	return nil
 }
 
-// kubeLoad is the built-in driver as one Job per phase in the stack's
-// namespace, placed by the spec's load=KEY=VALUE entries (a node
-// selector), else on node (a host name; "": anywhere), so the target's
-// Service name resolves from the load.
+// kubeLoad is the built-in driver, or k6 from the spec's k6 image, as
+// one Job per phase in the stack's namespace, placed by the spec's
+// load=KEY=VALUE entries (a node selector), else on node (a host name;
+// "": anywhere), so the target's Service name resolves from the load.
 func (s *Session) kubeLoad(st *kube.Stack, node string) (sweep.Driver, error) {
 	sel := map[string]string{}
 	for _, e := range s.spec.LoadPlace() {
@@ -101,9 +102,17 @@ func (s *Session) kubeLoad(st *kube.Stack, node string) (sweep.Driver, error) {
 	if len(sel) == 0 && node != "" {
 		sel[corev1.LabelHostname] = node
 	}
-	d, err := kube.NewDriver(st.Client(), kube.DriverOptions{Image: s.spec.LoadImage, Namespace: st.Namespace(),
-		Labels: st.Labels(), NodeSelector: sel, Builtin: s.builtin})
-	if err != nil {
+	opts := kube.DriverOptions{Image: s.spec.LoadImage, Namespace: st.Namespace(), Labels: st.Labels(), NodeSelector: sel, Builtin: s.builtin}
+	if s.spec.K6Away() {
+		opts.K6 = &kube.K6Options{Image: s.spec.K6Image, Script: s.spec.Script}
+	}
+	d, err := kube.NewDriver(st.Client(), opts)
+	switch {
+	case errors.Is(err, kube.ErrNoK6Image):
+		return nil, sweep.BadInput("k6_image", "%v", err)
+	case opts.K6 != nil && err != nil && !errors.Is(err, remote.ErrNoImage):
+		return nil, sweep.BadInput("script", "%v", err)
+	case err != nil:
 		return nil, sweep.BadInput("load_image", "%v", err)
 	}
 	return d, nil

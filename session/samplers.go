@@ -10,6 +10,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/sweep-tool/sweep/engine"
+	"github.com/sweep-tool/sweep/kube"
 	"github.com/sweep-tool/sweep/metrics"
 	"github.com/sweep-tool/sweep/sweep"
 )
@@ -131,6 +132,14 @@ func (x *samplers) resetFunc() func(context.Context) error {
 // every call metrics.Engine makes.
 var _ metrics.Engine = engine.Engine(nil)
 
+// targetUsage is a stack that reads its target's resources itself (no
+// Docker Engine): Kubernetes' is one, which the check below keeps so.
+type targetUsage interface {
+	TargetUsage(context.Context) (metrics.ReadUsage, error)
+}
+
+var _ targetUsage = (*kube.Stack)(nil)
+
 // monitor is the runner's Monitor: containers of the stack, what the
 // target receives of the load at spec's URL and, with a DSN, the
 // database.
@@ -144,12 +153,39 @@ func (x *samplers) monitor(eng metrics.Engine, stacks []Stack, spec sweep.Spec) 
 	}); ok && len(stacks) == 1 {
 		m.Received = c.Received
 	}
-	if u, ok := stacks[0].(interface {
-		Usage(context.Context) (metrics.Usage, error)
-	}); ok && len(stacks) == 1 {
-		m.TargetUsage = u.Usage
+	if u, ok := stacks[0].(targetUsage); ok && len(stacks) == 1 {
+		m.TargetUsage = u.TargetUsage
 	}
 	return m
+}
+
+// targetMonitor is the samplers of one target of an interleaved group:
+// the stack's services and that target's container, the load's delivery
+// proven at its URL.
+func (x *samplers) targetMonitor(eng metrics.Engine, stacks []Stack, spec sweep.Spec) func(sweep.Target) sweep.Monitor {
+	return func(t sweep.Target) sweep.Monitor {
+		shared := running(stacks)
+		m := &metrics.Monitor{Engine: eng, Target: spec.Service, URL: t.URL(),
+			DB: func() *metrics.DB { return x.db }, Pooler: func() *metrics.PgBouncer { return x.pooler }}
+		m.Containers = func(ctx context.Context) (map[string]string, error) {
+			ids, err := shared(ctx)
+			if err != nil {
+				return nil, err
+			}
+			a, err := t.ReadBack(ctx)
+			if err != nil {
+				return nil, err
+			}
+			out := map[string]string{spec.Service: a.ContainerID}
+			for svc, id := range ids {
+				if svc != spec.Service {
+					out[svc] = id
+				}
+			}
+			return out, nil
+		}
+		return m
+	}
 }
 
 // running lists the containers of whichever stack is up (one at a time

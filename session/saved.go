@@ -50,6 +50,10 @@ func Again(run SavedRun, cellID string) (sweep.Spec, sweep.Job, error) {
 	if err != nil {
 		return spec, sweep.Job{}, err
 	}
+	if spec.Interleaved() { // one cell measured alone has no round to be read against
+		return spec, sweep.Job{}, sweep.BadInput("schedule", "the run is %s: its cells are measured round by round beside each other, "+
+			"not one alone; run it again with more {rounds} instead", sweep.ScheduleInterleaved)
+	}
 	return spec, sweep.Job{Cell: cell, Rep: sweep.NextRep(run.Dir, cell.ID)}, nil
 }
 

@@ -70,6 +70,11 @@ func TestSavedSpecAndAgain(t *testing.T) {
 	if _, _, err := Again(SavedRun{Dir: dir}, first); badField(err) != "db_dsn" {
 		t.Errorf("no DSN for a run that sampled one: %v, want bad input of db_dsn", err)
 	}
+	inter := testSpec()
+	inter.Schedule, inter.RoundsAuto = sweep.ScheduleInterleaved, true
+	if _, _, err := Again(SavedRun{Dir: savedRun(t, inter)}, first); badField(err) != "schedule" {
+		t.Errorf("a rerun of an interleaved run's cell: %v, want bad input of schedule", err)
+	}
 }
 
 func TestFromRunNarrowsToTheCell(t *testing.T) {
@@ -125,6 +130,11 @@ func TestOpenRefusesBeforeStartingAnything(t *testing.T) {
 	spec.Out, spec.Duration = out, sweep.Duration(100*time.Hour)
 	if _, err := Open(t.Context(), spec, Options{}); badField(err) != "allow_large" {
 		t.Errorf("a 400 h grid: %v, want bad input of allow_large", err)
+	}
+	spec = testSpec()
+	spec.Out, spec.Schedule, spec.RoundsAuto, spec.Swarm = out, sweep.ScheduleInterleaved, true, true
+	if _, err := Open(t.Context(), spec, Options{}); badField(err) != "schedule" {
+		t.Errorf("an interleaved schedule on a swarm: %v, want bad input of schedule", err)
 	}
 	spec = testSpec()
 	spec.Out, spec.Swarm, spec.Parallel = out, true, 1

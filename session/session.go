@@ -147,7 +147,11 @@ func Open(ctx context.Context, spec sweep.Spec, opts Options) (_ *Session, err e
 			return nil, err
 		}
 	}
-	s.notify(Started{RunID: s.runID, Dir: s.dir, Cells: len(spec.Cells()), Repeat: spec.Repeat, Jobs: len(opts.Jobs)})
+	started := Started{RunID: s.runID, Dir: s.dir, Cells: len(spec.Cells()), Repeat: spec.Repeat, Jobs: len(opts.Jobs)}
+	if spec.Interleaved() {
+		started.Rounds = spec.MaxRounds()
+	}
+	s.notify(started)
 	if len(s.lanes) > 0 {
 		s.notify(s.lanesPlaced())
 	}
@@ -272,6 +276,9 @@ func (s *Session) Run(ctx context.Context) (Result, error) {
 	runner.Prepare = func(ctx context.Context) error {
 		return errors.Join(s.db.prepare(ctx), s.recordFacts(ctx))
 	}
+	if s.spec.Interleaved() {
+		runner.EnoughRounds = s.picksApart
+	}
 	if s.search != nil {
 		runner.Measure = s.search.hook(runner, s.runID, s.log)
 	}
@@ -288,6 +295,18 @@ func (s *Session) Run(ctx context.Context) (Result, error) {
 	res := Result{Summary: sum, FactsErr: s.recordFacts(ctx)}
 	s.release(ctx, err)
 	return res, err
+}
+
+// picksApart is the rule of an interleaved run's automatic rounds: a
+// group's rounds stop once the report's picks at its CPU limit (of its
+// slice) are apart from every other cell there, as read from the run
+// directory so far.
+func (s *Session) picksApart(g sweep.TargetGroup) bool {
+	run, err := results.LoadRun(s.dir)
+	if err != nil {
+		return false
+	}
+	return report.PicksApart(run.Only(g.Slice), g.CPUs, report.DefaultOptions())
 }
 
 // measure runs the spec's strategy: the grid (or the jobs asked) through
@@ -323,7 +342,8 @@ func (s *Session) runner() *sweep.Runner {
 	return &sweep.Runner{Spec: s.spec, RunID: s.runID, Dir: s.dir, Stack: s.stack, Variants: s.variants,
 		Driver: s.driver, Log: s.log, HostCPUs: s.hostCPUs, Observer: s.opts.Observer,
 		Prepare: s.db.prepare, Reset: s.db.resetFunc(), Monitor: s.db.monitor(s.engine, s.allStacks(), s.spec),
-		Limits: s.db.limitsFunc(), Replicas: replicas(s.stack)}
+		TargetMonitor: s.db.targetMonitor(s.engine, s.allStacks(), s.spec),
+		Limits:        s.db.limitsFunc(), Replicas: replicas(s.stack)}
 }
 
 // replicas is the target's replica count where the stack knows it (a

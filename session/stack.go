@@ -116,7 +116,7 @@ func (s *Session) newStack(ctx context.Context, field string, files []string) (S
 // target answers at url.
 func (s *Session) stackOptions(files []string, url string) sweep.StackOptions {
 	return sweep.StackOptions{Files: files, Service: s.spec.Service, RunID: s.runID, RunDir: s.dir,
-		ReadyURL: strings.TrimRight(url, "/") + s.spec.ReadyPath, SweptEnv: s.spec.SweptEnv(),
+		ReadyURL: strings.TrimRight(url, "/") + s.spec.ReadyPath, URL: url, SweptEnv: s.spec.SweptEnv(),
 		Env: s.opts.Env, Log: s.log}
 }
 

@@ -36,6 +36,10 @@ type StackOptions struct {
 	// (full URL, e.g. http://127.0.0.1:8080/health). Empty: a running
 	// target without healthcheck counts as ready.
 	ReadyURL string
+	// URL is the base URL the load goes to (the --url flag): a backend
+	// that runs several targets at once (Targets) gives each a URL of
+	// its own from it.
+	URL string
 	// SweptEnv names the variables ReadBack reads back from the target.
 	SweptEnv []string
 	// Env is the process environment as the front end read it: where the

@@ -29,6 +29,10 @@ const DefaultCallTimeout = 10 * time.Minute
 // one's cells, every stack at the end of a run), also after Ctrl-C.
 const DownTimeout = 2 * time.Minute
 
+// CleanTimeout bounds sweep clean when it is given no bound: every run's
+// removal on the engine, or on the cluster, together.
+const CleanTimeout = 5 * time.Minute
+
 // ErrCallTimeout marks a call into the platform that did not answer
 // within its bound.
 var ErrCallTimeout = errors.New("no answer within its bound")
@@ -40,12 +44,13 @@ const (
 	OfPhase        = "the phase's length and the run's call timeout"
 	OfDownTimeout  = "the bound of taking a stack down"
 	OfTargetLog    = "the bound of reading a failed cell's log"
+	OfClean        = "the clean's bound, {timeout}"
 )
 
 // CallTimeoutError is a call that did not answer within Bound.
 type CallTimeoutError struct {
 	Call    string // apply, ready wait, read back, start dependencies, down, load, ...
-	Service string // the target service
+	Service string // the target service; empty for a call of no one service (sweep clean)
 	Bound   time.Duration
 	// Of says what Bound is made of (OfCallTimeout, ...); empty:
 	// OfCallTimeout.
@@ -57,7 +62,11 @@ func (e *CallTimeoutError) Error() string {
 	if of == "" {
 		of = OfCallTimeout
 	}
-	return fmt.Sprintf("%s of service %s: no answer within %s (%s); the platform may be wedged", e.Call, e.Service, e.Bound, of)
+	call := e.Call
+	if e.Service != "" {
+		call += " of service " + e.Service
+	}
+	return fmt.Sprintf("%s: no answer within %s (%s); the platform may be wedged", call, e.Bound, of)
 }
 
 // Unwrap makes the error match ErrCallTimeout.

@@ -214,6 +214,7 @@ func (r *Runner) guardLimits(ctx context.Context) error {
 		return fmt.Errorf("read the connection limits: %w", err)
 	}
 	r.logf("connection limits: %+v", limits)
+	r.limits = &limits
 	cells := make([]Cell, len(r.pending))
 	for i, j := range r.pending {
 		cells[i] = j.Cell

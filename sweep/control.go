@@ -47,12 +47,12 @@ func RunControlJob(spec Spec, cell Cell, seq int) Job {
 }
 
 // measuresControls reports whether a run of s measures its control cell
-// over and over: a grid (not halving, not --find-limit) on one stack
-// (--parallel runs lanes, whose controls are their own) with ControlEvery
-// above 0.
+// over and over: a sequential grid (not halving, not --find-limit, not
+// interleaved, whose rounds are its noise) on one stack (--parallel runs
+// lanes, whose controls are their own) with ControlEvery above 0.
 func (s Spec) measuresControls() bool {
 	return s.ControlEvery > 0 && (s.Strategy == "" || s.Strategy == StrategyGrid) &&
-		s.FindLimit == nil && s.Parallel == 0
+		s.FindLimit == nil && s.Parallel == 0 && !s.Interleaved()
 }
 
 // MinControls is the fewest control measurements a run's noise is

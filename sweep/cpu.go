@@ -56,9 +56,9 @@ func cpusetTop(list string) (int, error) {
 	return top, nil
 }
 
-// processCPU is the CPU time of this process and its waited-for children
+// ProcessCPU is the CPU time of this process and its waited-for children
 // (k6 runs as a child and is waited for before the measured phase ends).
-func processCPU() time.Duration {
+func ProcessCPU() time.Duration {
 	var total time.Duration
 	for _, who := range []int{syscall.RUSAGE_SELF, syscall.RUSAGE_CHILDREN} {
 		var ru syscall.Rusage
@@ -87,7 +87,7 @@ func (r *Runner) readPressure() (pressure.Reading, error) {
 // startUse reads the driver's CPU time and the host's CPU pressure before
 // a measured phase.
 func (r *Runner) startUse() phaseUse {
-	u := phaseUse{cpu: processCPU(), wall: time.Now()}
+	u := phaseUse{cpu: ProcessCPU(), wall: time.Now()}
 	u.psi, u.psiError = r.readPressure()
 	return u
 }
@@ -96,7 +96,7 @@ func (r *Runner) startUse() phaseUse {
 // (see driverUse), the host's CPU pressure, and the Little's law check.
 func (r *Runner) endUse(rec *results.Record, u phaseUse) {
 	wall := time.Since(u.wall)
-	cpu, dwall := processCPU()-u.cpu, wall
+	cpu, dwall := ProcessCPU()-u.cpu, wall
 	if rec.DriverWall > 0 {
 		// the driver ran away from this process: its own figures
 		cpu, dwall = rec.DriverCPU, rec.DriverWall

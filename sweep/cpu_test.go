@@ -21,7 +21,7 @@ func TestProcessCPUCountsWaitedChildren(t *testing.T) {
 	if err != nil {
 		t.Skip("no dd on PATH")
 	}
-	before := processCPU()
+	before := ProcessCPU()
 	cmd := exec.Command(dd, "if=/dev/zero", "of=/dev/null", "bs=1", "count=30000")
 	if err := cmd.Run(); err != nil {
 		t.Fatal(err)
@@ -30,8 +30,8 @@ func TestProcessCPUCountsWaitedChildren(t *testing.T) {
 	if child <= 0 {
 		t.Skip("the child's CPU time was not reported")
 	}
-	if grew := processCPU() - before; grew < child {
-		t.Errorf("processCPU grew %s over a child that used %s (user %s, system %s)",
+	if grew := ProcessCPU() - before; grew < child {
+		t.Errorf("ProcessCPU grew %s over a child that used %s (user %s, system %s)",
 			grew, child, cmd.ProcessState.UserTime(), cmd.ProcessState.SystemTime())
 	}
 }
@@ -145,7 +145,7 @@ func TestEndUse(t *testing.T) {
 	t.Parallel()
 	r := &Runner{Pressure: func() (pressure.Reading, error) { return pressure.Reading{}, errors.New("no psi") }}
 	// The phase began 40 s ago with 20 s less CPU than now: half a core.
-	u := phaseUse{cpu: processCPU() - 20*time.Second, wall: time.Now().Add(-40 * time.Second), psiError: errors.New("no psi")}
+	u := phaseUse{cpu: ProcessCPU() - 20*time.Second, wall: time.Now().Add(-40 * time.Second), psiError: errors.New("no psi")}
 	var rec results.Record
 	r.endUse(&rec, u)
 	if c := rec.Driver.CPUCoresMean; c < 0.5 || c > 0.55 {

@@ -30,6 +30,10 @@ type Estimate struct {
 	// RunControlDuration and CellOverhead.
 	Controls   int
 	PerControl time.Duration
+	// Rounds and Slices, in an interleaved run (Spec.Schedule), are the
+	// rounds at most and the slices of load they give (Jobs targets ×
+	// Rounds); PerJob is then a target's start, warm-up and slices.
+	Rounds, Slices int
 	// Total is Jobs × PerJob plus the controls and StackOverhead; with
 	// lanes (Parallel N ≥ 2) the busiest lane's: the control (the
 	// warm-up, ControlDuration and CellOverhead) and ⌈Jobs / N⌉ jobs.
@@ -39,6 +43,9 @@ type Estimate struct {
 // Estimate is the expected duration of a run of s, for `sweep plan` and
 // the guard against grids too large to run without --yes.
 func (s Spec) Estimate() Estimate {
+	if s.Interleaved() {
+		return s.interleavedEstimate(len(s.Cells()))
+	}
 	e := Estimate{Jobs: len(s.Cells()) * max(s.Repeat, 1), Levels: 1}
 	if f := s.FindLimit; f != nil {
 		e.Levels = f.MaxSteps

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 
 	"github.com/olekukonko/tablewriter"
 	"github.com/olekukonko/tablewriter/tw"
@@ -33,6 +34,9 @@ func WritePlan(w io.Writer, s Spec) error {
 		return err
 	}
 	est := s.Estimate()
+	if s.Interleaved() {
+		return writeInterleaved(w, s, est)
+	}
 	load := fmt.Sprintf("warm-up %s + measure %s", s.Warmup.Std(), s.Duration.Std())
 	if est.Levels > 1 {
 		load = fmt.Sprintf("up to %d search levels × (%s)", est.Levels, load)
@@ -48,6 +52,27 @@ func WritePlan(w io.Writer, s Spec) error {
 		return err
 	}
 	return writeAdaptive(w, s)
+}
+
+// writeInterleaved is the estimate of an interleaved run and how it
+// spends it.
+func writeInterleaved(w io.Writer, s Spec, est Estimate) error {
+	rounds := fmt.Sprintf("%d rounds", est.Rounds)
+	if s.RoundsAuto {
+		rounds = "up to " + rounds
+	}
+	_, err := fmt.Fprintf(w, "%d targets × (~%s to start + warm-up %s + %s × a %s slice) + ~%s to start and stop the stack ≈ %s\n",
+		est.Jobs, CellOverhead, s.Warmup.Std(), rounds, s.SliceLength(), StackOverhead, Round(est.Total))
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintf(w, "interleaved: the targets of each CPU limit run at once; each round gives every one a slice of load "+
+		"in a fresh random order (seed %d) while the others idle; the rounds are the noise, no control cell runs\n", s.Seed)
+	if err == nil && s.RoundsAuto {
+		_, err = fmt.Fprintf(w, "rounds auto: a CPU limit's rounds stop once its picks' intervals are apart, at the latest when each cell had %s of load (--duration): the figure above is the longest\n",
+			time.Duration(est.Rounds)*s.SliceLength())
+	}
+	return err
 }
 
 // writeAdaptive says what the steady-state rule and automatic

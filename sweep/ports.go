@@ -100,6 +100,38 @@ type Stack interface {
 	Down(ctx context.Context) error
 }
 
+// Targets is the seam of the interleaved schedule (Spec.Schedule): a
+// backend whose Stack implements it runs several targets of one CPU limit
+// at once beside its running stack. A backend that does not cannot run
+// the schedule (Runner.Run says so as bad input of schedule).
+type Targets interface {
+	// StartTargets starts one target per cfg once the stack's other
+	// services are up (after StartDeps): each a container (or Deployment)
+	// of its own with cfg's env, CPU limit and memory, the run's labels
+	// and cfg.Labels (sweep.cell), its own published port, sharing the
+	// stack's other services. It returns once every one was created, in
+	// cfgs' order, without waiting for them (Target.WaitReady); on an
+	// error it removes what it started. cfg.Dir is the group's folder for
+	// what the backend writes (an override).
+	StartTargets(ctx context.Context, cfgs []TargetConfig) ([]Target, error)
+}
+
+// Target is one target an interleaved group runs (Targets.StartTargets).
+type Target interface {
+	// URL is the base URL the load reaches this target at.
+	URL() string
+	// WaitReady, ReadBack and Logs are Stack's, for this target.
+	WaitReady(ctx context.Context, timeout time.Duration) error
+	ReadBack(ctx context.Context) (results.Applied, error)
+	Logs(ctx context.Context, n int) (string, error)
+	// Watch watches this target and the stack's shared services for
+	// one slice: a restart of another target is no change of this one's
+	// stack.
+	Watch(ctx context.Context) (StackWatch, error)
+	// Down stops and removes this target.
+	Down(ctx context.Context) error
+}
+
 // StackWatch watches the containers of a running stack: a cell is ok only
 // when the stack it measured stayed the same from the start of its
 // warm-up to the end of its measured phase. A restart, exit or OOM kill of

@@ -13,10 +13,13 @@ var operational = map[string]bool{
 	"keep": true, "out": true, "retries": true, "max_failures": true, "cooldown": true,
 	"repeat": true, "order": true, "seed": true, "repeat_auto": true, "max_repeat": true, "over_limit": true,
 	"parallel": true, "lane_nodes": true, "control_every": true, "control": true,
+	"rounds": true, "rounds_auto": true,
 }
 
 // DiffSpecs lists the keys (spec JSON names) in which spec differs from the
-// spec saved in an earlier run's sweep.json, ignoring operational keys.
+// spec saved in an earlier run's sweep.json, ignoring operational keys
+// (but the seed of an interleaved run, which drew its rounds' orders: a
+// resume replays them).
 // Of the DSN only its presence counts (savedDB: the run sampled a
 // database): another host or password reaches the same database, or the
 // run could not go on.
@@ -35,7 +38,7 @@ func DiffSpecs(saved json.RawMessage, savedDB bool, spec Spec) ([]string, error)
 	var diff []string
 	for k := range merge(old, cur) {
 		switch {
-		case operational[k] || reflect.DeepEqual(old[k], cur[k]):
+		case operational[k] && !(k == "seed" && spec.Interleaved()) || reflect.DeepEqual(old[k], cur[k]):
 		case userFileKeys[k]:
 			diff = append(diff, userFileDiff(k, old[k], cur[k]))
 		default:

@@ -59,6 +59,19 @@ type Runner struct {
 	// MeasureAt. It fills rec's measurement; its error fails the cell (or
 	// marks it interrupted when ctx is done).
 	Measure func(ctx context.Context, job Job, dir string, rec *results.Record) error
+	// TargetMonitor, when set, is the samplers of one target's slices in
+	// an interleaved run (the proof of delivery among them); nil: the
+	// slices run without samplers, and their records say nothing watched
+	// the target.
+	TargetMonitor func(Target) Monitor
+	// EnoughRounds, when set, is asked with rounds auto after each round
+	// of an interleaved group from MinRounds on (not of a group the
+	// connection limit split): true ends the group's rounds, which a
+	// resume then does not owe (RoundsFile). A strategy that reads the
+	// report sets it: the picks' intervals are apart.
+	EnoughRounds func(TargetGroup) bool
+	url          string      // the URL of the target of the slice being measured; "": Spec.URL
+	limits       *ConnLimits // the connection limits the guard read
 	// Jobs, when set, replaces the spec's schedule (sweep rerun runs one
 	// cell as a new repetition this way).
 	Jobs []Job
@@ -122,6 +135,11 @@ func (s Summary) Failed() int {
 // *results.WriteError when a run file (result.json, samples.csv, ...)
 // could not be written, with the summary so far in each case.
 func (r *Runner) Run(ctx context.Context) (Summary, error) {
+	if r.Spec.Interleaved() && r.Jobs == nil {
+		sum, err := r.runInterleaved(ctx)
+		sum.OverheadS = overhead(sum.Records)
+		return sum, err
+	}
 	var sum Summary
 	jobs := r.Jobs
 	if jobs == nil {
@@ -163,21 +181,31 @@ func (r *Runner) runJobs(ctx context.Context, todo []Job, sum *Summary) error {
 		if r.Progress != nil {
 			r.Progress.Done(job, rec)
 		}
-		if r.lost != nil {
-			r.logf("stopping: %v", r.lost)
-			return r.lost
-		}
-		if rec.Status == results.StatusInterrupted || ctx.Err() != nil {
-			return ErrInterrupted
-		}
-		if max := r.Spec.MaxFailures; max > 0 && sum.Failed() >= max {
-			r.logf("aborting: %d cells failed (--max-failures %d)", sum.Failed(), max)
-			return fmt.Errorf("%w: %d ({max_failures} %d)", ErrTooManyFailures, sum.Failed(), max)
-		}
-		if err := LoadNeverWorked(sum.Records); err != nil {
-			r.logf("aborting: %v", err)
+		if err := r.afterJob(ctx, rec, sum); err != nil {
 			return err
 		}
+	}
+	return nil
+}
+
+// afterJob is what ends a run after a job's record: a run file not
+// written, an interruption, --max-failures reached, a load that never
+// worked.
+func (r *Runner) afterJob(ctx context.Context, rec results.Record, sum *Summary) error {
+	if r.lost != nil {
+		r.logf("stopping: %v", r.lost)
+		return r.lost
+	}
+	if rec.Status == results.StatusInterrupted || ctx.Err() != nil {
+		return ErrInterrupted
+	}
+	if max := r.Spec.MaxFailures; max > 0 && sum.Failed() >= max {
+		r.logf("aborting: %d cells failed (--max-failures %d)", sum.Failed(), max)
+		return fmt.Errorf("%w: %d ({max_failures} %d)", ErrTooManyFailures, sum.Failed(), max)
+	}
+	if err := LoadNeverWorked(sum.Records); err != nil {
+		r.logf("aborting: %v", err)
+		return err
 	}
 	return nil
 }
@@ -324,7 +352,7 @@ func (r *Runner) measure(ctx context.Context, job Job, dir string, rec *results.
 	if err := r.stillSame(ctx, rec); err != nil {
 		return err
 	}
-	if r.Reset != nil {
+	if r.Reset != nil && job.Slice == nil { // an interleaved group's is reset once
 		err := r.timed(job, rec, "reset", func() error { return Bounded(ctx, r.call("db reset", 0, OfCallTimeout), r.Reset) })
 		if err != nil {
 			return fmt.Errorf("db reset: %w", err)
@@ -351,8 +379,8 @@ func (r *Runner) measure(ctx context.Context, job Job, dir string, rec *results.
 // attempts did not connect, or the target received clearly less than the
 // driver sent (see CheckReachable and CheckDelivery).
 func (r *Runner) delivered(rec *results.Record) error {
-	warning, notDelivered := CheckDelivery(r.Spec.URL, r.Spec.Service, rec)
-	some, err := CheckReachable(r.Spec.URL, rec.Measurement)
+	warning, notDelivered := CheckDelivery(r.baseURL(), r.Spec.Service, rec)
+	some, err := CheckReachable(r.baseURL(), rec.Measurement)
 	if err != nil {
 		return err
 	}
@@ -380,7 +408,7 @@ func (r *Runner) load(ctx context.Context, job Job, dir string, rec *results.Rec
 		rec.Stopping = stoppingOf(f)
 		rec.Stopping.Rivals = len(rivals)
 	}
-	req := LoadRequest{BaseURL: r.Spec.URL, Load: rec.Load, Dir: dir}
+	req := LoadRequest{BaseURL: r.baseURL(), Load: rec.Load, Dir: dir}
 	if f.Warmup > 0 {
 		starts.mark("warmup", r.now())
 		if err := r.warmUp(ctx, job, req, f, rec); err != nil {
@@ -437,10 +465,22 @@ func (r *Runner) load(ctx context.Context, job Job, dir string, rec *results.Rec
 			rec.Warnings = append(rec.Warnings, "samplers: "+merr.Error())
 		}
 	}
+	if err == nil {
+		err = checkAnswering(rec.Load, rec.Measurement, intervals)
+	}
 	if err != nil {
 		return fmt.Errorf("measure: %w", err)
 	}
 	return nil
+}
+
+// baseURL is where the load goes: the URL of the target whose slice is
+// measured (interleaved), else the spec's.
+func (r *Runner) baseURL() string {
+	if r.url != "" {
+		return r.url
+	}
+	return r.Spec.URL
 }
 
 // runLoad runs one load phase (call names it) on the driver, bounded by

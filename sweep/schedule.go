@@ -3,6 +3,8 @@ package sweep
 import (
 	"math/rand/v2"
 	"slices"
+
+	"github.com/sweep-tool/sweep/results"
 )
 
 // Orders of a run.
@@ -40,6 +42,10 @@ type Job struct {
 	// filed under cells/<id>/control<lane>.<seq>. 0 for a lane's one
 	// start-of-run control.
 	Seq int
+	// Slice, in an interleaved run, is where the job stands in its round
+	// (TargetGroup.Round): its record, the cell's Rep-th repetition, is
+	// one slice of load (Rep the round).
+	Slice *results.LoadSlice
 }
 
 // Schedule lists every job of the plan in the run's order.

@@ -97,6 +97,11 @@ type Spec struct {
 	// sweep binary, e.g. sweep-drive:<hash>) when a load=CONSTRAINT entry
 	// of Place runs the load on a swarm node.
 	LoadImage string `json:"load_image,omitempty"`
+	// K6Image is the image k6 runs from when k6 drives a load away from
+	// sweep's process (on Kubernetes: a Job whose container runs from it,
+	// sweep copied in from LoadImage); it holds k6 on its PATH, e.g.
+	// grafana/k6.
+	K6Image string `json:"k6_image,omitempty"`
 	// Parallel, from 1, runs the cells on that many swarm nodes at once
 	// (sweep.Lanes): each lane has a stack of its own with every service
 	// pinned to its node, and {node} in URL, DBDSN and PoolerDSN is that
@@ -176,6 +181,17 @@ type Spec struct {
 	// Control is the control cell's id; "" takes the cell an earlier
 	// invocation of the run measured as its control, else MiddleCell.
 	Control string `json:"control,omitempty"`
+	// Schedule is how the cells share the host: "" (sequential) one
+	// target at a time; "interleaved" every target of a CPU limit at once,
+	// each given a Slice of load per round in a random order drawn from
+	// Seed, for Rounds rounds (RoundsAuto: until the picks' intervals are
+	// apart, at most Duration of load per cell, MaxRounds; see
+	// interleave.go). The rounds are its repetitions and its noise: no
+	// control cell runs.
+	Schedule   string   `json:"schedule,omitempty"`
+	Slice      Duration `json:"slice,omitempty"`
+	Rounds     int      `json:"rounds,omitempty"`
+	RoundsAuto bool     `json:"rounds_auto,omitempty"`
 }
 
 // Duration is a time.Duration written as text ("30s") in JSON.
@@ -281,6 +297,9 @@ func (s Spec) ValidatePlan() error {
 	if err := s.ValidateScenario(); err != nil {
 		return err
 	}
+	if err := s.validateSchedule(); err != nil {
+		return err
+	}
 	checks := []struct {
 		bad  bool
 		flag string
@@ -317,7 +336,11 @@ func (s Spec) ValidatePlan() error {
 		{!s.Kubernetes && s.Container != "", "container", "names the target Deployment's container on Kubernetes; give {kubernetes} too"},
 		{s.Kubernetes && s.LoadImage == "", "load_image",
 			"on Kubernetes the load runs as a Job in the cluster, from an image holding sweep; give {load_image} IMAGE (make demo-images builds sweep-drive:<hash>)"},
-		{s.Kubernetes && (s.Driver == "k6" || s.Script != nil), "driver", "on Kubernetes only the built-in driver runs (as a Job) so far; use {driver} builtin"},
+		{s.Kubernetes && s.K6Away() && s.K6Image == "", "k6_image",
+			"on Kubernetes k6 runs as a Job in the cluster, from an image holding k6; give {k6_image} IMAGE (e.g. grafana/k6), or {driver} builtin"},
+		{s.K6Image != "" && !s.Kubernetes, "k6_image", "is the image of k6 running as a Job on Kubernetes; give {kubernetes} too, or drop it"},
+		{s.K6Image != "" && s.Driver == "builtin", "k6_image", "is k6's image; drop it with {driver} builtin"},
+		{s.K6Image != "" && s.Scenario != nil, "k6_image", "is k6's image, and a scenario file runs on the built-in driver; drop one of them"},
 		{s.Kubernetes && s.CPUSet != "", "cpuset", "a Kubernetes pod is not pinned to host CPUs by sweep (the kubelet's CPU manager decides); drop it with {kubernetes}"},
 		{s.Kubernetes && len(s.Variants) > 0, "variants", "variants run on compose or a swarm; on Kubernetes one stack runs so far"},
 		{s.Kubernetes && len(s.StackPlace()) > 0, "place", "on Kubernetes only the load is placed (load=KEY=VALUE, a node selector)"},
@@ -326,7 +349,7 @@ func (s Spec) ValidatePlan() error {
 		{s.LoadImage != "" && len(s.LoadPlace()) == 0 && !s.Kubernetes, "load_image", "is the image of a load placed on a node; give {place} load=CONSTRAINT too"},
 		{len(s.LoadPlace()) > 0 && s.LoadImage == "", "load_image",
 			"a load placed on a node runs from an image holding sweep; give {load_image} IMAGE (make demo-images builds sweep-drive:<hash>)"},
-		{len(s.LoadPlace()) > 0 && (s.Driver == "k6" || s.Script != nil), "place", "only the built-in driver runs on a node; drop the load entry or use {driver} builtin"},
+		{len(s.LoadPlace()) > 0 && !s.Kubernetes && (s.Driver == "k6" || s.Script != nil), "place", "only the built-in driver runs on a swarm node; drop the load entry or use {driver} builtin"},
 	}
 	for _, c := range checks {
 		if c.bad {
@@ -369,6 +392,17 @@ func (s Spec) ValidatePlan() error {
 		return BadInput("find_limit", "searches the load of every cell; drop {load_levels}")
 	}
 	return nil
+}
+
+// K6Away reports whether k6 drives the load away from sweep's process:
+// on Kubernetes, when the driver is k6, or auto with a k6 script or a
+// k6 image given. Anywhere else k6 runs in sweep's process (or not at
+// all: a load placed on a swarm node is the built-in driver's).
+func (s Spec) K6Away() bool {
+	if !s.Kubernetes || s.Scenario != nil {
+		return false
+	}
+	return s.Driver == "k6" || (s.Driver == "auto" && (s.Script != nil || s.K6Image != ""))
 }
 
 // LoadFor resolves the load model for one cell (vus-per-web becomes VUs)

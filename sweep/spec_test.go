@@ -15,13 +15,33 @@ import (
 
 // TestValidate takes each check of a spec to its bounds: the last value
 // accepted and the first refused.
+// validateCase is a change to a valid spec and the field Validate then
+// names ("" when the spec stays valid).
+type validateCase struct {
+	name   string
+	change func(*Spec)
+	field  string
+}
+
+// checkValidate runs Validate on each case's change to base().
+func checkValidate(t *testing.T, base func() Spec, cases []validateCase) {
+	t.Helper()
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			s := base()
+			tc.change(&s)
+			err := s.Validate()
+			if got := badField(err); got != tc.field {
+				t.Errorf("Validate() = %v, want bad input in %q", err, tc.field)
+			}
+		})
+	}
+}
+
 func TestValidate(t *testing.T) {
 	t.Parallel()
-	for _, tc := range []struct {
-		name   string
-		change func(*Spec)
-		field  string // "" when the spec is valid
-	}{
+	checkValidate(t, testSpec, []validateCase{
 		{"test spec", func(*Spec) {}, ""},
 		{"no cpus", func(s *Spec) { s.CPUs = nil }, "cpus"},
 		{"no web mult", func(s *Spec) { s.WebMult = nil }, "web_mult"},
@@ -73,28 +93,30 @@ func TestValidate(t *testing.T) {
 		{"load placed with k6", func(s *Spec) {
 			s.Swarm, s.Place, s.LoadImage, s.Driver = true, []string{"load=node.id==n1"}, "sweep-drive:1", "k6"
 		}, "place"},
+		{"k6 on kubernetes from its image", func(s *Spec) { kube(s); s.Driver, s.K6Image = "k6", "grafana/k6" }, ""},
+		{"k6 on kubernetes placed", func(s *Spec) {
+			kube(s)
+			s.Driver, s.K6Image, s.Place = "k6", "grafana/k6", []string{"load=kubernetes.io/hostname=n2"}
+		}, ""},
+		{"k6 on kubernetes without its image", func(s *Spec) { kube(s); s.Driver = "k6" }, "k6_image"},
+		{"a k6 script on kubernetes without the image", func(s *Spec) { kube(s); s.Driver, s.Script = "auto", &Script{Path: "/s.js"} }, "k6_image"},
+		{"k6 image without kubernetes", func(s *Spec) { s.K6Image = "grafana/k6" }, "k6_image"},
+		{"k6 image with the built-in driver", func(s *Spec) { kube(s); s.Driver, s.K6Image = "builtin", "grafana/k6" }, "k6_image"},
+		{"k6 image with a scenario", func(s *Spec) {
+			kube(s)
+			s.Driver, s.K6Image, s.Scenario = "auto", "grafana/k6", &Scenario{Path: "/s.yaml"}
+		}, "k6_image"},
 		{"driver auto", func(s *Spec) { s.Driver = "auto" }, ""},
 		{"unknown driver", func(s *Spec) { s.Driver = "wrk" }, "driver"},
 		{"find-limit with load levels", func(s *Spec) {
 			s.FindLimit, s.LoadLevels = &FindLimit{SLO: "p99<=1s"}, []LoadSpec{{VUs: 1}}
 		}, "find_limit"},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
-			s := testSpec()
-			tc.change(&s)
-			err := s.Validate()
-			if tc.field == "" {
-				if err != nil {
-					t.Errorf("Validate() = %v, want nil", err)
-				}
-				return
-			}
-			if got := badField(err); got != tc.field {
-				t.Errorf("Validate() = %v, want bad input in %s", err, tc.field)
-			}
-		})
-	}
+	})
+}
+
+// kube makes s a Kubernetes stack's spec, the built-in driver's.
+func kube(s *Spec) {
+	s.Kubernetes, s.Manifests, s.LoadImage, s.Compose = true, []string{"/m.yaml"}, "sweep-drive:1", nil
 }
 
 // badField is the spec field a bad-input error names; "" for nil or

@@ -22,13 +22,19 @@ const (
 // ParseStrategy checks a strategy's name and returns it as Spec.Strategy
 // holds it: "" for the grid.
 func ParseStrategy(flag, name string) (string, error) {
+	return parseOneOf(flag, name, StrategyGrid, StrategyHalving)
+}
+
+// parseOneOf reads a name that is the default (given as def or empty,
+// held as "") or the other one choice, as Spec holds it.
+func parseOneOf(flag, name, def, other string) (string, error) {
 	switch name {
-	case StrategyGrid, "":
+	case def, "":
 		return "", nil
-	case StrategyHalving:
+	case other:
 		return name, nil
 	}
-	return "", BadInput(flag, "%q is not one of %s, %s", name, StrategyGrid, StrategyHalving)
+	return "", BadInput(flag, "%q is not one of %s, %s", name, def, other)
 }
 
 // Dir is the job's folder in the run directory run: cells/<id>/r<rep>,

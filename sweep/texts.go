@@ -14,6 +14,11 @@ type Texts struct {
 	Scenario string
 	// Baseline is web=W,pool=P; empty: none.
 	Baseline string
+	// Schedule is sequential or interleaved; empty: sequential.
+	Schedule string
+	// Rounds is an interleaved schedule's number of rounds or auto;
+	// empty: auto with the interleaved schedule.
+	Rounds string
 	// LoadLevels, Memory, Axes and Variants are the extra axes.
 	LoadLevels string
 	Memory     []string
@@ -43,6 +48,17 @@ func (t Texts) Apply(s *Spec) error {
 	}
 	if s.Scenario, err = ReadUserFile[ScenarioFile](t.Scenario); err != nil {
 		return err
+	}
+	if s.Schedule, err = ParseSchedule("schedule", t.Schedule); err != nil {
+		return err
+	}
+	switch {
+	case t.Rounds != "":
+		if s.Rounds, s.RoundsAuto, err = ParseRounds("rounds", t.Rounds); err != nil {
+			return err
+		}
+	case s.Interleaved():
+		s.Rounds, s.RoundsAuto = 0, true // the default: auto
 	}
 	if t.Baseline != "" {
 		if s.Baseline, err = ParseBaseline(t.Baseline); err != nil {

@@ -196,3 +196,43 @@ func (c *ChangeLog) Events() []results.StackEvent {
 	defer c.mu.Unlock()
 	return slices.Clone(c.seen)
 }
+
+// JoinWatches is one StackWatch of several (a target's own and its
+// stack's shared services'): changed when any of them is; Stop stops
+// each and returns their changes in time order, and their errors. It
+// follows them until Stop or the end of ctx.
+func JoinWatches(ctx context.Context, ws ...StackWatch) StackWatch {
+	ctx, cancel := context.WithCancel(ctx)
+	j := &joined{ws: ws, changed: make(chan struct{}), cancel: cancel}
+	for _, w := range ws {
+		go func() {
+			select {
+			case <-w.Changed():
+				j.once.Do(func() { close(j.changed) })
+			case <-ctx.Done():
+			}
+		}()
+	}
+	return j
+}
+
+type joined struct {
+	ws      []StackWatch
+	once    sync.Once
+	changed chan struct{}
+	cancel  context.CancelFunc
+}
+
+func (j *joined) Changed() <-chan struct{} { return j.changed }
+
+func (j *joined) Stop(ctx context.Context) ([]results.StackEvent, error) {
+	j.cancel()
+	var all []results.StackEvent
+	var errs []error
+	for _, w := range j.ws {
+		evs, err := w.Stop(ctx)
+		all, errs = append(all, evs...), append(errs, err)
+	}
+	slices.SortStableFunc(all, func(a, b results.StackEvent) int { return a.At.Compare(b.At) })
+	return all, errors.Join(errs...)
+}

@@ -192,3 +192,23 @@ func TestPhaseStartsPlace(t *testing.T) {
 		}
 	}
 }
+
+// TestJoinWatches: one watch of two changes when either does and
+// returns both's events in time order.
+func TestJoinWatches(t *testing.T) {
+	t.Parallel()
+	a, b := &fakeWatch{changed: make(chan struct{})}, &fakeWatch{changed: make(chan struct{})}
+	j := JoinWatches(t.Context(), a, b)
+	at := time.Now()
+	b.fire(results.StackEvent{Service: "db", Action: "restart", At: at.Add(time.Second)})
+	select {
+	case <-j.Changed():
+	case <-time.After(10 * time.Second):
+		t.Fatal("no change 10 s after one watch's")
+	}
+	a.fire(results.StackEvent{Service: "app", Action: "die", At: at})
+	evs, err := j.Stop(t.Context())
+	if err != nil || len(evs) != 2 || evs[0].Service != "app" || evs[1].Service != "db" || !a.stopped || !b.stopped {
+		t.Errorf("Stop = %+v, %v; both stopped: %t %t", evs, err, a.stopped, b.stopped)
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -18,6 +19,7 @@ import (
 func newCleanCmd(stdout io.Writer) *cobra.Command {
 	var runID, kubeContext string
 	var force, kubernetes bool
+	var timeout time.Duration
 	cmd := &cobra.Command{
 		Use:   "clean",
 		Short: "Remove containers, networks and volumes left by sweep runs that are no longer alive",
@@ -27,6 +29,9 @@ func newCleanCmd(stdout io.Writer) *cobra.Command {
 			"held by a live sweep process. Live runs, and runs whose state cannot be told, are skipped and listed.",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) (err error) {
+			if timeout <= 0 {
+				return sweep.BadInput("timeout", "must be > 0, e.g. 5m: the bound of the whole clean")
+			}
 			if cmd.Flags().Changed("run") && runID == "" {
 				return sweep.BadInput("run", "is empty; give the id of the run to remove, or leave --run out to remove every run that is not alive")
 			}
@@ -35,7 +40,7 @@ func newCleanCmd(stdout io.Writer) *cobra.Command {
 				if err != nil {
 					return sweep.BadInput("kubernetes", "%v", err)
 				}
-				return cleanKubernetes(cmd.Context(), stdout, c, runID, force)
+				return cleanKubernetes(cmd.Context(), stdout, c, runID, force, timeout)
 			}
 			if kubeContext != "" {
 				return sweep.BadInput("kube_context", "picks the cluster whose namespaces to clean; give {kubernetes} too")
@@ -45,20 +50,21 @@ func newCleanCmd(stdout io.Writer) *cobra.Command {
 				return sweep.BadInput("run", "%v", err)
 			}
 			defer func() { err = errors.Join(err, eng.Close()) }()
-			return clean(cmd.Context(), stdout, eng, runID, force)
+			return clean(cmd.Context(), stdout, eng, runID, force, timeout)
 		},
 	}
 	cmd.Flags().StringVar(&runID, "run", "", "only this run id (default: every run with leftovers that is not alive)")
 	cmd.Flags().BoolVar(&kubernetes, "kubernetes", false, "clean the runs' namespaces (sweep-<run id>) on the Kubernetes cluster KUBECONFIG names instead of the engine")
 	cmd.Flags().StringVar(&kubeContext, "kube-context", "", "with --kubernetes: the kubeconfig context (default: the current one)")
 	cmd.Flags().BoolVar(&force, "force", false, "remove even a run that is alive or whose state cannot be told")
+	cmd.Flags().DurationVar(&timeout, "timeout", sweep.CleanTimeout, "the bound of the whole clean: an engine or API server that stops answering fails it then, what was removed so far listed")
 	return cmd
 }
 
 // clean runs session.Clean and says what it did, run by run: the swarm's
 // part first, then the engine's, or that nothing carries the label.
-func clean(ctx context.Context, w io.Writer, eng session.CleanEngine, runID string, force bool) error {
-	done, err := session.Clean(ctx, eng, runID, force)
+func clean(ctx context.Context, w io.Writer, eng session.CleanEngine, runID string, force bool, bound time.Duration) error {
+	done, err := session.Clean(ctx, eng, runID, force, bound)
 	for _, o := range done.Swarm {
 		if o.Skipped != nil {
 			fmt.Fprintf(w, "run %s: skipped on the swarm: %v\n", o.ID, errors.Unwrap(o.Skipped))
@@ -83,8 +89,8 @@ func clean(ctx context.Context, w io.Writer, eng session.CleanEngine, runID stri
 
 // cleanKubernetes runs session.CleanKubernetes and says what it did, run
 // by run, or that no namespace carries the label.
-func cleanKubernetes(ctx context.Context, w io.Writer, c *kube.Client, runID string, force bool) error {
-	done, err := session.CleanKubernetes(ctx, c, runID, force)
+func cleanKubernetes(ctx context.Context, w io.Writer, c *kube.Client, runID string, force bool, bound time.Duration) error {
+	done, err := session.CleanKubernetes(ctx, c, runID, force, bound)
 	if len(done) == 0 && err == nil {
 		fmt.Fprintln(w, "nothing to clean: no namespace carries the sweep.run label")
 	}

@@ -3,11 +3,13 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
 	"io"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/docker/docker/api/types/container"
 	"github.com/docker/docker/api/types/swarm"
@@ -50,7 +52,7 @@ func TestCleanSparesALiveRun(t *testing.T) {
 		t.Errorf("clean --run of the live run: exit %d, want 2 saying it is alive, naming its lock and --force:\n%s", code, stderr)
 	}
 	var all bytes.Buffer
-	if err := clean(t.Context(), &all, onlyRun{cli, meta.RunID}, "", false); err != nil ||
+	if err := clean(t.Context(), &all, onlyRun{cli, meta.RunID}, "", false, 0); err != nil ||
 		!strings.Contains(all.String(), "run "+meta.RunID+": skipped: the run is alive") {
 		t.Errorf("clean of every run: %v, want the live run listed as skipped:\n%s", err, all.String())
 	}
@@ -84,7 +86,7 @@ func TestCleanNamesTheRunFlag(t *testing.T) {
 	for _, id := range []string{"!!", "--", "_"} {
 		t.Run(id, func(t *testing.T) {
 			t.Parallel()
-			err := clean(t.Context(), io.Discard, emptyEngine{}, id, false)
+			err := clean(t.Context(), io.Discard, emptyEngine{}, id, false, 0)
 			msg := message(err)
 			if exitCode(err) != exitBadInput || !strings.HasPrefix(msg, "--run: ") || strings.Contains(msg, "--run-id") {
 				t.Errorf("clean --run %q: exit %d, %q; want 2 naming --run", id, exitCode(err), msg)
@@ -134,4 +136,31 @@ func containerIDs(t *testing.T, cli *client.Client, labels ...string) []string {
 	}
 	slices.Sort(ids)
 	return ids
+}
+
+// TestCleanTimeoutMustBePositive: a clean with no bound is bad input of
+// --timeout, before any engine is asked.
+func TestCleanTimeoutMustBePositive(t *testing.T) {
+	code, _, stderr := runCLIEnv(t, sweep.Env{"DOCKER_HOST=unix:///nonexistent.sock"}, "clean", "--timeout", "0s")
+	if code != exitBadInput || !strings.Contains(stderr, "--timeout") {
+		t.Errorf("clean --timeout 0s: exit %d, %q; want 2 naming --timeout", code, stderr)
+	}
+}
+
+// TestCleanTimeoutNamesItsFlag: the clean's call timeout, as the user
+// reads it, names the flag that sets it.
+func TestCleanTimeoutNamesItsFlag(t *testing.T) {
+	err := clean(t.Context(), io.Discard, wedgedEngine{}, "", false, 50*time.Millisecond)
+	if msg := message(err); !errors.Is(err, sweep.ErrCallTimeout) || !strings.Contains(msg, "(the clean's bound, --timeout)") {
+		t.Errorf("clean over a wedged engine: %q; want its call timeout naming --timeout", msg)
+	}
+}
+
+// wedgedEngine is an engine that is no swarm manager and whose container
+// list never answers until its context ends.
+type wedgedEngine struct{ emptyEngine }
+
+func (wedgedEngine) ContainerList(ctx context.Context, _ container.ListOptions) ([]container.Summary, error) {
+	<-ctx.Done()
+	return nil, ctx.Err()
 }

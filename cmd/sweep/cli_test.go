@@ -291,17 +291,64 @@ func TestUnwritableOut(t *testing.T) {
 	}
 }
 
-// TestCheckNamesTODOLines: check refuses a config file while a TODO line
-// (what sweep init could not guess) is left in it, naming each line,
-// before it starts anything.
+// TestCheckNamesTODOLines: check and run refuse a config file while a
+// TODO line (what sweep init could not guess) is left in it, naming each
+// line, and a scenario file with one (init's skeleton), before they start
+// anything.
 func TestCheckNamesTODOLines(t *testing.T) {
 	t.Parallel()
 	cfg := writeConfig(t, "cpus: [1]\nservice: app\n# TODO: url: the published port\nurl: http://127.0.0.1:1\n"+
 		"compose: [c.yaml]  # TODO: the other file\n")
-	code, _, stderr := runCLIEnv(t, nil, "check", "--config", cfg)
-	for _, want := range []string{"--config: ", cfg + ":3: TODO: url: the published port", cfg + ":5: TODO: the other file"} {
-		if code != exitBadInput || !strings.Contains(stderr, want) {
-			t.Errorf("exit %d, %q; want 2 saying %q", code, stderr, want)
+	skeleton, err := filepath.Abs("../../scaffold/testdata/skeleton.scenario.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{{"check"}, {"run", "--out", filepath.Join(t.TempDir(), "run")}} {
+		cmd := args[0]
+		code, _, stderr := runCLIEnv(t, nil, append(args, "--config", cfg)...)
+		for _, want := range []string{"--config: ", cfg + ":3: TODO: url: the published port", cfg + ":5: TODO: the other file"} {
+			if code != exitBadInput || !strings.Contains(stderr, want) {
+				t.Errorf("%s: exit %d, %q; want 2 saying %q", cmd, code, stderr, want)
+			}
+		}
+	}
+	out := filepath.Join(t.TempDir(), "run")
+	code, _, stderr := runCLIEnv(t, nil, "run", "--cpus", "1", "--service", "app", "--url", "http://127.0.0.1:1",
+		"--compose", "x.yaml", "--scenario", skeleton, "--out", out)
+	if code != exitBadInput || !strings.Contains(stderr, "--scenario: ") || !strings.Contains(stderr, skeleton+":6: TODO: replace it") {
+		t.Errorf("run --scenario <init's skeleton>: exit %d, %q; want 2 naming its TODO line", code, stderr)
+	}
+	if _, err := os.Stat(out); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the refused run left %s (%v); want nothing written", out, err)
+	}
+}
+
+// TestScheduleFlags: --schedule, --slice and --rounds reach the spec
+// (plan prices an interleaved run), and each misuse (--control-every
+// among them: the rounds are the noise) is bad input naming its flag
+// before anything starts.
+func TestScheduleFlags(t *testing.T) {
+	t.Parallel()
+	grid := []string{"--cpus", "0.5,1", "--web-mult", "1,2", "--db-mult", "1,2", "--warmup", "5s", "--duration", "20s"}
+	code, stdout, stderr := runCLI(t, append([]string{"plan", "--schedule", "interleaved", "--slice", "10s", "--rounds", "3"}, grid...)...)
+	if code != exitOK || !strings.Contains(stdout, "3 rounds × a 10s slice") || !strings.Contains(stdout, "no control cell runs") {
+		t.Errorf("plan --schedule interleaved: exit %d, %q %q; want its rounds and slices priced, no control cell", code, stdout, stderr)
+	}
+	stack := []string{"--compose", "x.yaml", "--service", "app", "--url", "http://127.0.0.1:1", "--out", filepath.Join(t.TempDir(), "run")}
+	for _, c := range []struct {
+		args []string
+		flag string
+	}{
+		{[]string{"--schedule", "inter"}, "--schedule: "},
+		{[]string{"--rounds", "3"}, "--rounds: "},
+		{[]string{"--slice", "10s"}, "--slice: "},
+		{[]string{"--schedule", "interleaved", "--rounds", "1"}, "--rounds: "},
+		{[]string{"--schedule", "interleaved", "--slice", "1m"}, "--slice: "},
+		{[]string{"--schedule", "interleaved", "--control-every", "5"}, "--control-every: "},
+	} {
+		code, _, stderr := runCLI(t, append(append(append([]string{"run"}, grid...), stack...), c.args...)...)
+		if code != exitBadInput || !strings.HasPrefix(stderr, "sweep: "+c.flag) {
+			t.Errorf("run %v: exit %d, %q; want 2 naming %s", c.args, code, stderr, c.flag)
 		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/sweep-tool/sweep/results"
 	"github.com/sweep-tool/sweep/session"
 )
 
@@ -13,9 +14,12 @@ func tell(w io.Writer) func(session.Event) {
 	return func(e session.Event) {
 		switch e := e.(type) {
 		case session.Started:
-			if e.Jobs > 0 {
+			switch {
+			case e.Jobs > 0:
 				fmt.Fprintf(w, "sweep: run %s: %d job(s) → %s\n", e.RunID, e.Jobs, e.Dir)
-			} else {
+			case e.Rounds > 0:
+				fmt.Fprintf(w, "sweep: run %s: %d targets × %d rounds, interleaved (--schedule) → %s\n", e.RunID, e.Cells, e.Rounds, e.Dir)
+			default:
 				fmt.Fprintf(w, "sweep: run %s: %d cells × %d repetitions → %s\n", e.RunID, e.Cells, e.Repeat, e.Dir)
 			}
 		case session.LanesPlaced:
@@ -28,9 +32,18 @@ func tell(w io.Writer) func(session.Event) {
 				fmt.Fprintf(w, "sweep: control cell %s on lane %d (node %s): %s, %.0f RPS, p99 %.1f ms\n",
 					e.Cell, l.Lane, l.Node.ID, l.Status, l.RPS, l.P99)
 			}
-			if e.Warning != "" {
+			ok := 0
+			for _, l := range e.Lanes {
+				if l.Status == string(results.StatusOK) {
+					ok++
+				}
+			}
+			switch {
+			case e.Warning != "":
 				fmt.Fprintf(w, "sweep: warning: %s\n", e.Warning)
-			} else {
+			case ok < 2: // a spread of fewer than two figures is none
+				fmt.Fprintf(w, "sweep: the lanes' control cell cannot be compared: %d of %d lanes measured it ok\n", ok, len(e.Lanes))
+			default:
 				fmt.Fprintf(w, "sweep: the lanes measured the control cell %.0f %% apart: within the noise\n", 100*e.Spread)
 			}
 		case session.Resumed:

@@ -48,7 +48,7 @@ func bindSpec(fs *pflag.FlagSet) *specFlags {
 	fs.StringVar(&f.text.Script, "script", "", "your own k6 script (default: the bundled crud.js)")
 	fs.StringVar(&f.text.Scenario, "scenario", "", "your own requests as a scenario file (a subset of Artillery's YAML, docs/guides/load.md), "+
 		"run by the built-in driver (default: the demo's CRUD)")
-	bindMeasurement(fs, s)
+	bindMeasurement(fs, f)
 	fs.StringVar(&s.Out, "out", "", "the run directory (default runs/<run id>); the same --out again resumes")
 	bindPlatforms(fs, s)
 	return f
@@ -97,7 +97,8 @@ func bindStack(fs *pflag.FlagSet, s *sweep.Spec) {
 }
 
 // bindMeasurement defines the flags of how each cell is measured.
-func bindMeasurement(fs *pflag.FlagSet, s *sweep.Spec) {
+func bindMeasurement(fs *pflag.FlagSet, f *specFlags) {
+	s := &f.spec
 	durationVar(fs, &s.Warmup, "warmup", 30*time.Second, "warm-up load per cell, discarded (0 skips it)")
 	durationVar(fs, &s.Duration, "duration", 5*time.Minute, "measured load per cell (with --precision: the longest)")
 	fs.Var(sweep.Share{Field: "precision", V: &s.Precision}, "precision", "stop a cell's warm-up once settled and its measured phase once "+
@@ -107,6 +108,12 @@ func bindMeasurement(fs *pflag.FlagSet, s *sweep.Spec) {
 	fs.Var(sweep.Repeat{S: s}, "repeat", "repetitions per cell (r1..rN), or auto: measure each pick once more, "+
 		"and the cells of its calibrated set until the report separates them")
 	fs.IntVar(&s.MaxRepeat, "max-repeat", 0, "with --repeat auto: the most repetitions a cell gets (default 5)")
+	fs.StringVar(&f.text.Schedule, "schedule", sweep.ScheduleSequential, "how the cells share the host: sequential (one target at a time) or "+
+		"interleaved (every target of a CPU limit up at once, each given a --slice of load per round in a random order, "+
+		"compared round by round; docs/methodology.md)")
+	durationVar(fs, &s.Slice, "slice", 0, "with --schedule interleaved: one target's load in a round (default: "+sweep.DefaultSlice.String()+")")
+	fs.StringVar(&f.text.Rounds, "rounds", "", "with --schedule interleaved: the rounds, a number from 2, or auto: until a CPU limit's picks are apart "+
+		"or each cell had --duration of load (default: auto)")
 	fs.StringVar(&s.Order, "order", sweep.OrderGrid, "order of the cells: grid, interleave (CPU limits in turn, repetitions in rounds) or shuffle")
 	fs.Uint64Var(&s.Seed, "seed", 1, "seed of --order shuffle")
 	fs.IntVar(&s.Retries, "retries", 0, "re-run a failed cell up to N times, for transient failures (default 0: never)")
@@ -117,7 +124,8 @@ func bindMeasurement(fs *pflag.FlagSet, s *sweep.Spec) {
 	durationVar(fs, &s.Cooldown, "cooldown", 0, "pause between cells (default 0: none)")
 	fs.IntVar(&s.ControlEvery, "control-every", sweep.DefaultControlEvery, "a grid on one stack measures its control cell (--control) "+
 		"at the start, at most every N cells and at the end, 3 times at least, for a tenth of --duration (at least 5s), as cells/<id>/control1.<k>: "+
-		"its spread is the report's noise band, its trend the host's drift; 0: no control (the report's noise is then not measured)")
+		"its spread is the report's noise band, its trend the host's drift; 0: no control (the report's noise is then not measured); "+
+		"not with --schedule interleaved, whose rounds are the noise")
 	fs.StringVar(&s.Control, "control", "", "the control cell's id (default: the grid's middle cell, each axis at its middle value)")
 }
 
@@ -137,6 +145,8 @@ func bindPlatforms(fs *pflag.FlagSet, s *sweep.Spec) {
 		"in place (pods/resize, Kubernetes 1.33+) instead of rolling out a new one: faster, but the process and its warm state carry over (docs/guides/kubernetes.md)")
 	fs.StringVar(&s.LoadImage, "load-image", "", "with --kubernetes or --place load=…: the image holding sweep that the load runs from "+
 		"(make demo-images builds sweep-drive:<hash>; default: none)")
+	fs.StringVar(&s.K6Image, "k6-image", "", "with --kubernetes: the image holding k6 on its PATH (e.g. grafana/k6) that the k6 load's Job runs from, "+
+		"sweep copied in from --load-image; with it --driver auto runs k6, --script too (docs/guides/kubernetes.md) (default: none)")
 	fs.IntVar(&s.Parallel, "parallel", 0, "with --swarm or --kubernetes: measure up to N cells at once, one node per lane, each lane a stack "+
 		"(on Kubernetes a namespace sweep-<run id>-l<k>) of its own; on a swarm {node} in --url, --db-dsn and --pooler-dsn is the lane node's address. "+
 		"With N >= 2 every lane first measures the first cell, for a quarter of --duration (at least 5s), as cells/<id>/control<lane>: "+
@@ -183,6 +193,10 @@ func (f *specFlags) resolve(cmd *cobra.Command) (sweep.Spec, error) {
 	}
 	if err := f.text.Apply(&f.spec); err != nil {
 		return sweep.Spec{}, err
+	}
+	if f.spec.Interleaved() && cmd.Flags().Changed("control-every") && f.spec.ControlEvery != 0 {
+		return sweep.Spec{}, sweep.BadInput("control_every", "the rounds are an interleaved run's noise and no control cell runs; drop it with {schedule} %s",
+			sweep.ScheduleInterleaved)
 	}
 	return f.spec, nil
 }

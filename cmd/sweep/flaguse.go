@@ -50,13 +50,13 @@ var specFlagUse = []struct {
 	{groupLoad, inRunCheckLimit, []string{"driver", "k6", "script", "scenario"}},
 	{groupMeasurement, inPlanRunCheckLimit, []string{"warmup", "duration", "precision", "min-duration"}},
 	{groupMeasurement, inRunCheck, []string{"max-errors"}}, // limit judges errors by its SLO
-	{groupMeasurement, inPlanRun, []string{"repeat", "max-repeat", "control", "control-every"}},
+	{groupMeasurement, inPlanRun, []string{"repeat", "max-repeat", "control", "control-every", "schedule", "slice", "rounds"}},
 	{groupMeasurement, inRunOnly, []string{"order", "seed", "retries", "max-failures", "cooldown"}},
 	{groupOutput, inRunLimit, []string{"out"}},
 	{groupSwarm, inRunCheckLimit, []string{"swarm", "place"}},
 	{groupKubernetes, inRunCheckLimit, []string{"kubernetes", "manifests", "kube-context", "container"}},
 	{groupKubernetes, inRunOnly, []string{"in-place"}}, // a resize between cells; check and limit apply one
-	{groupNodes, inRunCheckLimit, []string{"load-image"}},
+	{groupNodes, inRunCheckLimit, []string{"load-image", "k6-image"}},
 	{groupNodes, inPlanRunCheck, []string{"parallel"}},
 	{groupNodes, inRunCheck, []string{"lane-nodes"}},
 	{"", inPlanRunCheckLimit, []string{"config"}},

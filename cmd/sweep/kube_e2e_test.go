@@ -247,19 +247,7 @@ func TestKubernetesFaultAndCtrlC(t *testing.T) {
 	ns := kube.Namespace(meta.RunID)
 	t.Cleanup(func() { _ = kube.DeleteNamespace(context.Background(), fx.Client, ns, 2*time.Minute) })
 	pods := fx.Client.Core.CoreV1().Pods(ns)
-	measuring := func() bool {
-		l, err := pods.List(t.Context(), metav1.ListOptions{LabelSelector: kube.LabelLoad + "=measure"})
-		if err != nil {
-			return false
-		}
-		for _, p := range l.Items {
-			if p.Status.Phase == corev1.PodRunning {
-				return true
-			}
-		}
-		return false
-	}
-	waitFor(t, p, "the first cell's measured phase", measuring)
+	waitFor(t, p, "the first cell's measured phase", kubeMeasuring(t, fx, ns))
 	time.Sleep(2 * time.Second)
 	l, err := pods.List(t.Context(), metav1.ListOptions{LabelSelector: "app=app"})
 	if err != nil || len(l.Items) != 1 {
@@ -274,7 +262,7 @@ func TestKubernetesFaultAndCtrlC(t *testing.T) {
 		t.Errorf("the first cell with its target's pod deleted: %s (%s) %v, want failed naming app", rec.Status, rec.Reason, err)
 	}
 
-	waitFor(t, p, "the second cell's measured phase", measuring)
+	waitFor(t, p, "the second cell's measured phase", kubeMeasuring(t, fx, ns))
 	cenv := fx.Env.With("HOME=" + t.TempDir())
 	code, stdout, stderr := runCLIEnv(t, cenv, "clean", "--kubernetes")
 	if code != exitOK || !strings.Contains(stdout, "run "+meta.RunID+": skipped") {
@@ -477,6 +465,98 @@ func TestKubernetesOrdersScenario(t *testing.T) {
 		}
 		if rec.DB == nil || rec.DB.Sessions.TotalPeak < 1 {
 			t.Errorf("cell %s: db block %+v; want the database's sessions sampled", cell.ID, rec.DB)
+		}
+	}
+	if _, err := fx.Client.Core.CoreV1().Namespaces().Get(t.Context(), kube.Namespace(meta.RunID), metav1.GetOptions{}); err == nil {
+		t.Errorf("namespace %s left after the run", kube.Namespace(meta.RunID))
+	}
+}
+
+// patientScript is a user's k6 script for the demo: create a Patient,
+// read it back. Its own options (10 VUs for a minute) give way to
+// sweep's load.
+const patientScript = `import http from 'k6/http';
+import { check } from 'k6';
+
+export const options = { vus: 10, duration: '1m' };
+
+export default function () {
+  const created = http.post(` + "`${__ENV.BASE_URL}/Patient`" + `, JSON.stringify({ resourceType: 'Patient', name: 'k6' }),
+    { headers: { 'Content-Type': 'application/json' }, tags: { name: 'create' } });
+  check(created, { 'created': (r) => r.status === 201 });
+  const id = created.json('id');
+  const read = http.get(` + "`${__ENV.BASE_URL}/Patient/${id}`" + `, { tags: { name: 'read' } });
+  check(read, { 'read': (r) => r.status === 200 });
+}
+`
+
+// TestKubernetesK6Job sweeps the demo on the Kubernetes fixture with
+// --driver k6 and a user's script: each phase a Job from the k6 image
+// (the k6 on this host's PATH packaged by images.sh k6; the test skips
+// without one), sweep copied in from the load image, on node 2, the
+// target reached by its Service name. Every cell must be ok, recorded as
+// k6's with the user's script, its VUs sweep's (the script's own 10
+// gave way), the load proved delivered, k6's summary exports of both
+// phases kept in the cell's directory as a local k6 leaves them, and the
+// run must leave no namespace.
+func TestKubernetesK6Job(t *testing.T) {
+	testenv.K6(t)
+	fx := k8sfixture.Up(t)
+	if len(fx.Nodes) < 2 {
+		t.Skipf("the fixture has %d node; this test needs 2", len(fx.Nodes))
+	}
+	root := repoRoot(t)
+	var k6Image string
+	for _, kv := range testenv.Images(t, root, "k6") {
+		if k, v, ok := strings.Cut(kv, "="); ok && k == "SWEEP_DEMO_K6_IMAGE" {
+			k6Image = v
+		}
+	}
+	if err := fx.LoadImages(root, k6Image); err != nil {
+		t.Fatal(err)
+	}
+	script := filepath.Join(t.TempDir(), "patient.js")
+	if err := os.WriteFile(script, []byte(patientScript), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(t.TempDir(), "run")
+	code, _, stderr := runCLIEnv(t, fx.Env.With("HOME="+t.TempDir()), "run", "--kubernetes",
+		"--manifests", fx.Manifests(t, root, "demo.yaml"), "--service", "app", "--url", "http://app:8080", "--ready-path", "/health",
+		"--driver", "k6", "--script", script, "--k6-image", k6Image, "--load-image", fx.DriveImage(t, root),
+		"--place", "load=sweep.index=2", "--load", "vus=4",
+		"--cpus", "0.5", "--web-mult", "2,4", "--db-mult", "2", "--warmup", "2s", "--duration", "5s",
+		"--control-every", "0", "--out", out)
+	if code != exitOK {
+		t.Fatalf("exit %d, want 0\nstderr:\n%s", code, stderr)
+	}
+	meta := readMeta(t, out)
+	if len(meta.Cells) != 2 || meta.Host.Driver != "k6" {
+		t.Fatalf("%d cells, driver %q; want 2 and k6", len(meta.Cells), meta.Host.Driver)
+	}
+	for _, cell := range meta.Cells {
+		rec := readRecord(t, out, cell.ID)
+		t.Logf("cell %s: %s, %.0f requests/s, p99 %.1f ms, %d requests, %d VUs, load on %+v, the load pod's CPU %+v",
+			cell.ID, rec.Status, rec.RPS, rec.LatencyMS.P99, rec.Requests, rec.VUsMax, rec.Measurement.LoadNode, rec.Driver)
+		if rec.Status != results.StatusOK || rec.Load.Driver != "k6" || rec.Load.Script == nil || rec.Load.Script.Name != "patient.js" {
+			t.Errorf("cell %s: %s (%s), load %+v; want ok, k6 running patient.js", cell.ID, rec.Status, rec.Reason, rec.Load)
+			continue
+		}
+		if rec.Requests == 0 || rec.ErrorRate != 0 || rec.VUsMax != 4 || rec.Measurement.LoadNode == nil || rec.Measurement.LoadNode.ID != fx.Nodes[1].Name {
+			t.Errorf("cell %s: %d requests, error rate %v, %d VUs, load on %+v; want 4 VUs' requests without errors from %s",
+				cell.ID, rec.Requests, rec.ErrorRate, rec.VUsMax, rec.Measurement.LoadNode, fx.Nodes[1].Name)
+		}
+		if d := rec.Delivery; d == nil || d.Ratio < sweep.MinDeliveryRatio {
+			t.Errorf("cell %s: delivery %+v; want the target pod's counters at %g or more of the bytes sent", cell.ID, d, sweep.MinDeliveryRatio)
+		}
+		// the pod's sweep drive and its k6 child, not this process
+		if rec.Driver == nil || rec.Driver.CPUPerRequestUS <= 0 {
+			t.Errorf("cell %s: driver %+v; want the load pod's CPU per request", cell.ID, rec.Driver)
+		}
+		dir := results.CellDir(out, cell.ID, 1)
+		for _, name := range []string{"driver-summary.json", "warmup-summary.json", "k6.log"} {
+			if fi, err := os.Stat(filepath.Join(dir, name)); err != nil || fi.Size() == 0 {
+				t.Errorf("cell %s: %s: %v; want k6's file kept", cell.ID, name, err)
+			}
 		}
 	}
 	if _, err := fx.Client.Core.CoreV1().Namespaces().Get(t.Context(), kube.Namespace(meta.RunID), metav1.GetOptions{}); err == nil {

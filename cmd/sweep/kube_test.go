@@ -76,8 +76,18 @@ current-context: ctx
 			[]string{"--parallel", "halving"}},
 		{"a service placed", []string{"--kubernetes", "--place", "app=node.role==x", "--manifests", man, "--service", "app", "--load-image", "d:1"},
 			[]string{"--place", "only the load is placed"}},
-		{"k6", []string{"--kubernetes", "--driver", "k6", "--manifests", man, "--service", "app", "--load-image", "d:1"},
-			[]string{"--driver", "only the built-in driver"}},
+		{"k6 without its image", []string{"--kubernetes", "--driver", "k6", "--manifests", man, "--service", "app", "--load-image", "d:1"},
+			[]string{"--k6-image", "k6 runs as a Job in the cluster"}},
+		{"a k6 script without the image", []string{"--kubernetes", "--script", man, "--manifests", man, "--service", "app", "--load-image", "d:1"},
+			[]string{"--k6-image", "k6 runs as a Job in the cluster"}},
+		{"k6 image without kubernetes", []string{"--k6-image", "grafana/k6", "--compose", "x.yaml", "--service", "app"},
+			[]string{"--k6-image", "give --kubernetes too"}},
+		{"k6 image with the built-in driver", []string{"--kubernetes", "--driver", "builtin", "--k6-image", "grafana/k6",
+			"--manifests", man, "--service", "app", "--load-image", "d:1"},
+			[]string{"--k6-image", "drop it with --driver builtin"}},
+		{"k6 away with the dashboard", []string{"--kubernetes", "--driver", "k6", "--k6-image", "grafana/k6", "--k6-dashboard",
+			"--manifests", man, "--service", "app", "--load-image", "d:1"},
+			[]string{"--k6-dashboard", "drop --k6-dashboard with --k6-image"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			out := filepath.Join(t.TempDir(), "run")

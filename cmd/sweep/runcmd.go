@@ -21,7 +21,8 @@ func newRunCmd(stdout, stderr io.Writer) *cobra.Command {
 		Use:   "run",
 		Short: "Run every cell of the grid against the stack and print the matrices",
 		Long: "Run every cell of the grid: recreate the target with the cell's CPU limit and env, wait until it is\n" +
-			"ready, warm up, measure, and write the cell's record. Running again with the same --out resumes.\n\n" +
+			"ready, warm up, measure, and write the cell's record. Running again with the same --out resumes.\n" +
+			"A --config or --scenario file with a TODO line that sweep init wrote left in it is refused, naming each.\n\n" +
 			sweep.RuleHelp,
 		Args: cobra.NoArgs,
 	}
@@ -43,6 +44,9 @@ func newRunCmd(stdout, stderr io.Writer) *cobra.Command {
 	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
 		spec, err := resolveGrid(cmd, flags, fl)
 		if err != nil {
+			return err
+		}
+		if err := settled(flags, spec); err != nil {
 			return err
 		}
 		stop, err := lf.apply(cmd.Context(), &opts, stderr)
@@ -84,23 +88,34 @@ func newCheckCmd(stdout, stderr io.Writer) *cobra.Command {
 		if err != nil {
 			return err
 		}
-		if err := scaffold.CheckTODOs("config", flags.file.Path, flags.file.Data); err != nil {
+		if err := settled(flags, spec); err != nil {
 			return err
 		}
 		if spec.Scenario != nil {
-			data, err := spec.Scenario.Verify()
-			if err != nil {
-				return sweep.BadInput("scenario", "%v", err)
-			}
-			if err := scaffold.CheckTODOs("scenario", spec.Scenario.Path, data); err != nil {
-				return err
-			}
 			return checkScenario(cmd.Context(), spec, stdout)
 		}
 		_, err = preflight(cmd.Context(), spec, flags.k6, stdout, stderr)
 		return err
 	}
 	return cmd
+}
+
+// settled is bad input while the --config file or the --scenario file
+// holds a TODO line sweep init wrote (what it could not guess), naming
+// each: check and run refuse them before anything starts, so a night is
+// not spent on a guess nobody settled.
+func settled(flags *specFlags, spec sweep.Spec) error {
+	if err := scaffold.CheckTODOs("config", flags.file.Path, flags.file.Data); err != nil {
+		return err
+	}
+	if spec.Scenario == nil {
+		return nil
+	}
+	data, err := spec.Scenario.Verify()
+	if err != nil {
+		return sweep.BadInput("scenario", "%v", err)
+	}
+	return scaffold.CheckTODOs("scenario", spec.Scenario.Path, data)
 }
 
 // preflight runs the first cell of spec briefly in a throwaway directory,

@@ -37,8 +37,15 @@
 #                       swarm service (package load/remote); not part of the
 #                       demo stack, but moved to the swarm fixture's nodes
 #                       with the demo's images
+#   sweep-k6:<12 hex of sha256 of the binary>
+#                       the k6 on this machine's PATH (which must be a static
+#                       binary; this script builds no k6), laid out as
+#                       grafana/k6 is: /usr/bin/k6, user 12345, /tmp; the
+#                       image of the k6 load Job on the Kubernetes fixture
+#                       (--k6-image) when no registry's grafana/k6 is at
+#                       hand; only when asked for (images.sh k6)
 #
-# Usage: images.sh [app|pg|pgbouncer|drive|node|php|jvm|orders]...
+# Usage: images.sh [app|pg|pgbouncer|drive|node|php|jvm|orders|k6]...
 # (no arguments: the demo's four, app pg pgbouncer drive)
 # Tags follow content, so a run with nothing changed rebuilds nothing; the
 # two rootfs images also carry a label with the hash of their inputs (this
@@ -47,9 +54,10 @@
 # A caller that already has an image (e.g. postgres:15 from a registry) sets
 # SWEEP_DEMO_PG_IMAGE, SWEEP_DEMO_APP_IMAGE, SWEEP_DEMO_PGBOUNCER_IMAGE or
 # SWEEP_DEMO_DRIVE_IMAGE (SWEEP_EXAMPLE_NODE_IMAGE, SWEEP_EXAMPLE_PHP_IMAGE,
-# SWEEP_EXAMPLE_JVM_IMAGE, SWEEP_EXAMPLE_ORDERS_IMAGE) and that one is used as
-# is. SWEEP_IMAGES_ENV names the .env file written (default
-# compose/demo/.env; the examples' make targets write their own).
+# SWEEP_EXAMPLE_JVM_IMAGE, SWEEP_EXAMPLE_ORDERS_IMAGE, SWEEP_DEMO_K6_IMAGE,
+# e.g. grafana/k6) and that one is used as is. SWEEP_IMAGES_ENV names the
+# .env file written (default compose/demo/.env; the examples' make targets
+# write their own).
 # Needs: bash, docker, go, and Debian's postgresql-15, pgbouncer and
 # busybox-static, which it installs with apt-get when missing (as root; on a
 # host with systemd, installing pgbouncer also enables its service); for
@@ -132,6 +140,39 @@ build_orders() {
 # of the built-in driver on a swarm node.
 build_drive() {
 	build_go_image DRIVE_IMAGE sweep-drive ./cmd/sweep sweep 'ENTRYPOINT ["/sweep"]' 'CMD ["drive"]'
+}
+
+# k6's user in grafana/k6, whose uid the fixture's image keeps: the load
+# Job's container then writes as a user that is not root, as with the
+# registry's image
+k6_uid=12345
+
+# build_k6 packages the k6 on PATH, a static binary, into an image laid
+# out as grafana/k6: /usr/bin/k6 on PATH, its user, a /tmp. k6 is not
+# built here: a developer brings their own.
+build_k6() {
+	local bin r="$work/sweep-k6" tag
+	bin="$(command -v k6)" || { log "no k6 on PATH: install k6 (https://grafana.com/docs/k6/latest/set-up/install-k6/) or set SWEEP_DEMO_K6_IMAGE, e.g. to grafana/k6" && exit 1; }
+	if ldd "$bin" >/dev/null 2>&1; then
+		log "$bin is linked dynamically; the image holds the binary alone, so give a static k6 (as k6's releases are)" && exit 1
+	fi
+	log "packaging $bin ($("$bin" version 2>/dev/null | head -1))"
+	mkdir -p "$r/usr/bin" "$r/tmp" "$r/home/k6" "$r/etc"
+	cp -L "$bin" "$r/usr/bin/k6"
+	chmod 0755 "$r/usr/bin/k6"
+	chmod 1777 "$r/tmp"
+	printf 'root:x:0:0:root:/root:/bin/sh\nk6:x:%s:%s:k6:/home/k6:/sbin/nologin\n' "$k6_uid" "$k6_uid" >"$r/etc/passwd"
+	printf 'root:x:0:\nk6:x:%s:\n' "$k6_uid" >"$r/etc/group"
+	chown "$k6_uid:$k6_uid" "$r/home/k6"
+	tag="sweep-k6:$(short_hash <"$r/usr/bin/k6")"
+	if have_image "$tag"; then
+		log "$tag exists, not rebuilt"
+	else
+		import_rootfs "$r" "$tag" 'ENTRYPOINT ["k6"]' 'ENV PATH=/usr/bin:/bin' "USER $k6_uid" 'WORKDIR /home/k6' \
+			'LABEL org.opencontainers.image.title=sweep-k6'
+		log "imported $tag"
+	fi
+	K6_IMAGE="$tag"
 }
 
 # ensure_packages PKG... installs the Debian packages an image is made of,
@@ -474,11 +515,12 @@ env_line() {
 	php) echo "SWEEP_EXAMPLE_PHP_IMAGE=$PHP_IMAGE" ;;
 	jvm) echo "SWEEP_EXAMPLE_JVM_IMAGE=$JVM_IMAGE" ;;
 	orders) echo "SWEEP_EXAMPLE_ORDERS_IMAGE=$ORDERS_IMAGE" ;;
+	k6) echo "SWEEP_DEMO_K6_IMAGE=$K6_IMAGE" ;;
 	esac
 }
 
 # main builds the images named in its arguments (app, pg, pgbouncer, drive,
-# node, php, jvm, orders; the demo's four without arguments), prints their variables and writes them to .env.
+# node, php, jvm, orders, k6; the demo's four without arguments), prints their variables and writes them to .env.
 main() {
 	local lines="" name
 	APP_IMAGE="${SWEEP_DEMO_APP_IMAGE:-}"
@@ -489,6 +531,7 @@ main() {
 	PHP_IMAGE="${SWEEP_EXAMPLE_PHP_IMAGE:-}"
 	JVM_IMAGE="${SWEEP_EXAMPLE_JVM_IMAGE:-}"
 	ORDERS_IMAGE="${SWEEP_EXAMPLE_ORDERS_IMAGE:-}"
+	K6_IMAGE="${SWEEP_DEMO_K6_IMAGE:-}"
 	[ $# -gt 0 ] || set -- app pg pgbouncer drive
 	for name in "$@"; do
 		case "$name" in
@@ -500,7 +543,8 @@ main() {
 		php) [ -n "$PHP_IMAGE" ] || build_php ;;
 		jvm) [ -n "$JVM_IMAGE" ] || build_jvm ;;
 		orders) [ -n "$ORDERS_IMAGE" ] || build_orders ;;
-		*) log "unknown image $name, want app, pg, pgbouncer, drive, node, php, jvm or orders" && exit 2 ;;
+		k6) [ -n "$K6_IMAGE" ] || build_k6 ;;
+		*) log "unknown image $name, want app, pg, pgbouncer, drive, node, php, jvm, orders or k6" && exit 2 ;;
 		esac
 		lines+="$(env_line "$name")"$'\n'
 	done

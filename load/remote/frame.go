@@ -214,9 +214,14 @@ func ReadOutput(r io.Reader, onInterval func(results.Interval)) Output {
 // end's measurement with the node it ran on and the drive process's own
 // CPU and wall time; an error frame, or a result that carries the
 // driver's error, is ErrFarEnd naming where (e.g. "service sweep-x").
-func (o Output) Measurement(where string, node *results.NodeInfo) (results.Measurement, error) {
+// The files a k6 phase sent back are written into dir (the cell
+// repetition's directory; "": none), also when the phase failed.
+func (o Output) Measurement(where string, node *results.NodeInfo, dir string) (results.Measurement, error) {
 	if o.Result == nil {
 		return results.Measurement{}, fmt.Errorf("%w on %s: %s", ErrFarEnd, where, o.FarError)
+	}
+	if err := o.Result.keep(dir); err != nil {
+		return results.Measurement{}, fmt.Errorf("keep the files of %s: %w", where, err)
 	}
 	m := o.Result.Measurement
 	m.LoadNode = node

@@ -155,7 +155,7 @@ func (p *phase) finish(ctx context.Context, o outcome) (results.Measurement, err
 	if p.node == nil {
 		_, _, _ = p.task(ctx) // a node left unknown is no reason to lose the result
 	}
-	return Output(o).Measurement("service "+p.name, p.node)
+	return Output(o).Measurement("service "+p.name, p.node, p.req.Dir)
 }
 
 // follow reads the service's logs as they come, hands interval frames to

@@ -5,30 +5,29 @@ import (
 	"fmt"
 	"io"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/sweep-tool/sweep/load/builtin"
 	"github.com/sweep-tool/sweep/results"
+	"github.com/sweep-tool/sweep/sweep"
 )
 
-// Serve is the far end: it runs req with the built-in driver and writes
-// to w an interval frame for each second of the phase (when req asks for
-// them) and then the result frame, or an error frame when req cannot run.
-// A closed stop ends the phase early as a normal end, as
+// Serve is the far end: it runs req with the built-in driver, or with k6
+// when req asks for it (see K6Request; opts say where), and writes to w
+// an interval frame for each second of the phase (when req asks for
+// them) and then the result frame, or an error frame when req cannot
+// run. A closed stop ends the phase early as a normal end, as
 // sweep.LoadRequest.Stop does (the `sweep drive` command closes it on
 // SIGTERM, which the swarm sends when the service is scaled to zero or
 // removed); a cancelled ctx ends it with the driver's error in the result.
 // Serve returns an error wrapping ErrBadRequest for a request the driver
 // refuses, and the write error when w fails.
-func Serve(ctx context.Context, req Request, stop <-chan struct{}, w io.Writer) error {
-	lr, opts, err := req.loadRequest()
+func Serve(ctx context.Context, req Request, opts ServeOptions, stop <-chan struct{}, w io.Writer) error {
+	d, lr, cleanup, err := req.driver(opts)
 	if err != nil {
 		return reportError(w, err)
 	}
-	if err := builtin.New(opts).Check(lr); err != nil {
-		return reportError(w, fmt.Errorf("%w: %w", ErrBadRequest, err))
-	}
+	defer cleanup()
 	var mu sync.Mutex // one frame at a time
 	var werr error
 	write := func(kind string, v any) {
@@ -42,14 +41,35 @@ func Serve(ctx context.Context, req Request, stop <-chan struct{}, w io.Writer) 
 		lr.Interval = func(iv results.Interval) { write(kindInterval, iv) }
 	}
 	lr.Stop = stop
-	cpu0, t0 := processCPU(), time.Now()
-	m, err := builtin.New(opts).Run(ctx, lr)
-	res := Result{Measurement: m, CPUSeconds: (processCPU() - cpu0).Seconds(), WallSeconds: time.Since(t0).Seconds()}
+	// the far end's own CPU, and k6's (a child, waited for) in a k6 phase
+	cpu0, t0 := sweep.ProcessCPU(), time.Now()
+	m, err := d.Run(ctx, lr)
+	res := Result{Measurement: m, CPUSeconds: (sweep.ProcessCPU() - cpu0).Seconds(), WallSeconds: time.Since(t0).Seconds()}
 	if err != nil {
 		res.Error = err.Error()
 	}
+	if req.K6 != nil {
+		res.Files = readKept(lr.Dir)
+	}
 	write(kindResult, res)
 	return werr
+}
+
+// driver is the driver that runs r's phase on the far end, the phase,
+// and what to remove when it is done.
+func (r Request) driver(opts ServeOptions) (sweep.Driver, sweep.LoadRequest, func(), error) {
+	if r.K6 != nil {
+		return r.k6Phase(opts)
+	}
+	lr, bopts, err := r.loadRequest()
+	if err != nil {
+		return nil, sweep.LoadRequest{}, nil, err
+	}
+	d := builtin.New(bopts)
+	if err := d.Check(lr); err != nil {
+		return nil, sweep.LoadRequest{}, nil, fmt.Errorf("%w: %w", ErrBadRequest, err)
+	}
+	return d, lr, func() {}, nil
 }
 
 // reportError writes err as an error frame and returns it, with the write
@@ -59,13 +79,4 @@ func reportError(w io.Writer, err error) error {
 		return werr
 	}
 	return err
-}
-
-// processCPU is this process's CPU time so far.
-func processCPU() time.Duration {
-	var ru syscall.Rusage
-	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

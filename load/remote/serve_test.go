@@ -135,7 +135,7 @@ func TestDecodeRequestRefuses(t *testing.T) {
 func serve(t *testing.T, req Request, stop <-chan struct{}) ([]results.Interval, Result) {
 	t.Helper()
 	var out bytes.Buffer
-	if err := Serve(t.Context(), req, stop, &out); err != nil {
+	if err := Serve(t.Context(), req, ServeOptions{}, stop, &out); err != nil {
 		t.Fatalf("Serve: %v", err)
 	}
 	ivs, res, _ := readFrames(t, &out)
@@ -199,7 +199,7 @@ func TestServeReportsABadRequestAsAnErrorFrame(t *testing.T) {
 	t.Parallel()
 	var out bytes.Buffer
 	req := Request{BaseURL: "ftp://x/", Load: results.LoadInfo{Model: "closed", VUs: 1}, Duration: "1s"}
-	err := Serve(t.Context(), req, nil, &out)
+	err := Serve(t.Context(), req, ServeOptions{}, nil, &out)
 	if !errors.Is(err, ErrBadRequest) || !errors.Is(err, builtin.ErrBadRequest) {
 		t.Fatalf("err = %v, want ErrBadRequest", err)
 	}
@@ -235,7 +235,7 @@ func TestServeRefusesAScenarioThatDoesNotParse(t *testing.T) {
 	req := Request{BaseURL: ordersServer(t), Load: results.LoadInfo{Model: "closed", VUs: 1}, Duration: "1s",
 		Script: &Source{File: "orders.yaml", YAML: bad}}
 	var out bytes.Buffer
-	err := Serve(t.Context(), req, nil, &out)
+	err := Serve(t.Context(), req, ServeOptions{}, nil, &out)
 	var se *scenario.Error
 	if !errors.Is(err, ErrBadRequest) || !errors.As(err, &se) {
 		t.Fatalf("err = %v, want ErrBadRequest with the scenario's error", err)

@@ -27,8 +27,8 @@ var (
 	// ErrRequestTooLarge means an encoded Request exceeds what it may
 	// take (MaxRequestSize; less phaseReserve for CheckRequest).
 	ErrRequestTooLarge = errors.New("drive request too large")
-	// ErrScriptNotUTF8 means a scenario file is not UTF-8 text, which a
-	// JSON string cannot carry unchanged.
+	// ErrScriptNotUTF8 means a scenario file or k6 script is not UTF-8
+	// text, which a JSON string cannot carry unchanged.
 	ErrScriptNotUTF8 = errors.New("not UTF-8 text")
 )
 
@@ -57,8 +57,9 @@ func (r Request) Encode() (string, error) {
 
 // encode is r as JSON of at most limit bytes.
 func (r Request) encode(limit int) (string, error) {
-	if r.Script != nil && !utf8.ValidString(r.Script.YAML) {
-		return "", fmt.Errorf("scenario %s: %w, which a drive request cannot carry unchanged; save it as UTF-8", r.Script.File, ErrScriptNotUTF8)
+	what, text := r.userFile()
+	if what != "" && !utf8.ValidString(text) {
+		return "", fmt.Errorf("%s: %w, which a drive request cannot carry unchanged; save it as UTF-8", what, ErrScriptNotUTF8)
 	}
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
@@ -71,12 +72,23 @@ func (r Request) encode(limit int) (string, error) {
 	if len(data) <= limit {
 		return string(data), nil
 	}
-	what := "drive request"
-	if r.Script != nil {
-		what = "scenario " + r.Script.File
+	if what == "" {
+		what = "drive request"
 	}
 	return "", fmt.Errorf("%s: %w: %s encoded, over the %s that one environment variable hands a load running away from sweep's process; make it smaller",
 		what, ErrRequestTooLarge, kib(len(data)), kib(limit))
+}
+
+// userFile names the user's file r carries ("scenario orders.yaml", "k6
+// script load.js") and returns its text; "" when it carries none.
+func (r Request) userFile() (what, text string) {
+	switch {
+	case r.Script != nil:
+		return "scenario " + r.Script.File, r.Script.YAML
+	case r.K6 != nil && r.K6.Script != nil:
+		return "k6 script " + r.K6.Script.File, r.K6.Script.JS
+	}
+	return "", ""
 }
 
 // envSafe writes every "{{" and "$" of encoded JSON as \u escapes. In

@@ -1,6 +1,7 @@
-// Package remote runs sweep's built-in load driver away from sweep's own
-// process: as a one-shot Docker Swarm service on a node of the user's
-// choosing, so that load and target need not share a machine's cores.
+// Package remote runs sweep's built-in load driver, or k6 (see k6.go),
+// away from sweep's own process: as a one-shot Docker Swarm service on a
+// node of the user's choosing, or a Kubernetes Job (package kube), so
+// that load and target need not share a machine's cores.
 //
 // It owns both ends of one small protocol. The far end is Serve, which the
 // hidden `sweep drive` command calls inside the service's container: it
@@ -74,6 +75,9 @@ type Request struct {
 	// Script is the scenario file the built-in driver runs instead of
 	// Scenario (builtin.Options.Script), parsed again on the far end.
 	Script *Source `json:"script,omitempty"`
+	// K6, when set, runs the phase with k6 instead of the built-in
+	// driver (see K6Request); the built-in options above are then unset.
+	K6 *K6Request `json:"k6,omitempty"`
 }
 
 // Source is a scenario file as it travels (scenario.Script's Source):
@@ -90,14 +94,8 @@ var ErrBadRequest = errors.New("invalid drive request")
 
 // NewRequest is the Request for req and the built-in driver's opts.
 func NewRequest(req sweep.LoadRequest, opts builtin.Options) Request {
-	r := Request{
-		BaseURL:   req.BaseURL,
-		Load:      req.Load,
-		Duration:  req.Duration.String(),
-		Warmup:    req.Warmup,
-		Intervals: req.Interval != nil,
-		Scenario:  string(opts.Scenario),
-	}
+	r := phaseRequest(req)
+	r.Scenario = string(opts.Scenario)
 	if opts.Timeout > 0 {
 		r.Timeout = opts.Timeout.String()
 	}
@@ -106,6 +104,17 @@ func NewRequest(req sweep.LoadRequest, opts builtin.Options) Request {
 		r.Script = &Source{File: file, YAML: string(data)}
 	}
 	return r
+}
+
+// phaseRequest is the Request of req's phase, without a driver's options.
+func phaseRequest(req sweep.LoadRequest) Request {
+	return Request{
+		BaseURL:   req.BaseURL,
+		Load:      req.Load,
+		Duration:  req.Duration.String(),
+		Warmup:    req.Warmup,
+		Intervals: req.Interval != nil,
+	}
 }
 
 // DecodeRequest reads a Request from JSON, refusing unknown keys (a
@@ -141,12 +150,22 @@ func ReadRequest(text string, getenv func(string) string, stdin io.Reader) (Requ
 	return DecodeRequest(data)
 }
 
-// loadRequest is the sweep.LoadRequest and driver options r describes;
-// the callbacks are the caller's.
-func (r Request) loadRequest() (sweep.LoadRequest, builtin.Options, error) {
+// phase is the sweep.LoadRequest r describes; the callbacks and the
+// directory are the caller's.
+func (r Request) phase() (sweep.LoadRequest, error) {
 	d, err := time.ParseDuration(r.Duration)
 	if err != nil {
-		return sweep.LoadRequest{}, builtin.Options{}, fmt.Errorf("%w: duration: %w", ErrBadRequest, err)
+		return sweep.LoadRequest{}, fmt.Errorf("%w: duration: %w", ErrBadRequest, err)
+	}
+	return sweep.LoadRequest{BaseURL: r.BaseURL, Load: r.Load, Duration: d, Warmup: r.Warmup}, nil
+}
+
+// loadRequest is the sweep.LoadRequest and built-in driver options r
+// describes; the callbacks are the caller's.
+func (r Request) loadRequest() (sweep.LoadRequest, builtin.Options, error) {
+	lr, err := r.phase()
+	if err != nil {
+		return sweep.LoadRequest{}, builtin.Options{}, err
 	}
 	opts := builtin.Options{Scenario: builtin.Scenario(r.Scenario)}
 	if r.Timeout != "" {
@@ -161,17 +180,23 @@ func (r Request) loadRequest() (sweep.LoadRequest, builtin.Options, error) {
 			return sweep.LoadRequest{}, builtin.Options{}, fmt.Errorf("%w: scenario %w", ErrBadRequest, err)
 		}
 	}
-	return sweep.LoadRequest{BaseURL: r.BaseURL, Load: r.Load, Duration: d, Warmup: r.Warmup}, opts, nil
+	return lr, opts, nil
 }
 
 // Result is the far end's last frame: what the built-in driver returned.
 type Result struct {
 	// Measurement is the driver's record, exactly as it returned it.
 	Measurement results.Measurement `json:"measurement"`
-	// CPUSeconds is the CPU time the drive process spent over the phase,
-	// and WallSeconds the phase's wall time as that process saw it.
+	// CPUSeconds is the CPU time the drive process spent over the phase
+	// (with k6's, its child, in a k6 phase), and WallSeconds the phase's
+	// wall time as that process saw it.
 	CPUSeconds  float64 `json:"cpu_s"`
 	WallSeconds float64 `json:"wall_s"`
 	// Error is the driver's error, when it returned one.
 	Error string `json:"error,omitempty"`
+	// Files are what k6 left in the phase's directory (its summary
+	// export, its log, the config sweep gave it), by base name, for the
+	// near end to keep in the cell's directory as a local k6 leaves them
+	// (see keptFiles).
+	Files map[string]string `json:"files,omitempty"`
 }

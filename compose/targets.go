@@ -1,0 +1,309 @@
+package compose
+
+// The targets of an interleaved group (sweep.Targets). The target service
+// is applied once with the group's first cell, as compose makes it (its
+// image, command, healthcheck, networks, volumes and env, with the run's
+// labels); that container is the template of the group's copies and is
+// removed once they are made. Each copy is a container of its own made
+// through the Engine API: the template's configuration with its cell's
+// env on top, its CPU limit, memory and cpuset, the run's labels, its
+// cell's sweep.cell and sweep.target, no compose labels (compose and the
+// stack's watch leave it alone; cleanup by the run's label removes it),
+// on the template's networks without its aliases, and only the port the
+// URL reaches published, on a free port of this host. Nothing of the
+// configuration reaches the run directory but the override.
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"net"
+	"net/http"
+	"net/url"
+	"regexp"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/docker/docker/api/types/container"
+	"github.com/docker/docker/api/types/network"
+	"github.com/docker/go-connections/nat"
+
+	"github.com/sweep-tool/sweep/results"
+	"github.com/sweep-tool/sweep/sweep"
+)
+
+// LabelTarget marks a copy of the target an interleaved group runs; its
+// value is the copy's cell id.
+const LabelTarget = "sweep.target"
+
+var _ sweep.Targets = (*Stack)(nil)
+
+// unsafeName are the characters a container name cannot hold.
+var unsafeName = regexp.MustCompile(`[^a-zA-Z0-9_.-]+`)
+
+// StartTargets starts one copy of the target per cfg (see above) and
+// returns them in cfgs' order, without waiting for them; on an error it
+// removes what it made. The URL (Options.URL) must reach the target at a
+// port it publishes on this host.
+func (s *Stack) StartTargets(ctx context.Context, cfgs []sweep.TargetConfig) ([]sweep.Target, error) {
+	if len(cfgs) == 0 {
+		return nil, nil
+	}
+	base, err := url.Parse(s.opts.URL)
+	if err != nil || base.Host == "" {
+		return nil, sweep.BadInput("url", "%q is not a base URL to give each target a port of", s.opts.URL)
+	}
+	if err := s.Apply(ctx, cfgs[0]); err != nil {
+		return nil, fmt.Errorf("the template: %w", err)
+	}
+	id, err := s.target(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("the template: %w", err)
+	}
+	tmpl, err := s.eng.ContainerInspect(ctx, id)
+	if err != nil {
+		return nil, fmt.Errorf("inspect the template: %w", err)
+	}
+	if err := s.eng.ContainerRemove(ctx, id, container.RemoveOptions{Force: true, RemoveVolumes: true}); err != nil {
+		return nil, fmt.Errorf("remove the template: %w", err)
+	}
+	port, err := publishedPort(tmpl, base)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.checkMemory(ctx, tmpl, cfgs); err != nil {
+		return nil, err
+	}
+	var out []sweep.Target
+	for _, cfg := range cfgs {
+		t, err := s.startCopy(ctx, tmpl, cfg, base, port)
+		if err != nil {
+			for _, made := range out {
+				_ = made.(*Copy).remove(ctx)
+			}
+			return nil, err
+		}
+		out = append(out, t)
+	}
+	return out, nil
+}
+
+// checkMemory refuses, as bad input of memory, a group whose targets'
+// memory limits (each cell's, else the template's) add up to more than
+// the engine's memory: started at once, they would be OOM-killed or swap.
+// A target without a limit leaves nothing to add up; sweep.log says so.
+func (s *Stack) checkMemory(ctx context.Context, tmpl container.InspectResponse, cfgs []sweep.TargetConfig) error {
+	limits := make([]int64, len(cfgs))
+	for i, cfg := range cfgs {
+		limits[i] = tmpl.HostConfig.Memory
+		if cfg.Memory != "" {
+			var err error
+			if limits[i], err = sweep.MemoryBytes(cfg.Memory); err != nil {
+				return err
+			}
+		}
+	}
+	info, err := s.eng.Info(ctx)
+	if err != nil {
+		return fmt.Errorf("the engine's memory: %w", err)
+	}
+	fits, why := memoryFits(limits, info.MemTotal)
+	if s.opts.Log != nil {
+		fmt.Fprintf(s.opts.Log, "%s targets' memory: %s\n", s.opts.Service, why)
+	}
+	if !fits {
+		return sweep.BadInput("memory", "%s; give the targets smaller limits ({memory}) or fewer cells per CPU limit", why)
+	}
+	return nil
+}
+
+// memoryFits says whether targets of these memory limits (0: none) fit
+// into total bytes together, and why.
+func memoryFits(limits []int64, total int64) (bool, string) {
+	var sum int64
+	for _, l := range limits {
+		if l <= 0 {
+			return true, fmt.Sprintf("not checked: a target has no memory limit (the engine has %d MiB)", total>>20)
+		}
+		sum += l
+	}
+	if total > 0 && sum > total {
+		return false, fmt.Sprintf("%d targets started at once have memory limits of %d MiB together, more than the engine's %d MiB",
+			len(limits), sum>>20, total>>20)
+	}
+	return true, fmt.Sprintf("%d targets' limits of %d MiB together fit into the engine's %d MiB", len(limits), sum>>20, total>>20)
+}
+
+// publishedPort is the template's container port that the URL's host
+// port publishes.
+func publishedPort(tmpl container.InspectResponse, base *url.URL) (nat.Port, error) {
+	hostPort := base.Port()
+	if hostPort == "" {
+		hostPort = map[string]string{"http": "80", "https": "443"}[base.Scheme]
+	}
+	if tmpl.HostConfig != nil {
+		for p, bindings := range tmpl.HostConfig.PortBindings {
+			for _, b := range bindings {
+				if b.HostPort == hostPort {
+					return p, nil
+				}
+			}
+		}
+	}
+	return "", sweep.BadInput("url", "%s: port %s is not one the target publishes; an interleaved run gives each target "+
+		"a port of its own, so the URL must reach the target directly", base.Redacted(), hostPort)
+}
+
+// startCopy makes and starts cfg's copy of tmpl, its container port
+// published on a free port of this host.
+func (s *Stack) startCopy(ctx context.Context, tmpl container.InspectResponse, cfg sweep.TargetConfig, base *url.URL, port nat.Port) (*Copy, error) {
+	cell := cfg.Labels[sweep.LabelCell]
+	config := *tmpl.Config
+	config.Hostname = ""
+	config.Env = withEnv(tmpl.Config.Env, cfg.Env)
+	config.Labels = map[string]string{}
+	for k, v := range tmpl.Config.Labels {
+		if !strings.HasPrefix(k, "com.docker.compose.") {
+			config.Labels[k] = v
+		}
+	}
+	maps.Copy(config.Labels, s.labels.Map())
+	maps.Copy(config.Labels, cfg.Labels)
+	config.Labels[LabelTarget] = cell
+	host := *tmpl.HostConfig
+	host.NanoCPUs, host.CPUQuota, host.CPUPeriod = int64(cfg.CPUs*1e9), 0, 0
+	host.CpusetCpus = cfg.CPUSet
+	if cfg.Memory != "" {
+		mem, err := sweep.MemoryBytes(cfg.Memory)
+		if err != nil {
+			return nil, err
+		}
+		host.Memory = mem
+	}
+	bindIP := ""
+	if b := tmpl.HostConfig.PortBindings[port]; len(b) > 0 {
+		bindIP = b[0].HostIP
+	}
+	host.PortBindings = nat.PortMap{port: {{HostIP: bindIP, HostPort: ""}}}
+	host.PublishAllPorts = false
+	nets := slices.Sorted(maps.Keys(tmpl.NetworkSettings.Networks))
+	var first *network.NetworkingConfig
+	if len(nets) > 0 {
+		first = &network.NetworkingConfig{EndpointsConfig: map[string]*network.EndpointSettings{
+			nets[0]: {NetworkID: tmpl.NetworkSettings.Networks[nets[0]].NetworkID}}}
+	}
+	name := unsafeName.ReplaceAllString(fmt.Sprintf("%s-%s-%s", s.project, s.opts.Service, cell), "_")
+	made, err := s.eng.ContainerCreate(ctx, &config, &host, first, nil, name)
+	if err != nil {
+		return nil, fmt.Errorf("create the target of %s: %w", cell, err)
+	}
+	c := &Copy{stack: s, id: made.ID, cell: cell}
+	for _, n := range nets[min(1, len(nets)):] {
+		if err := s.eng.NetworkConnect(ctx, tmpl.NetworkSettings.Networks[n].NetworkID, made.ID, &network.EndpointSettings{}); err != nil {
+			return nil, errors.Join(fmt.Errorf("connect the target of %s to %s: %w", cell, n, err), c.remove(ctx))
+		}
+	}
+	if err := s.eng.ContainerStart(ctx, made.ID, container.StartOptions{}); err != nil {
+		return nil, errors.Join(fmt.Errorf("start the target of %s: %w", cell, err), c.remove(ctx))
+	}
+	in, err := s.eng.ContainerInspect(ctx, made.ID)
+	if err == nil && (in.NetworkSettings == nil || len(in.NetworkSettings.Ports[port]) == 0) {
+		err = fmt.Errorf("no host port published for %s", port)
+	}
+	if err != nil {
+		return nil, errors.Join(fmt.Errorf("the target of %s: %w", cell, err), c.remove(ctx))
+	}
+	u := *base
+	u.Host = net.JoinHostPort(base.Hostname(), in.NetworkSettings.Ports[port][0].HostPort)
+	c.url = u.String()
+	if s.opts.ReadyURL != "" {
+		ready, err := url.Parse(s.opts.ReadyURL)
+		if err == nil {
+			ready.Host = u.Host
+			c.ready = ready.String()
+		}
+	}
+	return c, nil
+}
+
+// withEnv is env (KEY=VALUE) with set's variables set.
+func withEnv(env []string, set map[string]string) []string {
+	out := slices.DeleteFunc(slices.Clone(env), func(kv string) bool {
+		k, _, _ := strings.Cut(kv, "=")
+		_, ok := set[k]
+		return ok
+	})
+	for _, k := range slices.Sorted(maps.Keys(set)) {
+		out = append(out, k+"="+set[k])
+	}
+	return out
+}
+
+// Copy is one target of an interleaved group (a sweep.Target).
+type Copy struct {
+	stack    *Stack
+	id, cell string
+	url      string
+	ready    string // the ready URL at the copy's port; "" with none
+}
+
+var _ sweep.Target = (*Copy)(nil)
+
+// URL is the base URL at the copy's own port.
+func (c *Copy) URL() string { return c.url }
+
+// WaitReady waits as Stack.WaitReady does, for the copy.
+func (c *Copy) WaitReady(ctx context.Context, timeout time.Duration) error {
+	return c.stack.waitReady(ctx, timeout, c.cell, func(ctx context.Context, httpc *http.Client) (bool, string, error) {
+		return c.stack.readyOf(ctx, httpc, c.id, c.ready)
+	})
+}
+
+// ReadBack is Stack.ReadBack's, for the copy.
+func (c *Copy) ReadBack(ctx context.Context) (results.Applied, error) {
+	return c.stack.readBackOf(ctx, c.id)
+}
+
+// Logs is Stack.Logs's, for the copy.
+func (c *Copy) Logs(ctx context.Context, n int) (string, error) { return c.stack.logsOf(ctx, c.id, n) }
+
+// Watch watches the copy and the stack's compose services (the database,
+// a pooler): a change of another copy is not one of this one's.
+func (c *Copy) Watch(ctx context.Context) (sweep.StackWatch, error) {
+	own, err := c.stack.watchIn(ctx, scope{name: "the target of " + c.cell, label: LabelTarget + "=" + c.cell,
+		service: func(map[string]string) string { return c.stack.opts.Service }})
+	if err != nil {
+		return nil, err
+	}
+	shared, err := c.stack.Watch(ctx)
+	if err != nil {
+		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), removeBound)
+		defer cancel()
+		_, _ = own.Stop(sctx)
+		return nil, err
+	}
+	return sweep.JoinWatches(ctx, own, shared), nil
+}
+
+// removeBound bounds removing a copy that failed to start, also after
+// Ctrl-C.
+const removeBound = 30 * time.Second
+
+// remove removes the copy within removeBound of now, ctx cancelled or
+// not.
+func (c *Copy) remove(ctx context.Context) error {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), removeBound)
+	defer cancel()
+	return c.Down(ctx)
+}
+
+// Down removes the copy.
+func (c *Copy) Down(ctx context.Context) error {
+	err := c.stack.eng.ContainerRemove(ctx, c.id, container.RemoveOptions{Force: true, RemoveVolumes: true})
+	if err != nil {
+		return fmt.Errorf("remove the target of %s: %w", c.cell, err)
+	}
+	return nil
+}

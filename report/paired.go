@@ -1,0 +1,203 @@
+package report
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"gonum.org/v1/gonum/stat"
+
+	"github.com/sweep-tool/sweep/results"
+	"github.com/sweep-tool/sweep/sweep"
+)
+
+// The paired statistic of an interleaved run (sweep.ScheduleInterleaved).
+// Every target of a group ran at once and each round gave each one slice
+// of load, so a slow change of the host moves every slice of a round
+// alike. Each slice is therefore read against its round: its ratio to the
+// median of the round's ok slices (RPS and p99 apart), times the group's
+// level (the mean over rounds of those medians), so the figure stays in
+// requests per second and milliseconds. A cell's figure is the mean over
+// its rounds of these, its interval Student's t across them (the report's
+// estimate over repetitions, one a round): what the host did to a whole
+// round cancels, what stays is how the cells differ from round to round.
+// The rounds are the noise; no control cell runs.
+//
+// Not paired, their own figures kept: a group of one target, the slice
+// of a round in which no other target of its group finished ok (left
+// out), and every group of a CPU limit the connection limit split into
+// several (its groups ran at different times, so their rounds are not
+// one another's; each cell's interval across its rounds then carries the
+// host's drift too).
+
+// Pairing says how the report read an interleaved run's figures; nil for
+// a sequential run.
+type Pairing struct {
+	// Groups counts the groups of targets that ran at once, Rounds the
+	// most rounds one of them finished, Paired the cells read against
+	// their rounds.
+	Groups int `json:"groups"`
+	Rounds int `json:"rounds"`
+	Paired int `json:"paired_cells"`
+	// Split lists the CPU limits (with their slice) whose targets ran in
+	// several groups, compared by their own figures; Alone the cells of a
+	// group of one.
+	Split []string `json:"split,omitempty"`
+	Alone []string `json:"alone,omitempty"`
+	// Dropped counts the ok slices left out: no other target of their
+	// group finished its slice of that round ok.
+	Dropped int `json:"dropped_slices,omitempty"`
+}
+
+// Sentence says how the figures were read, for the report's noise note.
+func (p *Pairing) Sentence() string {
+	s := fmt.Sprintf("interleaved: %d groups of targets ran at once, up to %d rounds each; %d cells' figures are paired by round "+
+		"(each slice's ratio to its round's median, RPS and p99 apart, times the group's mean level), "+
+		"their intervals Student's t across the rounds, which are the noise: no control cell ran",
+		p.Groups, p.Rounds, p.Paired)
+	if len(p.Split) > 0 {
+		s += "; the connection limit split " + strings.Join(p.Split, ", ") +
+			" into groups run apart, compared by their own figures (their intervals carry the host's drift)"
+	}
+	if len(p.Alone) > 0 {
+		s += fmt.Sprintf("; %d cell(s) alone in their group, by their own figures", len(p.Alone))
+	}
+	if p.Dropped > 0 {
+		s += fmt.Sprintf("; %d slice(s) left out, no other target of their round finished ok", p.Dropped)
+	}
+	return s
+}
+
+// sliceAt is one ok slice: cell i's repetition j.
+type sliceAt struct{ cell, rep int }
+
+// pairRun returns run with the figures of its interleaved slices read
+// against their rounds (see above), and how; run itself and nil for a
+// sequential run. run is not changed: the records keep what was measured.
+func pairRun(run *results.Run) (*results.Run, *Pairing) {
+	if run.Schedule != sweep.ScheduleInterleaved {
+		return run, nil
+	}
+	type key struct{ group, round int }
+	rounds := map[key][]sliceAt{}
+	groups := map[int][]int{} // cells by group
+	limits := map[string]map[int]bool{}
+	for i, rc := range run.Cells {
+		for j, rep := range rc.Reps {
+			s := rep.LoadSlice
+			if s == nil {
+				continue
+			}
+			if !slices.Contains(groups[s.Group], i) {
+				groups[s.Group] = append(groups[s.Group], i)
+			}
+			limit := sweep.FormatNumber(rc.CPUs) + " CPUs"
+			if sl := rc.Slice(); sl != "" {
+				limit += " (" + sl + ")"
+			}
+			if limits[limit] == nil {
+				limits[limit] = map[int]bool{}
+			}
+			limits[limit][s.Group] = true
+			if rep.Status == results.StatusOK {
+				rounds[key{s.Group, s.Round}] = append(rounds[key{s.Group, s.Round}], sliceAt{i, j})
+			}
+		}
+	}
+	p := &Pairing{Groups: len(groups)}
+	split := map[int]bool{}
+	for limit, gs := range limits {
+		if len(gs) > 1 {
+			p.Split = append(p.Split, limit)
+			for g := range gs {
+				split[g] = true
+			}
+		}
+	}
+	slices.Sort(p.Split)
+	out := *run
+	out.Cells = slices.Clone(run.Cells)
+	for i := range out.Cells {
+		out.Cells[i].Reps = slices.Clone(run.Cells[i].Reps)
+	}
+	drop := map[sliceAt]bool{}
+	for g, cells := range groups {
+		switch {
+		case len(cells) < 2:
+			p.Alone = append(p.Alone, run.Cells[cells[0]].ID)
+		case !split[g]:
+			p.Paired += len(cells)
+			pairGroup(&out, g, func(k int) []sliceAt { return rounds[key{g, k}] }, drop, p)
+		}
+	}
+	slices.Sort(p.Alone)
+	if len(drop) > 0 {
+		for i := range out.Cells {
+			reps := out.Cells[i].Reps[:0:0]
+			for j, rep := range out.Cells[i].Reps {
+				if !drop[sliceAt{i, j}] {
+					reps = append(reps, rep)
+				}
+			}
+			out.Cells[i].Reps = reps
+		}
+	}
+	return &out, p
+}
+
+// pairGroup reads the ok slices of group g against their rounds in out
+// (round k's slices from of), marking in drop the slices alone in theirs.
+func pairGroup(out *results.Run, g int, of func(round int) []sliceAt, drop map[sliceAt]bool, p *Pairing) {
+	maxRound := 0
+	for _, cell := range out.Cells {
+		for _, rep := range cell.Reps {
+			if s := rep.LoadSlice; s != nil && s.Group == g {
+				maxRound = max(maxRound, s.Round)
+			}
+		}
+	}
+	var medR, medP []float64
+	paired := map[int][2]float64{} // round → medians
+	for k := 1; k <= maxRound; k++ {
+		sl := of(k)
+		if len(sl) < 2 {
+			for _, s := range sl {
+				drop[s] = true
+				p.Dropped++
+			}
+			continue
+		}
+		rps, p99 := make([]float64, len(sl)), make([]float64, len(sl))
+		for i, s := range sl {
+			rps[i], p99[i] = out.Cells[s.cell].Reps[s.rep].RPS, out.Cells[s.cell].Reps[s.rep].LatencyMS.P99
+		}
+		m := [2]float64{median(rps), median(p99)}
+		paired[k] = m
+		medR, medP = append(medR, m[0]), append(medP, m[1])
+		p.Rounds = max(p.Rounds, k)
+	}
+	levelR, levelP := stat.Mean(medR, nil), stat.Mean(medP, nil)
+	for k, m := range paired {
+		for _, s := range of(k) {
+			rep := &out.Cells[s.cell].Reps[s.rep]
+			if m[0] > 0 {
+				rep.RPS = levelR * rep.RPS / m[0]
+			}
+			if m[1] > 0 {
+				rep.LatencyMS.P99 = levelP * rep.LatencyMS.P99 / m[1]
+			}
+		}
+	}
+}
+
+// median is the middle of xs (the mean of the two middle ones for an
+// even count); xs is not changed.
+func median(xs []float64) float64 {
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	n := len(s)
+	if n%2 == 1 {
+		return s[n/2]
+	}
+	return (s[n/2-1] + s[n/2]) / 2
+}
