@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -13,11 +12,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/docker/docker/api/types/container"
 	"github.com/docker/docker/client"
 	"gonum.org/v1/gonum/stat"
 
 	"github.com/sweep-tool/sweep/confidence"
+	"github.com/sweep-tool/sweep/internal/cpuhog"
 	"github.com/sweep-tool/sweep/report"
 	"github.com/sweep-tool/sweep/results"
 	"github.com/sweep-tool/sweep/sweep"
@@ -247,35 +246,23 @@ func startHog(t *testing.T, cli *client.Client, runID, core string) (stop func()
 	if len(db) != 1 {
 		t.Fatalf("%d database containers of run %s, want 1", len(db), runID)
 	}
-	cfg := &container.Config{
-		Image:      db[0].Image,
-		Entrypoint: []string{"/bin/sh", "-c", "(while :; do :; done) & (while :; do :; done) & sleep 180"},
-		Labels:     map[string]string{sweep.LabelRun: runID, "sweep.test": "cpu-hog"},
-	}
-	host := &container.HostConfig{Resources: container.Resources{CpusetCpus: core, CPUShares: 2 * 1024}}
-	created, err := cli.ContainerCreate(ctx, cfg, host, nil, nil, "")
+	hog, err := cpuhog.Start(ctx, cli, cpuhog.Spec{Image: db[0].Image, CPUs: core, Life: 3 * time.Minute,
+		Labels: map[string]string{sweep.LabelRun: runID, "sweep.test": "cpu-hog"}})
 	if err != nil {
-		t.Fatalf("create the CPU hog: %v", err)
+		t.Fatal(err)
 	}
 	removed := false
 	stop = func() {
 		if removed {
 			return
 		}
-		// t.Context() is done by the time cleanups run
-		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-		defer cancel()
-		err := cli.ContainerRemove(ctx, created.ID, container.RemoveOptions{Force: true})
-		if err != nil && !client.IsErrNotFound(err) {
-			t.Errorf("remove the CPU hog: %v", err)
+		if err := hog.Remove(ctx); err != nil {
+			t.Error(err)
 		}
 		removed = true
 	}
 	t.Cleanup(stop)
-	if err := cli.ContainerStart(ctx, created.ID, container.StartOptions{}); err != nil {
-		t.Fatalf("start the CPU hog: %v", err)
-	}
-	return stop, time.Now()
+	return stop, hog.At
 }
 
 // hostMoved reports whether the host moved the control on its own after
