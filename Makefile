@@ -10,7 +10,7 @@ EXAMPLE_ARGS ?=
 # room for a loaded host without letting a hung test run on for long.
 TEST_TIMEOUT ?= 20m
 
-.PHONY: help build test test-long test-examples test-drift test-compose-v1 unit lint docs fmt demo demo-images cli-compare bench-driver bench-strategy bench-noise bench-backends example-node example-php example-jvm example-orders study-infra study-infra-runs mutation mutation-survivors mutation-sample swarm-up swarm-down k8s-build k8s-up k8s-down k8s-load k8s-k6 k8s-smoke clean
+.PHONY: help build test test-long test-examples test-drift test-compose-v1 unit lint docs fmt demo demo-images cli-compare bench-driver bench-strategy bench-noise bench-backends bench-interleave example-node example-php example-jvm example-orders study-infra study-infra-runs mutation mutation-survivors mutation-sample swarm-up swarm-down k8s-build k8s-up k8s-down k8s-load k8s-k6 k8s-smoke clean
 
 help: ## list the targets
 	@grep -hE '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-16s %s\n", $$1, $$2}'
@@ -77,6 +77,11 @@ bench-noise: demo-images build ## two runs of the same 20-cell demo grid with th
 # beside CoreDNS's 50m when CoreDNS is scheduled there (it was, 2026-12-04).
 bench-backends: demo-images build ## bench-noise's grid at CPU 1 and 1.5 on Compose (run a) and on Kubernetes (run b; needs make k8s-up, as root) in one invocation: each run's backend and pick per profile, whether it lies in the other run's set, the noise each measured (about 14 min; BENCH_ARGS appended)
 	$(GO) run ./bench/noise -backends compose,kubernetes -cpus 1,1.5 $(BENCH_ARGS)
+
+# Issue 39's bench: HOG=0 runs it without the hog, SMOKE=1 at a tiny
+# scale (two cells, 4 s; about 4 minutes) to check the bench itself.
+bench-interleave: demo-images build ## two sequential and two interleaved runs of one 12-cell demo grid at the wall time sweep plan prices alike, a CPU hog pinned beside the stack on and off every 40 s: each profile's pick in the other run's set, set sizes, wall times, as a Markdown table and <out>/bench.json (about 39 min by sweep plan; HOG=0 without the hog, SMOKE=1 a 4-minute check; BENCH_ARGS appended)
+	$(GO) run ./bench/interleave -hog=$(if $(filter 0,$(HOG)),false,true) $(if $(filter 1,$(SMOKE)),-smoke) $(BENCH_ARGS)
 
 bench-overhead: ## per-cell overhead vs compose, cells alternated in one run: BACKENDS=compose,swarm (make swarm-up) or compose,kubernetes,kubernetes-in-place (make k8s-up; CPUS=0.5,0.75)
 	$(GO) run ./bench/overhead -backends $(or $(BACKENDS),compose,swarm) -cpus $(or $(CPUS),0.5,1)
