@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/sweep-tool/sweep/bench/internal/benchcli"
 	"github.com/sweep-tool/sweep/report"
 	"github.com/sweep-tool/sweep/sweep"
 )
@@ -252,7 +253,7 @@ func markdown(d benchDoc) string {
 			name += " (a cell failed)"
 		}
 		fmt.Fprintf(&b, "| %s | %s | %s | %.1f %%%s | %.1f %%%s | %s |", name, o.Schedule, wall(o.WallS),
-			100*o.Doc.Noise.RPS, assumed, 100*o.Doc.Noise.P99, assumed, loadRange(o.Loads))
+			100*o.Doc.Noise.RPS, assumed, 100*o.Doc.Noise.P99, assumed, benchcli.LoadRange(o.Loads))
 		for i, k := range profiles {
 			in := checks[o.Name][i].AInB
 			if strings.HasSuffix(o.Name, "-b") {
@@ -277,13 +278,4 @@ func markdown(d benchDoc) string {
 		fmt.Fprintf(&b, "without the hog (issue 39): interleaved sets no wider than the smaller sequential set: %d of %d profiles\n", r.NoWider, n)
 	}
 	return b.String()
-}
-
-// loadRange is a run's load readings as min–max, median.
-func loadRange(loads []float64) string {
-	if len(loads) == 0 {
-		return "not read"
-	}
-	s := slices.Sorted(slices.Values(loads))
-	return fmt.Sprintf("%.2f–%.2f, median %.2f", s[0], s[len(s)-1], (s[(len(s)-1)/2]+s[len(s)/2])/2)
 }

@@ -76,8 +76,15 @@ func LoadSummary(loads []float64, every time.Duration) string {
 	if len(loads) == 0 {
 		return "not read (no /proc/loadavg)"
 	}
+	return fmt.Sprintf("1-min load average %s (%d readings of /proc/loadavg, every %s)", LoadRange(loads), len(loads), every)
+}
+
+// LoadRange is the load readings' range and median, e.g. "1.00–9.00,
+// median 3.50"; "not read" without any.
+func LoadRange(loads []float64) string {
+	if len(loads) == 0 {
+		return "not read"
+	}
 	s := slices.Sorted(slices.Values(loads))
-	median := (s[(len(s)-1)/2] + s[len(s)/2]) / 2
-	return fmt.Sprintf("1-min load average %.2f–%.2f, median %.2f (%d readings of /proc/loadavg, every %s)",
-		s[0], s[len(s)-1], median, len(s), every)
+	return fmt.Sprintf("%.2f–%.2f, median %.2f", s[0], s[len(s)-1], (s[(len(s)-1)/2]+s[len(s)/2])/2)
 }

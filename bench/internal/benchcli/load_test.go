@@ -18,6 +18,9 @@ func TestLoad(t *testing.T) {
 		"1-min load average 1.00–9.00, median 3.50 (4 readings of /proc/loadavg, every 10s)"; got != want {
 		t.Errorf("%q\nwant %q", got, want)
 	}
+	if got := LoadRange([]float64{2, 1}); got != "1.00–2.00, median 1.50" {
+		t.Errorf("%q", got)
+	}
 	if got := LoadSummary(nil, time.Second); !strings.HasPrefix(got, "not read") {
 		t.Errorf("%q", got)
 	}
