@@ -79,8 +79,8 @@ bench-backends: demo-images build ## bench-noise's grid at CPU 1 and 1.5 on Comp
 	$(GO) run ./bench/noise -backends compose,kubernetes -cpus 1,1.5 $(BENCH_ARGS)
 
 # Issue 39's bench: HOG=0 runs it without the hog, SMOKE=1 at a tiny
-# scale (two cells, 4 s; about 4 minutes) to check the bench itself.
-bench-interleave: demo-images build ## two sequential and two interleaved runs of one 12-cell demo grid at the wall time sweep plan prices alike, a CPU hog pinned beside the stack on and off every 40 s: each profile's pick in the other run's set, set sizes, wall times, as a Markdown table and <out>/bench.json (about 39 min by sweep plan; HOG=0 without the hog, SMOKE=1 a 4-minute check; BENCH_ARGS appended)
+# scale (two cells, 4 s; 5-6 minutes on a busy host) to check the bench itself.
+bench-interleave: demo-images build ## two sequential and two interleaved runs of one 12-cell demo grid at the wall time sweep plan prices alike, a CPU hog pinned beside the stack on and off every 40 s: each profile's pick in the other run's set, set sizes, wall times, as a Markdown table and <out>/bench.json (sweep plan prices it at 38m24s, allow up to an hour on a busy host; HOG=0 without the hog, SMOKE=1 a 6-minute check; BENCH_ARGS appended)
 	$(GO) run ./bench/interleave -hog=$(if $(filter 0,$(HOG)),false,true) $(if $(filter 1,$(SMOKE)),-smoke) $(BENCH_ARGS)
 
 bench-overhead: ## per-cell overhead vs compose, cells alternated in one run: BACKENDS=compose,swarm (make swarm-up) or compose,kubernetes,kubernetes-in-place (make k8s-up; CPUS=0.5,0.75)

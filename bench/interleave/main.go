@@ -93,7 +93,7 @@ type config struct {
 }
 
 // smokeGrid is -smoke's: two cells, 1 s + 4 s, 2 s slices, no control,
-// the hog switching every 10 s; four runs in about 4 minutes.
+// the hog switching every 10 s; four runs in 5m33s at load 17-20.
 var smokeGrid = benchcli.Grid{CPUs: "1", WebMult: "2,4", DBMult: "1", Warmup: time.Second, Duration: 4 * time.Second}
 
 func parse(args []string, stderr io.Writer) (config, error) {
@@ -114,7 +114,7 @@ func parse(args []string, stderr io.Writer) (config, error) {
 	fs.DurationVar(&c.hogPeriod, "hog-period", 40*time.Second, "how long the hog stays on, then off")
 	fs.StringVar(&c.core, "core", "", "the CPU the targets and the hog are pinned to (default: the engine's last)")
 	fs.DurationVar(&c.loadEvery, "load-every", 10*time.Second, "how often /proc/loadavg is read while the runs go")
-	fs.BoolVar(&c.smoke, "smoke", false, "a tiny scale to check the bench (CPU 1 × web 2,4 × pool 1, 1 s + 4 s, 2 s slices, no control, the hog every 10 s; about 4 min)")
+	fs.BoolVar(&c.smoke, "smoke", false, "a tiny scale to check the bench (CPU 1 × web 2,4 × pool 1, 1 s + 4 s, 2 s slices, no control, the hog every 10 s; 5-6 min)")
 	if err := fs.Parse(args); err != nil {
 		return c, err
 	}
