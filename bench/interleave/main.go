@@ -64,6 +64,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/docker/docker/api/types/container"
@@ -296,10 +297,13 @@ type outcome struct {
 	Doc  runDoc `json:"results"`
 }
 
-// measure runs r into dir and reads its results.json back. On Ctrl-C
-// sweep gets an interrupt (not a kill), so it removes its stack.
+// measure runs r into dir and reads its results.json back. sweep runs
+// in a process group of its own, so a Ctrl-C reaches the bench alone,
+// which hands sweep one interrupt (not a kill, and not the second
+// interrupt that makes sweep exit at once): it removes its stack.
 func measure(ctx context.Context, c config, r runSpec, rounds int, dir string, stderr io.Writer) (outcome, error) {
 	cmd := exec.CommandContext(ctx, c.Sweep, c.args(r, rounds, dir)...)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.Cancel = func() error { return cmd.Process.Signal(os.Interrupt) }
 	cmd.WaitDelay = 2 * time.Minute
 	cmd.Stdout, cmd.Stderr = stderr, stderr
