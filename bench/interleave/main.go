@@ -54,7 +54,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -313,11 +312,7 @@ func measure(ctx context.Context, c config, r runSpec, rounds int, dir string, s
 	start := time.Now()
 	err := cmd.Run()
 	o.WallS, o.Loads = time.Since(start).Seconds(), sampler.Stop()
-	var exit *exec.ExitError
-	switch {
-	case errors.As(err, &exit) && exit.ExitCode() == 1 && ctx.Err() == nil:
-		o.Note = "sweep exited 1: a cell failed (see the run's report)"
-	case err != nil:
+	if o.Note, err = benchcli.SweepExit(ctx, err); err != nil {
 		return o, fmt.Errorf("run %s: %w", r.Name, err)
 	}
 	o.Doc, err = readRunDoc(dir)

@@ -65,7 +65,6 @@ package main
 import (
 	"cmp"
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -259,11 +258,7 @@ func measure(ctx context.Context, c config, name, backend string, stderr io.Writ
 	}
 	err := cmd.Run()
 	o.wall = time.Since(start)
-	var exit *exec.ExitError
-	switch {
-	case errors.As(err, &exit) && exit.ExitCode() == 1 && ctx.Err() == nil:
-		o.note = "sweep exited 1: a cell failed (see the run's report)"
-	case err != nil:
+	if o.note, err = benchcli.SweepExit(ctx, err); err != nil {
 		return o, fmt.Errorf("run %s: %w", name, err)
 	}
 	if o.run, err = results.LoadRun(dir); err != nil {

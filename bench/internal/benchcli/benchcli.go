@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"os/signal"
 	"path/filepath"
 	"strconv"
@@ -30,6 +31,17 @@ func Main(name string, run func(ctx context.Context, args []string, stdout, stde
 		fmt.Fprintf(os.Stderr, "%s: %v\n", name, err)
 		os.Exit(1)
 	}
+}
+
+// SweepExit reads how a sweep run ended (cmd.Run's error): exit 1
+// with ctx not done is a cell that failed, a note beside a run that is
+// read back anyway; any other failure is the error.
+func SweepExit(ctx context.Context, err error) (note string, _ error) {
+	var exit *exec.ExitError
+	if errors.As(err, &exit) && exit.ExitCode() == 1 && ctx.Err() == nil {
+		return "sweep exited 1: a cell failed (see the run's report)", nil
+	}
+	return "", err
 }
 
 // Floats reads a comma-separated list of numbers, as sweep's --cpus,
