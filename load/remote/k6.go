@@ -177,7 +177,10 @@ const InstalledName = "sweep"
 // as InstalledName, executable by every user, and returns its path: how
 // the load image hands `sweep drive` to a container of another image (a
 // user's k6 image) through a volume both mount, with no shell or cp in
-// either. It replaces a file of that name.
+// either. It replaces a file of that name, and leaves dir writable by
+// every user (as /tmp is: sticky), for `sweep drive --dir` run by the k6
+// image's user, whichever it is (grafana/k6's is not root; a named
+// volume on a swarm node is made root's 0755).
 func Install(dir string) (string, error) {
 	self, err := os.Executable()
 	if err != nil {
@@ -199,8 +202,22 @@ func Install(dir string) (string, error) {
 	if err == nil {
 		err = os.Rename(tmp.Name(), dst)
 	}
+	if err == nil {
+		err = shareDir(dir)
+	}
 	if err != nil {
 		return "", fmt.Errorf("install sweep into %s: %w", dir, err)
 	}
 	return dst, nil
+}
+
+// shareDir makes dir writable by every user, sticky, unless it is
+// already writable by every user (a Kubernetes emptyDir, which its user
+// may not own).
+func shareDir(dir string) error {
+	st, err := os.Stat(dir)
+	if err != nil || st.Mode().Perm()&0o002 != 0 {
+		return err
+	}
+	return os.Chmod(dir, 0o777|os.ModeSticky)
 }

@@ -196,6 +196,10 @@ func TestInstallCopiesTheRunningProgram(t *testing.T) {
 	if entries, _ := os.ReadDir(dir); len(entries) != 1 {
 		t.Errorf("left %d entries in the directory, want the binary only", len(entries))
 	}
+	// a k6 image's user, not root, keeps k6's files beside it
+	if st, err := os.Stat(dir); err != nil || st.Mode().Perm() != 0o777 || st.Mode()&os.ModeSticky == 0 {
+		t.Errorf("directory %v, %v; want writable by every user, sticky", st.Mode(), err)
+	}
 }
 
 // TestServeRunsK6 runs a k6 phase on the far end against the k6 on PATH
