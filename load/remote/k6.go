@@ -1,6 +1,7 @@
 package remote
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -93,20 +94,25 @@ type ServeOptions struct {
 }
 
 // k6Phase prepares the k6 phase r asks for: the driver against the k6
-// that opts name, the phase in a directory of its own with the user's
-// script written into it, and the directory's removal.
-func (r Request) k6Phase(opts ServeOptions) (sweep.Driver, sweep.LoadRequest, func(), error) {
+// that opts name (its version asked, for the record), the phase in a
+// directory of its own with the user's script written into it, and the
+// directory's removal.
+func (r Request) k6Phase(ctx context.Context, opts ServeOptions) (farPhase, error) {
 	lr, err := r.phase()
 	if err != nil {
-		return nil, sweep.LoadRequest{}, nil, err
+		return farPhase{}, err
 	}
 	bin, err := k6.Find(opts.K6)
 	if err != nil {
-		return nil, sweep.LoadRequest{}, nil, fmt.Errorf("the load's image: %w", err)
+		return farPhase{}, fmt.Errorf("the load's image: %w", err)
+	}
+	version, err := k6.Version(ctx, bin)
+	if err != nil {
+		return farPhase{}, fmt.Errorf("the load's image: %w", err)
 	}
 	dir, err := os.MkdirTemp(opts.Dir, "sweep-k6-")
 	if err != nil {
-		return nil, sweep.LoadRequest{}, nil, fmt.Errorf("k6 phase directory: %w", err)
+		return farPhase{}, fmt.Errorf("k6 phase directory: %w", err)
 	}
 	cleanup := func() { _ = os.RemoveAll(dir) }
 	var script *sweep.Script
@@ -118,15 +124,15 @@ func (r Request) k6Phase(opts ServeOptions) (sweep.Driver, sweep.LoadRequest, fu
 		path := filepath.Join(dir, name)
 		if err := os.WriteFile(path, []byte(s.JS), 0o644); err != nil {
 			cleanup()
-			return nil, sweep.LoadRequest{}, nil, fmt.Errorf("k6 script: %w", err)
+			return farPhase{}, fmt.Errorf("k6 script: %w", err)
 		}
 		if script, err = sweep.ReadUserFile[sweep.K6Script](path); err != nil {
 			cleanup()
-			return nil, sweep.LoadRequest{}, nil, err
+			return farPhase{}, err
 		}
 	}
 	lr.Dir = dir
-	return k6.New(k6.Options{Binary: bin, Script: script}), lr, cleanup, nil
+	return farPhase{driver: k6.New(k6.Options{Binary: bin, Script: script}), req: lr, cleanup: cleanup, k6Version: version}, nil
 }
 
 // readKept reads the kept files k6 left in dir.

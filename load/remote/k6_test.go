@@ -249,6 +249,10 @@ func TestServeRunsK6(t *testing.T) {
 		if _, ok := o.Result.Files[log]; !ok {
 			t.Errorf("warm-up %v: no %s", warmup, log)
 		}
+		// the record names the k6 that ran
+		if !strings.HasPrefix(m.K6Version, "k6 v") {
+			t.Errorf("warm-up %v: k6 version %q, want k6's `k6 version` line", warmup, m.K6Version)
+		}
 		if entries, _ := os.ReadDir(dir); len(entries) != 0 {
 			t.Errorf("the phase left %d entries in its directory", len(entries))
 		}
