@@ -7,8 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"path"
-	"slices"
 	"time"
 
 	batchv1 "k8s.io/api/batch/v1"
@@ -47,29 +45,15 @@ type DriverOptions struct {
 	// running; zero means remote.DefaultStartTimeout.
 	StartTimeout time.Duration
 	// K6, when set, runs k6 instead of the built-in driver (see K6Job).
-	K6 *K6Options
-}
-
-// K6Options are the k6 load's: the image k6 runs from and the user's
-// script.
-type K6Options struct {
-	// Image holds k6 on its PATH (grafana/k6: /usr/bin/k6); the load's
-	// container runs from it, `sweep drive` copied in from Image.
-	Image string
-	// Script is the user's k6 script, read at each phase from the
-	// content its recorded hash vouches for; nil: the bundled crud.js.
-	Script *sweep.Script
+	K6 *remote.K6Options
 }
 
 // The k6 load's pod: an init container from the load image copies the
 // static sweep binary (`sweep drive --install`) into an emptyDir the
-// load's container, from the k6 image, mounts at k6Mount and runs it
-// from; `sweep drive` keeps k6's files there too (--dir), where the k6
-// image's user may write whatever it is.
-const (
-	k6Volume = "sweep"
-	k6Mount  = "/sweep-bin"
-)
+// load's container, from the k6 image, mounts at remote.K6Mount and runs
+// it from; `sweep drive` keeps k6's files there too (--dir), where the
+// k6 image's user may write whatever it is.
+const k6Volume = "sweep"
 
 // Driver runs the built-in driver's phases, or k6's (DriverOptions.K6),
 // as Kubernetes Jobs in the run's namespace: `sweep drive` in a pod with
@@ -102,14 +86,7 @@ func NewDriver(c *Client, opts DriverOptions) (*Driver, error) {
 		return nil, remote.ErrNoImage
 	}
 	if opts.K6 != nil {
-		if opts.K6.Image == "" {
-			return nil, ErrNoK6Image
-		}
-		script, err := remote.ScriptOf(opts.K6.Script)
-		if err != nil {
-			return nil, err
-		}
-		if err := remote.CheckK6Script(script); err != nil {
+		if err := opts.K6.Check(); err != nil {
 			return nil, err
 		}
 	} else if err := remote.CheckRequest(opts.Builtin); err != nil {
@@ -123,9 +100,6 @@ func NewDriver(c *Client, opts DriverOptions) (*Driver, error) {
 	}
 	return &Driver{c: c, opts: opts}, nil
 }
-
-// ErrNoK6Image means K6Options.Image is empty.
-var ErrNoK6Image = errors.New("no image holding k6 for the load")
 
 // Name is the far end's driver, "builtin" or "k6"; the record tells a
 // remote run by its load_node.
@@ -215,11 +189,10 @@ func (d *Driver) Run(ctx context.Context, req sweep.LoadRequest) (m results.Meas
 func (d *Driver) job(req sweep.LoadRequest) (*batchv1.Job, error) {
 	r := remote.NewRequest(req, d.opts.Builtin)
 	if d.opts.K6 != nil {
-		script, err := remote.ScriptOf(d.opts.K6.Script)
-		if err != nil {
+		var err error
+		if r, err = d.opts.K6.Request(req); err != nil {
 			return nil, err
 		}
-		r = remote.NewK6Request(req, script)
 	}
 	env, err := r.Encode()
 	if err != nil {
@@ -274,18 +247,18 @@ func (d *Driver) job(req sweep.LoadRequest) (*batchv1.Job, error) {
 // load image installs sweep into the shared emptyDir, from which the
 // load's container, from the k6 image, runs `sweep drive`.
 func (d *Driver) k6Pod(spec *corev1.PodSpec) {
-	mount := []corev1.VolumeMount{{Name: k6Volume, MountPath: k6Mount}}
+	mount := []corev1.VolumeMount{{Name: k6Volume, MountPath: remote.K6Mount}}
 	spec.Volumes = []corev1.Volume{{Name: k6Volume, VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}}}
 	spec.InitContainers = []corev1.Container{{
 		Name:            "sweep",
 		Image:           d.opts.Image,
 		ImagePullPolicy: corev1.PullIfNotPresent,
-		Command:         append(slices.Clone(d.opts.Command), "--install", k6Mount),
+		Command:         remote.InstallCommand(d.opts.Command),
 		VolumeMounts:    mount,
 	}}
 	load := &spec.Containers[0]
 	load.Image = d.opts.K6.Image
-	load.Command = []string{path.Join(k6Mount, remote.InstalledName), "drive", "--dir", k6Mount}
+	load.Command = remote.K6Command()
 	load.VolumeMounts = mount
 }
 

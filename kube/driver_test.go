@@ -187,7 +187,7 @@ func k6Driver(t *testing.T, cs *fake.Clientset) (*Driver, string) {
 		t.Fatal(err)
 	}
 	d, err := NewDriver(&Client{Core: cs}, DriverOptions{Image: "sweep-drive:abc", Namespace: "sweep-r1",
-		Labels: map[string]string{sweep.LabelRun: "r1"}, K6: &K6Options{Image: "grafana/k6:1", Script: script}})
+		Labels: map[string]string{sweep.LabelRun: "r1"}, K6: &remote.K6Options{Image: "grafana/k6:1", Script: script}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -240,8 +240,8 @@ func TestK6LoadJob(t *testing.T) {
 	if _, err := d.job(sweep.LoadRequest{BaseURL: "http://app:8080", Load: results.LoadInfo{Model: "closed", VUs: 4}, Duration: 3 * time.Second}); !errors.Is(err, sweep.ErrFileChanged) {
 		t.Errorf("a script edited since the run recorded it: err = %v, want ErrFileChanged", err)
 	}
-	if _, err := NewDriver(&Client{Core: fake.NewClientset()}, DriverOptions{Image: "sweep-drive:abc", K6: &K6Options{}}); !errors.Is(err, ErrNoK6Image) {
-		t.Errorf("no k6 image: err = %v, want ErrNoK6Image", err)
+	if _, err := NewDriver(&Client{Core: fake.NewClientset()}, DriverOptions{Image: "sweep-drive:abc", K6: &remote.K6Options{}}); !errors.Is(err, remote.ErrNoK6Image) {
+		t.Errorf("no k6 image: err = %v, want remote.ErrNoK6Image", err)
 	}
 }
 

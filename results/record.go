@@ -327,6 +327,10 @@ type Measurement struct {
 	// LoadNode is the swarm node the load ran on; nil when the driver ran
 	// in sweep's own process.
 	LoadNode *NodeInfo `json:"load_node,omitempty"`
+	// K6Version is the `k6 version` line of the k6 that drove the phase
+	// away from sweep's process (a Kubernetes Job, a swarm node's
+	// service); a k6 in sweep's process is sweep.json's host.k6_version.
+	K6Version string `json:"k6_version,omitempty"`
 	// DriverCPU is the load driver's own CPU time over the phase when it
 	// ran outside sweep's process (a load service on a swarm node), and
 	// DriverWall that phase's wall time as the driver saw it; zero when

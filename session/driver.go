@@ -37,18 +37,13 @@ func builtinOptions(spec sweep.Spec) (builtin.Options, error) {
 		return builtin.Options{}, &sweep.BadInputError{Field: "scenario", Msg: err.Error(), Err: err}
 	}
 	opts := builtin.Options{Script: script}
-	if loadAway(spec) {
+	if spec.LoadAway() {
 		if err := remote.CheckRequest(opts); err != nil {
 			return builtin.Options{}, &sweep.BadInputError{Field: "scenario", Msg: err.Error(), Err: err}
 		}
 	}
 	return opts, nil
 }
-
-// loadAway reports whether the load runs away from sweep's process: on a
-// swarm node (a load=CONSTRAINT place) or as a Kubernetes Job, the
-// built-in driver's in both (see placeLoad).
-func loadAway(spec sweep.Spec) bool { return len(spec.LoadPlace()) > 0 || spec.Kubernetes }
 
 // pickDriver picks the load driver: builtin with a scenario file, k6 when
 // asked or found, else builtin; with k6, its version. It keeps the
@@ -63,7 +58,7 @@ func (s *Session) pickDriver(ctx context.Context) (sweep.Driver, string, error) 
 	if spec.K6Away() {
 		return s.k6AwayCheck(ctx)
 	}
-	if spec.Driver == "builtin" || spec.Scenario != nil || loadAway(spec) {
+	if spec.Driver == "builtin" || spec.Scenario != nil || spec.LoadAway() {
 		if s.opts.K6Dashboard {
 			return nil, "", sweep.BadInput("k6_dashboard", "k6's web dashboard needs the k6 driver; drop {k6_dashboard}, or {driver} builtin and {scenario}")
 		}
@@ -139,9 +134,9 @@ func (s *Session) checkK6Load(ctx context.Context, d *k6.Driver) error {
 }
 
 // k6AwayCheck checks, before anything starts, a k6 that drives the load
-// away from sweep's process (a Kubernetes Job from the spec's k6 image;
-// see placeLoad): its phases, the user's script's travel in the Job's
-// request and, with a k6 here (on PATH or the k6 option), the script as
+// away from sweep's process (a Kubernetes Job or a service on a swarm
+// node, from the spec's k6 image; see placeLoad): its phases, the user's
+// script's travel in the far end's request and, with a k6 here (on PATH or the k6 option), the script as
 // a local k6 checks it; the k6 of the image checks it again at each
 // phase. No k6 here is no error: the image's k6 is the one that runs. It
 // returns a stand-in driver of the name k6 until the stack's driver

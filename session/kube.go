@@ -104,16 +104,11 @@ func (s *Session) kubeLoad(st *kube.Stack, node string) (sweep.Driver, error) {
 	}
 	opts := kube.DriverOptions{Image: s.spec.LoadImage, Namespace: st.Namespace(), Labels: st.Labels(), NodeSelector: sel, Builtin: s.builtin}
 	if s.spec.K6Away() {
-		opts.K6 = &kube.K6Options{Image: s.spec.K6Image, Script: s.spec.Script}
+		opts.K6 = &remote.K6Options{Image: s.spec.K6Image, Script: s.spec.Script}
 	}
 	d, err := kube.NewDriver(st.Client(), opts)
-	switch {
-	case errors.Is(err, kube.ErrNoK6Image):
-		return nil, sweep.BadInput("k6_image", "%v", err)
-	case opts.K6 != nil && err != nil && !errors.Is(err, remote.ErrNoImage):
-		return nil, sweep.BadInput("script", "%v", err)
-	case err != nil:
-		return nil, sweep.BadInput("load_image", "%v", err)
+	if err != nil {
+		return nil, awayDriverError(opts.K6 != nil, err)
 	}
 	return d, nil
 }

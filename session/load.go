@@ -1,6 +1,7 @@
 package session
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/sweep-tool/sweep/kube"
@@ -10,8 +11,9 @@ import (
 )
 
 // placeLoad makes the load run on a swarm node when the spec places it
-// (a load=CONSTRAINT entry of place): each phase of the built-in driver
-// then runs as a one-shot service there (package load/remote), created
+// (a load=CONSTRAINT entry of place): each phase of the built-in driver,
+// or of k6 from the spec's k6 image, then runs as a one-shot service
+// there (package load/remote), created
 // through the stack's manager with the stack's labels, so the stack's
 // cleanup by label removes it too.
 func (s *Session) placeLoad() error {
@@ -48,17 +50,34 @@ func (s *Session) laneLoad(st *swarm.Stack) (sweep.Driver, error) {
 	return s.remoteLoad(st)
 }
 
-// remoteLoad is the built-in driver as one-shot services placed by the
-// spec's load=CONSTRAINT entries, made through st's manager.
+// remoteLoad is the built-in driver, or k6 from the spec's k6 image, as
+// one-shot services placed by the spec's load=CONSTRAINT entries, made
+// through st's manager.
 func (s *Session) remoteLoad(st *swarm.Stack) (sweep.Driver, error) {
 	eng, ok := st.Manager().(remote.Engine)
 	if !ok {
 		return nil, fmt.Errorf("load service: the swarm manager's client lacks service logs")
 	}
-	d, err := remote.New(eng, remote.Options{Image: s.spec.LoadImage, Constraints: s.spec.LoadPlace(), Labels: st.Labels(),
-		NamePrefix: st.Project(), Builtin: s.builtin})
+	opts := remote.Options{Image: s.spec.LoadImage, Constraints: s.spec.LoadPlace(), Labels: st.Labels(),
+		NamePrefix: st.Project(), Builtin: s.builtin}
+	if s.spec.K6Away() {
+		opts.K6 = &remote.K6Options{Image: s.spec.K6Image, Script: s.spec.Script}
+	}
+	d, err := remote.New(eng, opts)
 	if err != nil {
-		return nil, sweep.BadInput("load_image", "%v", err)
+		return nil, awayDriverError(opts.K6 != nil, err)
 	}
 	return d, nil
+}
+
+// awayDriverError is the error of a driver away from sweep's process
+// that its options refuse, as bad input of the field at fault.
+func awayDriverError(k6 bool, err error) error {
+	switch {
+	case errors.Is(err, remote.ErrNoK6Image):
+		return sweep.BadInput("k6_image", "%v", err)
+	case k6 && !errors.Is(err, remote.ErrNoImage):
+		return sweep.BadInput("script", "%v", err)
+	}
+	return sweep.BadInput("load_image", "%v", err)
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/docker/docker/api/types/filters"
 	"github.com/docker/docker/api/types/network"
 	"github.com/docker/docker/api/types/swarm"
+	"github.com/docker/docker/api/types/volume"
 
 	"github.com/sweep-tool/sweep/sweep"
 )
@@ -19,10 +20,13 @@ import (
 type Cleaned struct {
 	Services []string `json:"services"`
 	Networks []string `json:"networks"`
+	// Volumes are the named volumes removed from the nodes (a service's
+	// volumes: entry, a k6 load's install volume), as node: name.
+	Volumes []string `json:"volumes,omitempty"`
 }
 
-// Down removes the stack's services and network (those of its stack
-// name, as Cleanup does for a whole run). Pass a
+// Down removes the stack's services, network and volumes (those of its
+// stack name, as Cleanup does for a whole run). Pass a
 // context that outlives cancellation, e.g. context.WithoutCancel(ctx)
 // with a timeout of a minute.
 func (s *Stack) Down(ctx context.Context) error {
@@ -38,7 +42,8 @@ func (s *Stack) Down(ctx context.Context) error {
 // Cleanup removes from the swarm, through its manager, the services of a
 // run (label sweep.run=<runID>, or stack sweep<runID>: every stack of the
 // run and its one-shot load services), waits until their tasks are gone
-// from every node, then removes the run's networks. It is for Ctrl-C and
+// from every node, then removes the run's networks, and its volumes on
+// every node whose engine it reaches. It is for Ctrl-C and
 // `sweep clean`; what is already gone is no error.
 func Cleanup(ctx context.Context, mgr Manager, runID string) (Cleaned, error) {
 	project := sweep.ProjectName(runID)
@@ -84,7 +89,47 @@ func removeBy(ctx context.Context, mgr Manager, ns *nodes, selectors []filters.A
 	}
 	errs = append(errs, tasksGone(ctx, mgr, removed), containersGone(ctx, mgr, ns, selectors))
 	out.Networks, errs = removeNetworks(ctx, mgr, selectors, errs)
+	out.Volumes, errs = removeVolumes(ctx, mgr, ns, selectors, errs)
 	return out, errors.Join(errs...)
+}
+
+// removeVolumes removes the named volumes the selectors find on every
+// node whose engine ns reaches (a volume is the node's own; swarm made
+// it there when a task mounted it), once their containers are gone. A
+// node whose engine is out of reach keeps its volumes.
+func removeVolumes(ctx context.Context, mgr Manager, ns *nodes, selectors []filters.Args, errs []error) ([]string, []error) {
+	list, err := mgr.NodeList(ctx, swarm.NodeListOptions{})
+	if err != nil {
+		return nil, append(errs, fmt.Errorf("list nodes: %w", err))
+	}
+	var out []string
+	for _, sn := range list {
+		n, err := ns.get(ctx, sn.ID)
+		if err != nil || n.engine == nil {
+			continue
+		}
+		seen := map[string]bool{}
+		for _, f := range selectors {
+			resp, err := n.engine.VolumeList(ctx, volume.ListOptions{Filters: f})
+			if err != nil {
+				errs = append(errs, fmt.Errorf("volumes on node %s: %w", sn.ID, err))
+				continue
+			}
+			for _, v := range resp.Volumes {
+				if seen[v.Name] {
+					continue
+				}
+				seen[v.Name] = true
+				switch err := n.engine.VolumeRemove(ctx, v.Name, false); {
+				case err == nil:
+					out = append(out, sn.ID+": "+v.Name)
+				case !cerrdefs.IsNotFound(err):
+					errs = append(errs, fmt.Errorf("remove volume %s on node %s: %w", v.Name, sn.ID, err))
+				}
+			}
+		}
+	}
+	return out, errs
 }
 
 // tasksGone waits until no task of the removed services is left: their

@@ -338,7 +338,8 @@ func (s Spec) ValidatePlan() error {
 			"on Kubernetes the load runs as a Job in the cluster, from an image holding sweep; give {load_image} IMAGE (make demo-images builds sweep-drive:<hash>)"},
 		{s.Kubernetes && s.K6Away() && s.K6Image == "", "k6_image",
 			"on Kubernetes k6 runs as a Job in the cluster, from an image holding k6; give {k6_image} IMAGE (e.g. grafana/k6), or {driver} builtin"},
-		{s.K6Image != "" && !s.Kubernetes, "k6_image", "is the image of k6 running as a Job on Kubernetes; give {kubernetes} too, or drop it"},
+		{s.K6Image != "" && !s.LoadAway(), "k6_image",
+			"is the image of k6 running away from sweep's process: as a Job on Kubernetes or a service on a swarm node; give {kubernetes}, or {swarm} and {place} load=CONSTRAINT, or drop it"},
 		{s.K6Image != "" && s.Driver == "builtin", "k6_image", "is k6's image; drop it with {driver} builtin"},
 		{s.K6Image != "" && s.Scenario != nil, "k6_image", "is k6's image, and a scenario file runs on the built-in driver; drop one of them"},
 		{s.Kubernetes && s.CPUSet != "", "cpuset", "a Kubernetes pod is not pinned to host CPUs by sweep (the kubelet's CPU manager decides); drop it with {kubernetes}"},
@@ -349,7 +350,8 @@ func (s Spec) ValidatePlan() error {
 		{s.LoadImage != "" && len(s.LoadPlace()) == 0 && !s.Kubernetes, "load_image", "is the image of a load placed on a node; give {place} load=CONSTRAINT too"},
 		{len(s.LoadPlace()) > 0 && s.LoadImage == "", "load_image",
 			"a load placed on a node runs from an image holding sweep; give {load_image} IMAGE (make demo-images builds sweep-drive:<hash>)"},
-		{len(s.LoadPlace()) > 0 && !s.Kubernetes && (s.Driver == "k6" || s.Script != nil), "place", "only the built-in driver runs on a swarm node; drop the load entry or use {driver} builtin"},
+		{s.Swarm && s.K6Away() && s.K6Image == "", "k6_image",
+			"k6 on a swarm node runs as a service from an image holding k6, sweep installed beside it from {load_image}; give {k6_image} IMAGE (e.g. grafana/k6), or {driver} builtin"},
 	}
 	for _, c := range checks {
 		if c.bad {
@@ -394,12 +396,16 @@ func (s Spec) ValidatePlan() error {
 	return nil
 }
 
-// K6Away reports whether k6 drives the load away from sweep's process:
-// on Kubernetes, when the driver is k6, or auto with a k6 script or a
-// k6 image given. Anywhere else k6 runs in sweep's process (or not at
-// all: a load placed on a swarm node is the built-in driver's).
+// LoadAway reports whether the load runs away from sweep's process: on
+// a swarm node (a load=CONSTRAINT entry of Place) or as a Kubernetes Job.
+func (s Spec) LoadAway() bool { return len(s.LoadPlace()) > 0 || s.Kubernetes }
+
+// K6Away reports whether k6 drives the load away from sweep's process
+// (LoadAway): when the driver is k6, or auto with a k6 script or a k6
+// image given. Anywhere else k6 runs in sweep's process, or the load
+// away is the built-in driver's.
 func (s Spec) K6Away() bool {
-	if !s.Kubernetes || s.Scenario != nil {
+	if !s.LoadAway() || s.Scenario != nil {
 		return false
 	}
 	return s.Driver == "k6" || (s.Driver == "auto" && (s.Script != nil || s.K6Image != ""))

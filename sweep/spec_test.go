@@ -90,9 +90,27 @@ func TestValidate(t *testing.T) {
 		{"load placed with its image", func(s *Spec) { s.Swarm, s.Place, s.LoadImage = true, []string{"load=node.id==n1"}, "sweep-drive:1" }, ""},
 		{"load placed without an image", func(s *Spec) { s.Swarm, s.Place = true, []string{"load=node.id==n1"} }, "load_image"},
 		{"load image without a placed load", func(s *Spec) { s.Swarm, s.Place, s.LoadImage = true, []string{"app=node.id==n1"}, "sweep-drive:1" }, "load_image"},
-		{"load placed with k6", func(s *Spec) {
+		{"load placed with k6 without its image", func(s *Spec) {
 			s.Swarm, s.Place, s.LoadImage, s.Driver = true, []string{"load=node.id==n1"}, "sweep-drive:1", "k6"
-		}, "place"},
+		}, "k6_image"},
+		{"load placed with a k6 script without the image", func(s *Spec) {
+			s.Swarm, s.Place, s.LoadImage, s.Driver, s.Script = true, []string{"load=node.id==n1"}, "sweep-drive:1", "auto", &Script{Path: "/s.js"}
+		}, "k6_image"},
+		{"load placed with k6 from its image", func(s *Spec) {
+			s.Swarm, s.Place, s.LoadImage, s.Driver, s.K6Image = true, []string{"load=node.id==n1"}, "sweep-drive:1", "k6", "grafana/k6"
+		}, ""},
+		{"load placed with a k6 script from the image", func(s *Spec) {
+			s.Swarm, s.Place, s.LoadImage, s.Driver, s.Script, s.K6Image = true, []string{"load=node.id==n1"}, "sweep-drive:1", "auto", &Script{Path: "/s.js"}, "grafana/k6"
+		}, ""},
+		{"k6 image on a swarm without a placed load", func(s *Spec) {
+			s.Swarm, s.Place, s.Driver, s.K6Image = true, []string{"app=node.id==n1"}, "k6", "grafana/k6"
+		}, "k6_image"},
+		{"k6 image on a placed load with the built-in driver", func(s *Spec) {
+			s.Swarm, s.Place, s.LoadImage, s.Driver, s.K6Image = true, []string{"load=node.id==n1"}, "sweep-drive:1", "builtin", "grafana/k6"
+		}, "k6_image"},
+		{"k6 image on a placed load without its load image", func(s *Spec) {
+			s.Swarm, s.Place, s.Driver, s.K6Image = true, []string{"load=node.id==n1"}, "k6", "grafana/k6"
+		}, "load_image"},
 		{"k6 on kubernetes from its image", func(s *Spec) { kube(s); s.Driver, s.K6Image = "k6", "grafana/k6" }, ""},
 		{"k6 on kubernetes placed", func(s *Spec) {
 			kube(s)
@@ -100,7 +118,7 @@ func TestValidate(t *testing.T) {
 		}, ""},
 		{"k6 on kubernetes without its image", func(s *Spec) { kube(s); s.Driver = "k6" }, "k6_image"},
 		{"a k6 script on kubernetes without the image", func(s *Spec) { kube(s); s.Driver, s.Script = "auto", &Script{Path: "/s.js"} }, "k6_image"},
-		{"k6 image without kubernetes", func(s *Spec) { s.K6Image = "grafana/k6" }, "k6_image"},
+		{"k6 image with the load in sweep's process", func(s *Spec) { s.K6Image = "grafana/k6" }, "k6_image"},
 		{"k6 image with the built-in driver", func(s *Spec) { kube(s); s.Driver, s.K6Image = "builtin", "grafana/k6" }, "k6_image"},
 		{"k6 image with a scenario", func(s *Spec) {
 			kube(s)
@@ -283,5 +301,32 @@ func TestDurationJSON(t *testing.T) {
 	}
 	if err := back.UnmarshalJSON([]byte(`"soon"`)); err == nil {
 		t.Error("UnmarshalJSON accepted a non-duration")
+	}
+}
+
+// TestK6AwayOnASwarmNode: k6 drives a load placed on a swarm node when
+// asked for (k6, or auto with a script or a k6 image), never with a
+// scenario file, and never when the load runs in sweep's process.
+func TestK6AwayOnASwarmNode(t *testing.T) {
+	placed := func(s *Spec) { s.Swarm, s.Place = true, []string{"load=node.id==n1"} }
+	for _, tc := range []struct {
+		name string
+		mod  func(*Spec)
+		want bool
+	}{
+		{"placed, k6", func(s *Spec) { placed(s); s.Driver = "k6" }, true},
+		{"placed, auto with a script", func(s *Spec) { placed(s); s.Driver, s.Script = "auto", &Script{Path: "/s.js"} }, true},
+		{"placed, auto with a k6 image", func(s *Spec) { placed(s); s.Driver, s.K6Image = "auto", "grafana/k6" }, true},
+		{"placed, auto alone", func(s *Spec) { placed(s); s.Driver = "auto" }, false},
+		{"placed, builtin", func(s *Spec) { placed(s); s.Driver = "builtin" }, false},
+		{"placed, a scenario file", func(s *Spec) { placed(s); s.Driver, s.Scenario = "auto", &Scenario{Path: "/s.yaml"} }, false},
+		{"a swarm, the load here, k6", func(s *Spec) { s.Swarm, s.Place, s.Driver = true, []string{"app=node.id==n1"}, "k6" }, false},
+		{"compose, k6", func(s *Spec) { s.Driver = "k6" }, false},
+	} {
+		s := Spec{Driver: "auto"}
+		tc.mod(&s)
+		if got := s.K6Away(); got != tc.want {
+			t.Errorf("%s: K6Away() = %v, want %v", tc.name, got, tc.want)
+		}
 	}
 }

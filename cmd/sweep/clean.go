@@ -70,8 +70,8 @@ func clean(ctx context.Context, w io.Writer, eng session.CleanEngine, runID stri
 			fmt.Fprintf(w, "run %s: skipped on the swarm: %v\n", o.ID, errors.Unwrap(o.Skipped))
 			continue
 		}
-		fmt.Fprintf(w, "run %s: removed %d swarm services (%s), %d networks\n", o.ID,
-			len(o.Removed.Services), strings.Join(o.Removed.Services, ", "), len(o.Removed.Networks))
+		fmt.Fprintf(w, "run %s: removed %d swarm services (%s), %d networks, %d volumes on the nodes\n", o.ID,
+			len(o.Removed.Services), strings.Join(o.Removed.Services, ", "), len(o.Removed.Networks), len(o.Removed.Volumes))
 	}
 	if len(done.Engine) == 0 && err == nil {
 		fmt.Fprintln(w, "nothing to clean: no container carries the sweep.run label")

@@ -134,7 +134,7 @@ func bindPlatforms(fs *pflag.FlagSet, s *sweep.Spec) {
 	fs.BoolVar(&s.Swarm, "swarm", false, "run the stack as services of the Docker Swarm that DOCKER_HOST or the context names (a manager), "+
 		"created from the same compose files (docs/guides/swarm.md), instead of as a compose project on one engine")
 	fs.StringArrayVar(&s.Place, "place", nil, "with --swarm: SERVICE=CONSTRAINT, a placement constraint (repeatable), "+
-		"e.g. app=node.id==<id> or db=node.labels.role==db; load=CONSTRAINT runs the built-in driver there (with --load-image) (default: none)")
+		"e.g. app=node.id==<id> or db=node.labels.role==db; load=CONSTRAINT runs the load there (with --load-image; k6 with --k6-image too) (default: none)")
 	fs.BoolVar(&s.Kubernetes, "kubernetes", false, "run the stack on the Kubernetes cluster KUBECONFIG (or ~/.kube/config) names, from --manifests, "+
 		"in a namespace sweep-<run id> of the run's own (docs/guides/kubernetes.md); the target is the Deployment --service names, the load a Job from --load-image")
 	fs.StringArrayVar(&s.Manifests, "manifests", nil, "with --kubernetes: the stack's manifests, a file of multi-document YAML or a directory "+
@@ -145,8 +145,8 @@ func bindPlatforms(fs *pflag.FlagSet, s *sweep.Spec) {
 		"in place (pods/resize, Kubernetes 1.33+) instead of rolling out a new one: faster, but the process and its warm state carry over (docs/guides/kubernetes.md)")
 	fs.StringVar(&s.LoadImage, "load-image", "", "with --kubernetes or --place load=…: the image holding sweep that the load runs from "+
 		"(make demo-images builds sweep-drive:<hash>; default: none)")
-	fs.StringVar(&s.K6Image, "k6-image", "", "with --kubernetes: the image holding k6 on its PATH (e.g. grafana/k6) that the k6 load's Job runs from, "+
-		"sweep copied in from --load-image; with it --driver auto runs k6, --script too (docs/guides/kubernetes.md) (default: none)")
+	fs.StringVar(&s.K6Image, "k6-image", "", "with --kubernetes or --place load=…: the image holding k6 on its PATH (e.g. grafana/k6) that the k6 load's Job "+
+		"or swarm service runs from, sweep copied in from --load-image; with it --driver auto runs k6, --script too (docs/guides/load.md) (default: none)")
 	fs.IntVar(&s.Parallel, "parallel", 0, "with --swarm or --kubernetes: measure up to N cells at once, one node per lane, each lane a stack "+
 		"(on Kubernetes a namespace sweep-<run id>-l<k>) of its own; on a swarm {node} in --url, --db-dsn and --pooler-dsn is the lane node's address. "+
 		"With N >= 2 every lane first measures the first cell, for a quarter of --duration (at least 5s), as cells/<id>/control<lane>: "+

@@ -548,6 +548,9 @@ func TestKubernetesK6Job(t *testing.T) {
 		if d := rec.Delivery; d == nil || d.Ratio < sweep.MinDeliveryRatio {
 			t.Errorf("cell %s: delivery %+v; want the target pod's counters at %g or more of the bytes sent", cell.ID, d, sweep.MinDeliveryRatio)
 		}
+		if !strings.HasPrefix(rec.K6Version, "k6 v") {
+			t.Errorf("cell %s: k6 version %q, want the Job's k6's", cell.ID, rec.K6Version)
+		}
 		// the pod's sweep drive and its k6 child, not this process
 		if rec.Driver == nil || rec.Driver.CPUPerRequestUS <= 0 {
 			t.Errorf("cell %s: driver %+v; want the load pod's CPU per request", cell.ID, rec.Driver)

@@ -81,7 +81,7 @@ current-context: ctx
 		{"a k6 script without the image", []string{"--kubernetes", "--script", man, "--manifests", man, "--service", "app", "--load-image", "d:1"},
 			[]string{"--k6-image", "k6 runs as a Job in the cluster"}},
 		{"k6 image without kubernetes", []string{"--k6-image", "grafana/k6", "--compose", "x.yaml", "--service", "app"},
-			[]string{"--k6-image", "give --kubernetes too"}},
+			[]string{"--k6-image", "give --kubernetes, or --swarm and --place load=CONSTRAINT"}},
 		{"k6 image with the built-in driver", []string{"--kubernetes", "--driver", "builtin", "--k6-image", "grafana/k6",
 			"--manifests", man, "--service", "app", "--load-image", "d:1"},
 			[]string{"--k6-image", "drop it with --driver builtin"}},

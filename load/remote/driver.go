@@ -55,6 +55,10 @@ type Options struct {
 	NamePrefix string
 	// Builtin are the built-in driver's options on the far end.
 	Builtin builtin.Options
+	// K6, when set, runs k6 instead of the built-in driver: each phase's
+	// service from K6.Image, sweep installed into it from Image (see
+	// k6service.go).
+	K6 *K6Options
 	// StartTimeout bounds the time from creating a service to its task
 	// running, added to the phase's duration and endGrace to bound the
 	// whole wait; zero means DefaultStartTimeout.
@@ -76,7 +80,8 @@ const resultGrace = 5 * time.Second
 // the phase's context is cancelled.
 const removeTimeout = 30 * time.Second
 
-// Driver runs the built-in driver's phases as one-shot swarm services. It
+// Driver runs the built-in driver's phases, or k6's (Options.K6), as
+// one-shot swarm services. It
 // keeps no state between phases and may run several at once.
 type Driver struct {
 	eng  Engine
@@ -92,7 +97,11 @@ func New(eng Engine, opts Options) (*Driver, error) {
 	if opts.Image == "" {
 		return nil, ErrNoImage
 	}
-	if err := CheckRequest(opts.Builtin); err != nil {
+	if opts.K6 != nil {
+		if err := opts.K6.Check(); err != nil {
+			return nil, err
+		}
+	} else if err := CheckRequest(opts.Builtin); err != nil {
 		return nil, err
 	}
 	if opts.Command == nil {
@@ -110,9 +119,14 @@ func New(eng Engine, opts Options) (*Driver, error) {
 	return &Driver{eng: eng, opts: opts}, nil
 }
 
-// Name is "builtin": the far end is the built-in driver. The record tells
-// a remote run by its load_node.
-func (d *Driver) Name() string { return "builtin" }
+// Name is the far end's driver, "builtin" or "k6"; the record tells a
+// remote run by its load_node.
+func (d *Driver) Name() string {
+	if d.opts.K6 != nil {
+		return "k6"
+	}
+	return "builtin"
+}
 
 // Run drives req's load from a one-shot service and returns the far end's
 // measurement, with LoadNode naming the node it ran on. A closed req.Stop
@@ -120,12 +134,24 @@ func (d *Driver) Name() string { return "builtin" }
 // cancelled ctx removes the service and returns ctx's error, wrapped. The
 // service is removed in every case, under its own timeout.
 func (d *Driver) Run(ctx context.Context, req sweep.LoadRequest) (m results.Measurement, err error) {
-	if err := builtin.New(d.opts.Builtin).Check(req); err != nil {
+	r := NewRequest(req, d.opts.Builtin)
+	if d.opts.K6 == nil {
+		if err := builtin.New(d.opts.Builtin).Check(req); err != nil {
+			return results.Measurement{}, err
+		}
+	} else if r, err = d.opts.K6.Request(req); err != nil {
 		return results.Measurement{}, err
 	}
-	spec, err := d.opts.serviceSpec(serviceName(d.opts.NamePrefix), NewRequest(req, d.opts.Builtin))
+	spec, err := d.opts.serviceSpec(serviceName(d.opts.NamePrefix), r)
 	if err != nil {
 		return results.Measurement{}, err
+	}
+	if d.opts.K6 != nil {
+		node, err := d.install(ctx)
+		if err != nil {
+			return results.Measurement{}, err
+		}
+		d.opts.k6Service(&spec, node)
 	}
 	created, err := d.eng.ServiceCreate(ctx, spec, swarm.ServiceCreateOptions{})
 	if err != nil {

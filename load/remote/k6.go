@@ -1,6 +1,7 @@
 package remote
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -93,20 +94,25 @@ type ServeOptions struct {
 }
 
 // k6Phase prepares the k6 phase r asks for: the driver against the k6
-// that opts name, the phase in a directory of its own with the user's
-// script written into it, and the directory's removal.
-func (r Request) k6Phase(opts ServeOptions) (sweep.Driver, sweep.LoadRequest, func(), error) {
+// that opts name (its version asked, for the record), the phase in a
+// directory of its own with the user's script written into it, and the
+// directory's removal.
+func (r Request) k6Phase(ctx context.Context, opts ServeOptions) (farPhase, error) {
 	lr, err := r.phase()
 	if err != nil {
-		return nil, sweep.LoadRequest{}, nil, err
+		return farPhase{}, err
 	}
 	bin, err := k6.Find(opts.K6)
 	if err != nil {
-		return nil, sweep.LoadRequest{}, nil, fmt.Errorf("the load's image: %w", err)
+		return farPhase{}, fmt.Errorf("the load's image: %w", err)
+	}
+	version, err := k6.Version(ctx, bin)
+	if err != nil {
+		return farPhase{}, fmt.Errorf("the load's image: %w", err)
 	}
 	dir, err := os.MkdirTemp(opts.Dir, "sweep-k6-")
 	if err != nil {
-		return nil, sweep.LoadRequest{}, nil, fmt.Errorf("k6 phase directory: %w", err)
+		return farPhase{}, fmt.Errorf("k6 phase directory: %w", err)
 	}
 	cleanup := func() { _ = os.RemoveAll(dir) }
 	var script *sweep.Script
@@ -118,15 +124,15 @@ func (r Request) k6Phase(opts ServeOptions) (sweep.Driver, sweep.LoadRequest, fu
 		path := filepath.Join(dir, name)
 		if err := os.WriteFile(path, []byte(s.JS), 0o644); err != nil {
 			cleanup()
-			return nil, sweep.LoadRequest{}, nil, fmt.Errorf("k6 script: %w", err)
+			return farPhase{}, fmt.Errorf("k6 script: %w", err)
 		}
 		if script, err = sweep.ReadUserFile[sweep.K6Script](path); err != nil {
 			cleanup()
-			return nil, sweep.LoadRequest{}, nil, err
+			return farPhase{}, err
 		}
 	}
 	lr.Dir = dir
-	return k6.New(k6.Options{Binary: bin, Script: script}), lr, cleanup, nil
+	return farPhase{driver: k6.New(k6.Options{Binary: bin, Script: script}), req: lr, cleanup: cleanup, k6Version: version}, nil
 }
 
 // readKept reads the kept files k6 left in dir.
@@ -177,7 +183,10 @@ const InstalledName = "sweep"
 // as InstalledName, executable by every user, and returns its path: how
 // the load image hands `sweep drive` to a container of another image (a
 // user's k6 image) through a volume both mount, with no shell or cp in
-// either. It replaces a file of that name.
+// either. It replaces a file of that name, and leaves dir writable by
+// every user (as /tmp is: sticky), for `sweep drive --dir` run by the k6
+// image's user, whichever it is (grafana/k6's is not root; a named
+// volume on a swarm node is made root's 0755).
 func Install(dir string) (string, error) {
 	self, err := os.Executable()
 	if err != nil {
@@ -199,8 +208,22 @@ func Install(dir string) (string, error) {
 	if err == nil {
 		err = os.Rename(tmp.Name(), dst)
 	}
+	if err == nil {
+		err = shareDir(dir)
+	}
 	if err != nil {
 		return "", fmt.Errorf("install sweep into %s: %w", dir, err)
 	}
 	return dst, nil
+}
+
+// shareDir makes dir writable by every user, sticky, unless it is
+// already writable by every user (a Kubernetes emptyDir, which its user
+// may not own).
+func shareDir(dir string) error {
+	st, err := os.Stat(dir)
+	if err != nil || st.Mode().Perm()&0o002 != 0 {
+		return err
+	}
+	return os.Chmod(dir, 0o777|os.ModeSticky)
 }

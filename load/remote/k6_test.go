@@ -196,6 +196,10 @@ func TestInstallCopiesTheRunningProgram(t *testing.T) {
 	if entries, _ := os.ReadDir(dir); len(entries) != 1 {
 		t.Errorf("left %d entries in the directory, want the binary only", len(entries))
 	}
+	// a k6 image's user, not root, keeps k6's files beside it
+	if st, err := os.Stat(dir); err != nil || st.Mode().Perm() != 0o777 || st.Mode()&os.ModeSticky == 0 {
+		t.Errorf("directory %v, %v; want writable by every user, sticky", st.Mode(), err)
+	}
 }
 
 // TestServeRunsK6 runs a k6 phase on the far end against the k6 on PATH
@@ -244,6 +248,10 @@ func TestServeRunsK6(t *testing.T) {
 		}
 		if _, ok := o.Result.Files[log]; !ok {
 			t.Errorf("warm-up %v: no %s", warmup, log)
+		}
+		// the record names the k6 that ran
+		if !strings.HasPrefix(m.K6Version, "k6 v") {
+			t.Errorf("warm-up %v: k6 version %q, want k6's `k6 version` line", warmup, m.K6Version)
 		}
 		if entries, _ := os.ReadDir(dir); len(entries) != 0 {
 			t.Errorf("the phase left %d entries in its directory", len(entries))

@@ -23,11 +23,12 @@ import (
 // Serve returns an error wrapping ErrBadRequest for a request the driver
 // refuses, and the write error when w fails.
 func Serve(ctx context.Context, req Request, opts ServeOptions, stop <-chan struct{}, w io.Writer) error {
-	d, lr, cleanup, err := req.driver(opts)
+	fp, err := req.farPhase(ctx, opts)
 	if err != nil {
 		return reportError(w, err)
 	}
-	defer cleanup()
+	defer fp.cleanup()
+	d, lr := fp.driver, fp.req
 	var mu sync.Mutex // one frame at a time
 	var werr error
 	write := func(kind string, v any) {
@@ -50,26 +51,36 @@ func Serve(ctx context.Context, req Request, opts ServeOptions, stop <-chan stru
 	}
 	if req.K6 != nil {
 		res.Files = readKept(lr.Dir)
+		res.Measurement.K6Version = fp.k6Version
 	}
 	write(kindResult, res)
 	return werr
 }
 
-// driver is the driver that runs r's phase on the far end, the phase,
-// and what to remove when it is done.
-func (r Request) driver(opts ServeOptions) (sweep.Driver, sweep.LoadRequest, func(), error) {
+// farPhase is a phase on the far end: the driver that runs it, the
+// phase, what to remove when it is done, and for k6 the version of the
+// k6 that runs it.
+type farPhase struct {
+	driver    sweep.Driver
+	req       sweep.LoadRequest
+	cleanup   func()
+	k6Version string
+}
+
+// farPhase prepares r's phase on the far end.
+func (r Request) farPhase(ctx context.Context, opts ServeOptions) (farPhase, error) {
 	if r.K6 != nil {
-		return r.k6Phase(opts)
+		return r.k6Phase(ctx, opts)
 	}
 	lr, bopts, err := r.loadRequest()
 	if err != nil {
-		return nil, sweep.LoadRequest{}, nil, err
+		return farPhase{}, err
 	}
 	d := builtin.New(bopts)
 	if err := d.Check(lr); err != nil {
-		return nil, sweep.LoadRequest{}, nil, fmt.Errorf("%w: %w", ErrBadRequest, err)
+		return farPhase{}, fmt.Errorf("%w: %w", ErrBadRequest, err)
 	}
-	return d, lr, func() {}, nil
+	return farPhase{driver: d, req: lr, cleanup: func() {}}, nil
 }
 
 // reportError writes err as an error frame and returns it, with the write
