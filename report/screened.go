@@ -79,8 +79,8 @@ func strategyNote(rep *Report) string {
 		return ""
 	}
 	if rep.Noise.Pairing != nil {
-		return "Strategy: successive halving on the interleaved rounds. After rounds 3, 6, 12, … a target the paired " +
-			"figures separated from every profile's best at its CPU limit (95 % intervals apart) was stopped; its " +
+		return "Strategy: successive halving on the interleaved rounds. After rounds 3, 6, 12, … a target worse than " +
+			"every profile's pick at its CPU limit (paired round by round, at 95 %) was stopped; its " +
 			"figures are its slices of the rounds it ran, every slice measured counted, so its intervals are wider " +
 			"than the finalists'. Each round is read against the median of the targets still in play at the end."
 	}

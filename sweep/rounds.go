@@ -241,7 +241,7 @@ func (r *Runner) runGroup(ctx context.Context, ts Targets, g TargetGroup, rounds
 		}
 		r.logf("group %d: round %d done", g.Index, k)
 		if r.enough(g, k) {
-			return r.stopRounds(g, k)
+			return r.stopRounds(g, k, "the picks' intervals are apart")
 		}
 		if !slices.Contains(r.rungs(g), k) {
 			continue
@@ -255,6 +255,10 @@ func (r *Runner) runGroup(ctx context.Context, ts Targets, g TargetGroup, rounds
 				r.downTargets(ctx, live[i:i+1]) // its memory and connections go back to the host
 				live[i] = nil
 			}
+		}
+		if left := len(inPlay(g, cuts, k+1, shape).Cells); left <= 1 && k < rounds {
+			// a round of one target pairs with nothing: the pick is apart
+			return r.stopRounds(g, k, "one target is left in play, apart from every other")
 		}
 	}
 	return nil
@@ -278,17 +282,17 @@ func (r *Runner) enough(g TargetGroup, k int) bool {
 		r.EnoughRounds(g)
 }
 
-// stopRounds records that g's rounds stopped after round k.
-func (r *Runner) stopRounds(g TargetGroup, k int) error {
-	r.logf("group %d: the picks' intervals are apart after round %d; its rounds stop", g.Index, k)
+// stopRounds records that g's rounds stopped after round k, and why.
+func (r *Runner) stopRounds(g TargetGroup, k int, why string) error {
+	r.logf("group %d: %s after round %d; its rounds stop", g.Index, why, k)
 	return results.WriteJSONAtomic(filepath.Join(results.GroupDir(r.Dir, g.Index), RoundsFile),
-		roundsStop{StoppedAfter: k, Why: "the picks' intervals are apart"})
+		roundsStop{StoppedAfter: k, Why: why})
 }
 
 // stoppedAfter is the round after which g's rounds stopped (0: they did
 // not).
 func (r *Runner) stoppedAfter(g TargetGroup) int {
-	if !r.Spec.RoundsAuto {
+	if !r.Spec.RoundsAuto && !r.Spec.HalvingRounds() {
 		return 0
 	}
 	b, err := os.ReadFile(filepath.Join(results.GroupDir(r.Dir, g.Index), RoundsFile))

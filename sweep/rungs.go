@@ -12,7 +12,8 @@ package sweep
 // halving run measures is a slice the interleaved grid would have
 // measured. A rung that can drop nothing says so and the rounds go
 // straight on. A group the connection limit split (its rounds are not
-// paired) has no rungs. Each rung's decision is kept in the group's
+// paired) has no rungs, and a rung that leaves one target ends the
+// group's rounds (RoundsFile): a round of one pairs with nothing. Each rung's decision is kept in the group's
 // folder (RungsFile), so a resume owes the rounds of the targets still in
 // play and never decides a rung again.
 

@@ -263,3 +263,34 @@ func TestHalvingRoundsResumeMidRung(t *testing.T) {
 		t.Errorf("lost rung: decided %d times, started %v; want once, before the 3 targets in play started", decided, stack4.groups)
 	}
 }
+
+// TestHalvingRoundsStopWithOneLeft: a rung that leaves one target in play
+// ends the group's rounds (a round of one pairs with nothing), and a
+// resume owes none.
+func TestHalvingRoundsStopWithOneLeft(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	spec := rungsSpec()
+	cells := spec.Cells()
+	var log bytes.Buffer
+	r := &Runner{Spec: spec, Dir: dir, Stack: &fakeTargets{}, Driver: &sliceDriver{}, Log: &log,
+		Cut: func(TargetGroup, int) (Cut, error) {
+			return Cut{Drop: []string{cells[0].ID, cells[1].ID, cells[3].ID}}, nil
+		}}
+	sum, err := r.Run(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(sum.Records) != 12 || hasSlice(dir, cells[2].ID, 4) {
+		t.Errorf("%d slices (round 4 of the one left: %v); want rounds 1-3 of 4 targets, none after",
+			len(sum.Records), hasSlice(dir, cells[2].ID, 4))
+	}
+	if !strings.Contains(log.String(), "one target is left in play") {
+		t.Errorf("the stop is not logged:\n%s", log.String())
+	}
+	again := &sliceDriver{}
+	r2 := &Runner{Spec: spec, Dir: dir, Stack: &fakeTargets{}, Driver: again}
+	if _, err := r2.Run(t.Context()); err != nil || len(again.urls) != 0 {
+		t.Errorf("resume: %v, %d slices; want none owed", err, len(again.urls))
+	}
+}

@@ -88,8 +88,8 @@ func describeRounds(spec sweep.Spec) []string {
 	return []string{
 		fmt.Sprintf("worst case, halving on interleaved rounds: %s, the interleaved grid's, if no rung drops a target; "+
 			"never more", sweep.Round(spec.Estimate().Total)),
-		fmt.Sprintf("  rungs after rounds %s: each stops the targets whose 95 %% paired intervals are apart from every "+
-			"profile's best at their CPU limit (ties stay), saving their later slices of %s each; their slices so far count; "+
+		fmt.Sprintf("  rungs after rounds %s: each stops the targets worse than every profile's pick at their CPU limit, "+
+			"paired round by round at 95 %% (ties stay), saving their later slices of %s each; their slices so far count; "+
 			"a rung that can drop none says so and the rounds go on", strings.Join(rounds, ", "), spec.SliceLength()),
 	}
 }

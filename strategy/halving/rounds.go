@@ -5,7 +5,7 @@ package halving
 // their own: a rung after round k reads the paired figures of the rounds
 // so far of the targets still in play, and drops those the data
 // separates from every profile's best at their CPU limit (report.Separated:
-// not a pick, not within a pick's 95 % interval, paired by round, or never
+// worse than each pick at 95 %, paired round by round, or never
 // eligible). A tie is never dropped. The slices a dropped target ran stay
 // its figures, so every slice measured counts, and the run measures a
 // subset of the slices of the interleaved grid it replaces. The live run
