@@ -13,7 +13,6 @@ package replay
 
 import (
 	"cmp"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -157,14 +156,7 @@ func Rounds(run *results.Run, opts report.Options) (*RoundsResult, error) {
 }
 
 // WriteRoundsJSON writes the result as one indented JSON document.
-func WriteRoundsJSON(w io.Writer, res *RoundsResult) error {
-	b, err := json.MarshalIndent(res, "", "  ")
-	if err != nil {
-		return fmt.Errorf("encode replay: %w", err)
-	}
-	_, err = w.Write(append(b, '\n'))
-	return err
-}
+func WriteRoundsJSON(w io.Writer, res *RoundsResult) error { return writeJSON(w, res) }
 
 // WriteRoundsText writes the result for a person: each group's rungs,
 // the slices against the grid's, and the picks.
