@@ -51,6 +51,8 @@ type RoundsGroup struct {
 	Targets int         `json:"targets"`
 	Cuts    []sweep.Cut `json:"cuts,omitempty"`
 	Note    string      `json:"note,omitempty"`
+	// Stopped says why the group's rounds ended before the last.
+	Stopped string `json:"stopped,omitempty"`
 }
 
 // ErrNotInterleaved is returned for a run that did not run the
@@ -114,6 +116,11 @@ func Rounds(run *results.Run, opts report.Options) (*RoundsResult, error) {
 			}
 			play = slices.DeleteFunc(play, func(id string) bool { return slices.Contains(cut.Drop, id) })
 			g.Cuts = append(g.Cuts, cut)
+			if len(play) == 1 && k < res.Rounds { // as the live run: a round of one pairs with nothing
+				droppedAfter[play[0]] = k
+				g.Stopped = fmt.Sprintf("one target left after round %d: the group's rounds stop", k)
+				break
+			}
 		}
 		res.Groups = append(res.Groups, g.RoundsGroup)
 	}
@@ -186,6 +193,9 @@ func WriteRoundsText(w io.Writer, res *RoundsResult) error {
 			for _, id := range c.Drop {
 				fmt.Fprintf(&b, "    %s: %s\n", id, c.Why[id])
 			}
+		}
+		if g.Stopped != "" {
+			fmt.Fprintf(&b, "  %s\n", g.Stopped)
 		}
 	}
 	share := 0.0

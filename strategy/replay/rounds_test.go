@@ -100,3 +100,19 @@ func TestRoundsReplay(t *testing.T) {
 		}
 	}
 }
+
+// TestRoundsReplayStopsWithOneLeft: a rung that leaves one target ends
+// the group's rounds, as the live run does: 12 of 28 slices.
+func TestRoundsReplayStopsWithOneLeft(t *testing.T) {
+	t.Parallel()
+	res, err := Rounds(interleavedGrid(t, []float64{1000, 1030, 900, 950}), report.DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g := res.Groups[0]; len(g.Cuts) != 1 || len(g.Cuts[0].Drop) != 3 || g.Stopped == "" {
+		t.Fatalf("group %+v; want one rung dropping 3 and the rounds stopped", g)
+	}
+	if res.Slices != 12 {
+		t.Errorf("%d slices, want rounds 1-3 of 4 targets (12)", res.Slices)
+	}
+}
