@@ -6,6 +6,7 @@ import (
 	"gonum.org/v1/gonum/stat"
 
 	"github.com/sweep-tool/sweep/results"
+	"github.com/sweep-tool/sweep/sweep"
 )
 
 // Ranges are the spans the balanced score of one CPU limit is normalised
@@ -69,7 +70,9 @@ const NormRound = 1
 //
 // cells are run.Cells as Build summarised them, in the same order.
 func normalisation(run *results.Run, cells []*Cell, opts Options) (map[float64]Ranges, relNoise) {
-	if run.Strategy != StrategyHalving {
+	if run.Strategy != StrategyHalving || run.Schedule == sweep.ScheduleInterleaved {
+		// on interleaved rounds every cell stays in the analysis with
+		// the rounds it ran: the spans lose no cell
 		return nil, relNoise{}
 	}
 	var ms []spanCell

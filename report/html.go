@@ -54,7 +54,7 @@ func WriteHTML(w io.Writer, rep *Report, charts []Chart) error {
 		Halving  bool
 		Intro    []string
 		Sections []htmlSection
-	}{RunID: rep.RunID, Halving: rep.Strategy == StrategyHalving, Intro: introParas(rep)}
+	}{RunID: rep.RunID, Halving: rep.Strategy == StrategyHalving && rep.Noise.Pairing == nil, Intro: introParas(rep)}
 	for _, s := range document(rep, charts) {
 		hs := htmlSection{section: s}
 		for _, c := range s.Charts {

@@ -156,6 +156,21 @@ func pairGroup(out *results.Run, g int, of func(round int) []sliceAt, drop map[s
 			}
 		}
 	}
+	// With halving on the rounds (sweep.Spec.Rungs) a rung drops the
+	// weaker targets, so a later round's median would be the stronger
+	// ones' and read the same cell lower than an earlier round did. Each
+	// round is therefore read against the targets still in play in the
+	// group's last round (every target of a grid run), in every round
+	// where two or more of them finished ok; elsewhere against all its ok
+	// slices.
+	last := map[int]bool{}
+	for i, cell := range out.Cells {
+		for _, rep := range cell.Reps {
+			if s := rep.LoadSlice; s != nil && s.Group == g && s.Round == maxRound {
+				last[i] = true
+			}
+		}
+	}
 	var medR, medP []float64
 	paired := map[int][2]float64{} // round → medians
 	for k := 1; k <= maxRound; k++ {
@@ -167,8 +182,12 @@ func pairGroup(out *results.Run, g int, of func(round int) []sliceAt, drop map[s
 			}
 			continue
 		}
-		rps, p99 := make([]float64, len(sl)), make([]float64, len(sl))
-		for i, s := range sl {
+		ref := slices.DeleteFunc(slices.Clone(sl), func(s sliceAt) bool { return !last[s.cell] })
+		if len(ref) < 2 {
+			ref = sl
+		}
+		rps, p99 := make([]float64, len(ref)), make([]float64, len(ref))
+		for i, s := range ref {
 			rps[i], p99[i] = out.Cells[s.cell].Reps[s.rep].RPS, out.Cells[s.cell].Reps[s.rep].LatencyMS.P99
 		}
 		m := [2]float64{median(rps), median(p99)}

@@ -321,6 +321,10 @@ func (s *Session) measure(ctx context.Context, runner *sweep.Runner) (sweep.Summ
 	var sum sweep.Summary
 	var err error
 	opts := repeat.Options{Max: s.spec.MaxRepeat, Report: report.DefaultOptions()}
+	if s.spec.HalvingRounds() { // the rungs are the interleaved rounds' (sweep/rungs.go)
+		runner.Cut = halving.CutRounds(s.dir, report.DefaultOptions())
+		return runner.Run(ctx)
+	}
 	if s.spec.Strategy == sweep.StrategyHalving {
 		plan := halving.DefaultPlan(s.spec.Warmup.Std(), s.spec.Duration.Std())
 		sum, err = halving.Run(ctx, runner, plan, report.DefaultOptions())

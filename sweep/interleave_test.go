@@ -36,7 +36,8 @@ func TestValidateSchedule(t *testing.T) {
 		{"one round", func(s *Spec) { s.RoundsAuto, s.Rounds = false, 1 }, "rounds"},
 		{"repeat 2", func(s *Spec) { s.Repeat = 2 }, "repeat"},
 		{"repeat auto", func(s *Spec) { s.RepeatAuto, s.MaxRepeat = true, 3 }, "repeat"},
-		{"halving", func(s *Spec) { s.Strategy = StrategyHalving }, "strategy"},
+		{"halving on 4 rounds", func(s *Spec) { s.Strategy, s.RoundsAuto, s.Rounds = StrategyHalving, false, 4 }, ""},
+		{"halving on 3 rounds, no rung", func(s *Spec) { s.Strategy, s.RoundsAuto, s.Rounds = StrategyHalving, false, 3 }, "rounds"},
 		{"find limit", func(s *Spec) { s.FindLimit = &FindLimit{SLO: "p99<=1s"} }, "find_limit"},
 		{"swarm", func(s *Spec) { s.Swarm = true }, "schedule"},
 		{"kubernetes", func(s *Spec) {

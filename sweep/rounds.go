@@ -77,12 +77,10 @@ func (r *Runner) runInterleaved(ctx context.Context) (Summary, error) {
 		return sum, err
 	}
 	for _, g := range groups {
-		owed := r.owedRounds(g, rounds)
-		if len(owed) == 0 {
+		if len(r.owedRounds(g, rounds)) == 0 {
 			continue
 		}
-		r.logf("group %d: %s CPUs, %d targets (%d connections), rounds %v", g.Index, FormatNumber(g.CPUs), len(g.Cells), g.Conns, owed)
-		if err := r.runGroup(ctx, ts, g, owed, &sum); err != nil {
+		if err := r.runGroup(ctx, ts, g, rounds, &sum); err != nil {
 			return sum, err
 		}
 	}
@@ -139,14 +137,19 @@ func (r *Runner) skipOverLimit(ctx context.Context, cells []Cell, rounds int, su
 }
 
 // owedRounds are the rounds of g (of rounds) some slice of which has no
-// finished record, up to the round after which it stopped (rounds auto).
+// finished record, up to the round after which it stopped (rounds auto),
+// each round's slices those of the targets no recorded rung dropped
+// before it (a rungs file it cannot read counts as none: runGroup says
+// what is wrong with it).
 func (r *Runner) owedRounds(g TargetGroup, rounds int) []int {
 	if stop := r.stoppedAfter(g); stop > 0 {
 		rounds = min(rounds, stop)
 	}
+	cuts, _ := r.readCuts(g)
+	shape := r.Spec.PoolShape(r.Replicas)
 	var owed []int
 	for k := 1; k <= rounds; k++ {
-		if slices.ContainsFunc(g.Cells, func(c Cell) bool { return !r.doneSlice(c, k) }) {
+		if slices.ContainsFunc(inPlay(g, cuts, k, shape).Cells, func(c Cell) bool { return !r.doneSlice(c, k) }) {
 			owed = append(owed, k)
 		}
 	}
@@ -167,25 +170,37 @@ type groupTarget struct {
 	broken  error
 }
 
-// runGroup starts g's targets, readies and warms them up, runs the owed
-// rounds and removes the targets again (also after Ctrl-C).
-func (r *Runner) runGroup(ctx context.Context, ts Targets, g TargetGroup, owed []int, sum *Summary) error {
+// runGroup starts g's targets still in play, readies and warms them up,
+// runs the rounds owed of rounds (with halving, deciding each rung and
+// stopping the targets it drops) and removes the targets again (also
+// after Ctrl-C).
+func (r *Runner) runGroup(ctx context.Context, ts Targets, g TargetGroup, rounds int, sum *Summary) error {
 	dir := results.GroupDir(r.Dir, g.Index)
-	targets := make([]*groupTarget, len(g.Cells))
-	cfgs := make([]TargetConfig, len(g.Cells))
-	for i, c := range g.Cells {
-		cfgs[i] = r.targetConfig(c, dir)
-		targets[i] = &groupTarget{cfg: cfgs[i]}
-	}
 	if err := results.MakeDir(dir); err != nil {
 		return err
+	}
+	cuts, err := r.settleCuts(g, rounds)
+	if err != nil {
+		return err
+	}
+	owed := r.owedRounds(g, rounds)
+	if len(owed) == 0 {
+		return nil
+	}
+	shape := r.Spec.PoolShape(r.Replicas)
+	start := inPlay(g, cuts, owed[0], shape)
+	r.logf("group %d: %s CPUs, %d targets (%d connections), rounds %v", g.Index, FormatNumber(g.CPUs), len(start.Cells), start.Conns, owed)
+	targets := make([]*groupTarget, len(start.Cells))
+	cfgs := make([]TargetConfig, len(start.Cells))
+	for i, c := range start.Cells {
+		cfgs[i] = r.targetConfig(c, dir)
+		targets[i] = &groupTarget{cfg: cfgs[i]}
 	}
 	started, err := BoundedGet(ctx, r.call("start targets", 0, OfCallTimeout), func(ctx context.Context) ([]Target, error) {
 		return ts.StartTargets(ctx, cfgs)
 	})
-	if len(started) > 0 {
-		defer r.downTargets(ctx, started)
-	}
+	live := slices.Clone(started) // nil where a rung stopped the target
+	defer func() { r.downTargets(ctx, slices.DeleteFunc(live, func(t Target) bool { return t == nil })) }()
 	if err == nil && len(started) != len(cfgs) {
 		err = fmt.Errorf("%d targets started for %d cells", len(started), len(cfgs))
 	}
@@ -204,16 +219,16 @@ func (r *Runner) runGroup(ctx context.Context, ts Targets, g TargetGroup, owed [
 		for i, t := range started {
 			targets[i].Target = t
 		}
-		r.readyTargets(ctx, g, targets)
+		r.readyTargets(ctx, start, targets)
 		if ctx.Err() != nil {
 			return ErrInterrupted
 		}
 	}
-	shape := r.Spec.PoolShape(r.Replicas)
 	for _, k := range owed {
-		for _, job := range g.Round(r.Spec.Seed, k) {
-			i := slices.IndexFunc(g.Cells, func(c Cell) bool { return c.ID == job.Cell.ID })
-			job.Slice.IdleConns = g.Conns - shape.Conns(job.Cell.DBPool, job.Cell.WebThreads)
+		play := inPlay(g, cuts, k, shape)
+		for _, job := range play.Round(r.Spec.Seed, k) {
+			i := slices.IndexFunc(start.Cells, func(c Cell) bool { return c.ID == job.Cell.ID })
+			job.Slice.IdleConns = play.Conns - shape.Conns(job.Cell.DBPool, job.Cell.WebThreads)
 			job.Fidelity = &Fidelity{Duration: r.Spec.SliceLength()}
 			rec := r.runSlice(ctx, job, targets[i])
 			sum.Records = append(sum.Records, rec)
@@ -226,7 +241,24 @@ func (r *Runner) runGroup(ctx context.Context, ts Targets, g TargetGroup, owed [
 		}
 		r.logf("group %d: round %d done", g.Index, k)
 		if r.enough(g, k) {
-			return r.stopRounds(g, k)
+			return r.stopRounds(g, k, "the picks' intervals are apart")
+		}
+		if !slices.Contains(r.rungs(g), k) {
+			continue
+		}
+		if cuts, err = r.cutAfter(g, play, k, cuts); err != nil {
+			return err
+		}
+		for _, id := range cuts[len(cuts)-1].Drop {
+			i := slices.IndexFunc(start.Cells, func(c Cell) bool { return c.ID == id })
+			if i < len(live) && live[i] != nil {
+				r.downTargets(ctx, live[i:i+1]) // its memory and connections go back to the host
+				live[i] = nil
+			}
+		}
+		if left := len(inPlay(g, cuts, k+1, shape).Cells); left <= 1 && k < rounds {
+			// a round of one target pairs with nothing: the pick is apart
+			return r.stopRounds(g, k, "one target is left in play, apart from every other")
 		}
 	}
 	return nil
@@ -250,17 +282,17 @@ func (r *Runner) enough(g TargetGroup, k int) bool {
 		r.EnoughRounds(g)
 }
 
-// stopRounds records that g's rounds stopped after round k.
-func (r *Runner) stopRounds(g TargetGroup, k int) error {
-	r.logf("group %d: the picks' intervals are apart after round %d; its rounds stop", g.Index, k)
+// stopRounds records that g's rounds stopped after round k, and why.
+func (r *Runner) stopRounds(g TargetGroup, k int, why string) error {
+	r.logf("group %d: %s after round %d; its rounds stop", g.Index, why, k)
 	return results.WriteJSONAtomic(filepath.Join(results.GroupDir(r.Dir, g.Index), RoundsFile),
-		roundsStop{StoppedAfter: k, Why: "the picks' intervals are apart"})
+		roundsStop{StoppedAfter: k, Why: why})
 }
 
 // stoppedAfter is the round after which g's rounds stopped (0: they did
 // not).
 func (r *Runner) stoppedAfter(g TargetGroup) int {
-	if !r.Spec.RoundsAuto {
+	if !r.Spec.RoundsAuto && !r.Spec.HalvingRounds() {
 		return 0
 	}
 	b, err := os.ReadFile(filepath.Join(results.GroupDir(r.Dir, g.Index), RoundsFile))

@@ -70,8 +70,14 @@ type Runner struct {
 	// resume then does not owe (RoundsFile). A strategy that reads the
 	// report sets it: the picks' intervals are apart.
 	EnoughRounds func(TargetGroup) bool
-	url          string      // the URL of the target of the slice being measured; "": Spec.URL
-	limits       *ConnLimits // the connection limits the guard read
+	// Cut, when set, decides a rung of successive halving on the
+	// interleaved schedule (Spec.Rungs): asked with the group's cells in
+	// play after the rung's round k, it names the cells the paired figures
+	// of the rounds up to k separate from the best (rungs.go). Unset, a
+	// rung drops nothing.
+	Cut    func(g TargetGroup, k int) (Cut, error)
+	url    string      // the URL of the target of the slice being measured; "": Spec.URL
+	limits *ConnLimits // the connection limits the guard read
 	// Jobs, when set, replaces the spec's schedule (sweep rerun runs one
 	// cell as a new repetition this way).
 	Jobs []Job

@@ -67,7 +67,9 @@ func bindGrid(fs *pflag.FlagSet, f *specFlags) {
 	fs.StringArrayVar(&f.text.Axes, "axis", nil, "env axis NAME=v1,v2 of the target, or SERVICE:NAME=v1,v2 of another service (repeatable; default: none)")
 	fs.StringArrayVar(&f.text.Variants, "variant", nil, "stack variant NAME=FILE[+FILE] compared in one run; replaces --compose for its cells "+
 		"(repeatable; default: none)")
-	fs.StringVar(&f.text.Strategy, "strategy", sweep.StrategyGrid, "grid (every cell in full) or halving (every cell briefly, the ones that could still win longer; see sweep plan)")
+	fs.StringVar(&f.text.Strategy, "strategy", sweep.StrategyGrid, "grid (every cell in full) or halving (every cell briefly, the ones that could still win longer; see sweep plan; "+
+		"with --schedule interleaved: after rounds 3, 6, 12, ... the targets the paired rounds separate from the best stop, "+
+		"their slices so far counted, never more than the interleaved grid)")
 }
 
 // bindStack defines the flags of the stack and its target.

@@ -1,9 +1,11 @@
 package main
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -129,4 +131,95 @@ func TestInterleavedGuardRefuses(t *testing.T) {
 		t.Errorf("records were written (%v)", err)
 	}
 	assertNoContainers(t, cli, meta.RunID)
+}
+
+// TestInterleavedHalvingOnDemo runs halving on the interleaved rounds of
+// the demo at 1 CPU: web 1 pool 1, web 1 pool 2, web 2 pool 2 and web 2
+// pool 4, the app's background task holding two connections for 800 ms
+// of every second, so the small pools wait and the pool of 4 does not.
+// After round 3 the rung drops what the paired rounds separate from the
+// best: each dropped target's container is gone while round 4 runs on
+// the others, its slices of rounds 1-3 stay ok and it has no round 4;
+// every slice of the run is ok and fewer slices ran than the grid's.
+func TestInterleavedHalvingOnDemo(t *testing.T) {
+	bin, cli := demo(t)
+	p, out := freePorts(t), filepath.Join(t.TempDir(), "run")
+	c := demoRun(t, p, out, "1", "DEMOAPP_BG_HOLD=800ms")
+	c.args = append(c.args, "--web-mult", "1,2", "--db-mult", "1,2", "--schedule", "interleaved", "--strategy", "halving",
+		"--slice", "3s", "--rounds", "4", "--duration", "12s")
+	run := start(t, bin, c)
+	meta := waitMeta(t, run, out)
+	if len(meta.Cells) != 4 {
+		t.Fatalf("%d cells, want 4", len(meta.Cells))
+	}
+	logText := func() string { b, _ := os.ReadFile(filepath.Join(out, results.LogFile)); return string(b) }
+	waitFor(t, run, "round 1's first slice", func() bool { return measuring(out, 1, "") != "" })
+	waitFor(t, run, "the rung after round 3", func() bool { return strings.Contains(logText(), "halving after round 3") })
+	cuts := readCuts(t, out)
+	if len(cuts) != 1 || cuts[0].AfterRound != 3 {
+		t.Fatalf("rungs.json: %+v, want the rung after round 3", cuts)
+	}
+	for _, id := range cuts[0].Drop {
+		waitFor(t, run, "the dropped target "+id+" stopped", func() bool {
+			return len(containers(t, cli, sweep.LabelRun+"="+meta.RunID, compose.LabelTarget+"="+id)) == 0
+		})
+	}
+	inPlay := len(meta.Cells) - len(cuts[0].Drop)
+	if !run.exited() && inPlay > 1 {
+		var left []string
+		for _, cell := range meta.Cells {
+			if !slices.Contains(cuts[0].Drop, cell.ID) &&
+				len(containers(t, cli, sweep.LabelRun+"="+meta.RunID, compose.LabelTarget+"="+cell.ID)) == 0 {
+				left = append(left, cell.ID)
+			}
+		}
+		if len(left) > 0 && !strings.Contains(logText(), "round 4 done") {
+			t.Errorf("targets in play stopped before round 4 ended: %v", left)
+		}
+	}
+	if code := run.wait(t); code != exitOK {
+		t.Fatalf("exit %d\nstderr:\n%s", code, run.stderr.String())
+	}
+	t.Logf("rung after round 3: dropped %v; note %q; why %v", cuts[0].Drop, cuts[0].Note, cuts[0].Why)
+	if len(cuts[0].Drop) == 0 {
+		t.Errorf("nothing dropped: the small pools waiting 800 ms a second were not separated from the pool of 4\n%s", logText())
+	}
+	slicesRun := 0
+	for _, cell := range meta.Cells {
+		dropped := slices.Contains(cuts[0].Drop, cell.ID)
+		for k := 1; k <= 4; k++ {
+			path := filepath.Join(results.CellDir(out, cell.ID, k), results.ResultFile)
+			if (dropped || inPlay == 1) && k == 4 { // one left: its group's rounds end
+				if fileExists(path) {
+					t.Errorf("%s ran round 4 (dropped %v, %d in play)", cell.ID, dropped, inPlay)
+				}
+				continue
+			}
+			rec := sliceRecord(t, out, cell.ID, k)
+			slicesRun++
+			if rec.Status != results.StatusOK || rec.LoadSlice == nil {
+				t.Errorf("%s round %d: %s (%s)", cell.ID, k, rec.Status, rec.Reason)
+			}
+			t.Logf("%s round %d: %.0f rps, p99 %.1f ms, %d targets", cell.ID, k, rec.RPS, rec.LatencyMS.P99, rec.LoadSlice.Targets)
+		}
+	}
+	if slicesRun >= 4*4 {
+		t.Errorf("%d slices, not fewer than the grid's 16", slicesRun)
+	}
+	assertNoContainers(t, cli, meta.RunID)
+	assertJSONParses(t, out)
+}
+
+// readCuts reads group 1's rung decisions.
+func readCuts(t *testing.T, out string) []sweep.Cut {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(results.GroupDir(out, 1), sweep.RungsFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cuts []sweep.Cut
+	if err := json.Unmarshal(b, &cuts); err != nil {
+		t.Fatal(err)
+	}
+	return cuts
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/sweep-tool/sweep/report"
 	"github.com/sweep-tool/sweep/results"
 	"github.com/sweep-tool/sweep/strategy/replay"
 	"github.com/sweep-tool/sweep/sweep"
@@ -21,7 +22,11 @@ func newReplayCmd(stdout io.Writer) *cobra.Command {
 		Long: "Replays RUN_DIR (a full grid) through successive halving: which cells each round keeps, the share of the\n" +
 			"run's wall time it would have needed (from the run's overheads, warm-ups and steady-state times) and whether\n" +
 			"each profile's pick is the grid's or one the grid's report calls equivalent. --seeds N replays N times with\n" +
-			"the short rounds' figures perturbed by the run's measured noise (or --noise) and prints the agreement rate.",
+			"the short rounds' figures perturbed by the run's measured noise (or --noise) and prints the agreement rate.\n\n" +
+			"An interleaved grid run (--schedule interleaved) is replayed through halving on its rounds: each rung\n" +
+			"(after rounds 3, 6, 12, ...) decides on the rounds measured up to it, as the live run would, which targets\n" +
+			"it drops; it prints the slices the halving run would have measured against the grid's and the picks.\n" +
+			"The rounds are measurements: --seeds, --noise and --steady do not apply.",
 		Args: cobra.ExactArgs(1),
 		RunE: func(_ *cobra.Command, args []string) error {
 			if strategy != "halving" {
@@ -71,6 +76,9 @@ func replayRun(w io.Writer, dir string, opts replay.Options, asJSON bool) error 
 	if err != nil {
 		return reportInput(err)
 	}
+	if run.Schedule == sweep.ScheduleInterleaved {
+		return replayRounds(w, run, opts, asJSON)
+	}
 	res, err := replay.Replay(run, opts)
 	if errors.Is(err, replay.ErrNoNoise) {
 		return sweep.BadInput("noise", "%v; give the noise of a short round, e.g. --noise 5%%", err)
@@ -82,4 +90,26 @@ func replayRun(w io.Writer, dir string, opts replay.Options, asJSON bool) error 
 		return replay.WriteJSON(w, res)
 	}
 	return replay.WriteText(w, res)
+}
+
+// replayRounds replays an interleaved grid run through halving on its
+// rounds: the rounds are measurements, so there is no noise to perturb
+// them with and no steady state to assume.
+func replayRounds(w io.Writer, run *results.Run, opts replay.Options, asJSON bool) error {
+	switch {
+	case opts.Seeds > 0 || opts.NoiseCV > 0:
+		return sweep.BadInput("seeds", "an interleaved run is replayed on its own rounds, which carry their noise; drop {seeds} and {noise}")
+	case opts.AssumedSteady > 0:
+		return sweep.BadInput("steady", "an interleaved run's rounds have no steady state to assume; drop {steady}")
+	case run.Strategy == sweep.StrategyHalving:
+		return sweep.BadInput("strategy", "%s already ran halving on its rounds (see its rungs.json); replay the interleaved grid instead", run.Dir)
+	}
+	res, err := replay.Rounds(run, report.DefaultOptions())
+	if err != nil {
+		return err
+	}
+	if asJSON {
+		return replay.WriteRoundsJSON(w, res)
+	}
+	return replay.WriteRoundsText(w, res)
 }

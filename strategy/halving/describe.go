@@ -3,6 +3,7 @@ package halving
 import (
 	"cmp"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/sweep-tool/sweep/sweep"
@@ -32,6 +33,9 @@ func finalFidelity(spec sweep.Spec, final Round, n int) *sweep.Fidelity {
 // for spec: the worst-case wall time of the grid and of halving with
 // plan p (the same per-cell overhead as spec.Estimate), and p's rounds.
 func Describe(spec sweep.Spec, p Plan) []string {
+	if spec.HalvingRounds() {
+		return describeRounds(spec)
+	}
 	cells := len(spec.Cells())
 	t := WorstTimes(cells, spec.Repeat, sweep.CellOverhead, spec.Warmup.Std(), spec.Duration.Std(), p)
 	grid := spec
@@ -69,4 +73,23 @@ func topText(keep float64, pairs int) string {
 		return fmt.Sprintf("multiplier pair of %d", pairs)
 	}
 	return fmt.Sprintf("%d of %d multiplier pairs", top, pairs)
+}
+
+// describeRounds is Describe for halving on interleaved rounds: its worst
+// case is the interleaved grid's (no rung drops a target), which
+// spec.Estimate prices, and each rung saves the dropped targets' later
+// slices.
+func describeRounds(spec sweep.Spec) []string {
+	rungs := spec.Rungs()
+	rounds := make([]string, len(rungs))
+	for i, k := range rungs {
+		rounds[i] = fmt.Sprint(k)
+	}
+	return []string{
+		fmt.Sprintf("worst case, halving on interleaved rounds: %s, the interleaved grid's, if no rung drops a target; "+
+			"never more", sweep.Round(spec.Estimate().Total)),
+		fmt.Sprintf("  rungs after rounds %s: each stops the targets worse than every profile's pick at their CPU limit, "+
+			"paired round by round at 95 %% (ties stay), saving their later slices of %s each; their slices so far count; "+
+			"a rung that can drop none says so and the rounds go on", strings.Join(rounds, ", "), spec.SliceLength()),
+	}
 }

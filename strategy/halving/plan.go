@@ -107,9 +107,10 @@ func (p Plan) Validate() error {
 // CheckSpec refuses, before anything starts, a spec measured by halving
 // whose plan (DefaultPlan of its warm-up and duration, what Run is given
 // for it) Validate refuses: bad input of {duration}, the input the plan
-// is cut from. Any other spec passes.
+// is cut from. Any other spec passes, halving on interleaved rounds too,
+// whose rungs are rounds (sweep.Spec.Rungs), not the plan's phases.
 func CheckSpec(spec sweep.Spec) error {
-	if spec.Strategy != sweep.StrategyHalving {
+	if spec.Strategy != sweep.StrategyHalving || spec.HalvingRounds() {
 		return nil
 	}
 	if err := DefaultPlan(spec.Warmup.Std(), spec.Duration.Std()).Validate(); err != nil {

@@ -10,8 +10,11 @@ import (
 )
 
 // WriteJSON writes the result as one indented JSON document.
-func WriteJSON(w io.Writer, res *Result) error {
-	b, err := json.MarshalIndent(res, "", "  ")
+func WriteJSON(w io.Writer, res *Result) error { return writeJSON(w, res) }
+
+// writeJSON writes v as one indented JSON document.
+func writeJSON(w io.Writer, v any) error {
+	b, err := json.MarshalIndent(v, "", "  ")
 	if err != nil {
 		return fmt.Errorf("encode replay: %w", err)
 	}
