@@ -79,8 +79,27 @@ func appendNew(xs []float64, x float64) []float64 {
 	return append(xs, x)
 }
 
-func sameRPS(a, b *Cell) bool  { return a.RPS.Overlaps(b.RPS) }
-func sameP99(a, b *Cell) bool  { return a.P99.Overlaps(b.P99) }
+// sameRPS, sameP99 and sameBoth report whether the data cannot separate
+// two cells by RPS, by p99, or by either. Two cells of one interleaved
+// group read paired by round are compared by the ratio of their slices
+// round by round (pairedRatio: its 95 % interval holds 1), the statistic
+// a halving rung drops by (Separated), so a cell a rung dropped is in no
+// set; other cells, and two paired cells with fewer than two rounds both
+// finished ok, by their intervals overlapping.
+func sameRPS(a, b *Cell) bool {
+	if r, ok := pairedWith(a, b, rpsOf); ok {
+		return !r.below() && !r.above()
+	}
+	return a.RPS.Overlaps(b.RPS)
+}
+
+func sameP99(a, b *Cell) bool {
+	if r, ok := pairedWith(a, b, p99Of); ok {
+		return !r.below() && !r.above()
+	}
+	return a.P99.Overlaps(b.P99)
+}
+
 func sameBoth(a, b *Cell) bool { return sameRPS(a, b) && sameP99(a, b) }
 
 // pick returns the best cell by better (first in plan order on equal

@@ -41,10 +41,9 @@ func PicksApart(run *results.Run, cpus float64, opts Options) bool {
 // worse, paired by round: the 95 % t interval across the rounds both ran
 // ok of the log ratio of the cell's figure to the pick's excludes 0 on
 // the worse side (RPS for the throughput pick, p99 for the latency pick,
-// either without the other better for the balanced one). A pairwise
-// ratio cancels what the host did to the round as the report's ratio to
-// the round's median does, without a noisy middle target moving every
-// cell's figure. A cell with fewer than two such rounds, a tie, and a
+// either without the other better for the balanced one): the ratio the
+// report's sets are read by (sameRPS, sameP99), so a dropped cell is in
+// no set. A cell with fewer than two such rounds, a tie, and a
 // baseline cell (the gains need it) are never separated. note says, when
 // none is, why: no analysis yet, or every cell within a pick's interval.
 func Separated(run *results.Run, cpus float64, opts Options) (drop []string, why map[string]string, note string) {
@@ -60,17 +59,6 @@ func Separated(run *results.Run, cpus float64, opts Options) (drop []string, why
 	if cr.BestRPS.Cell == nil || cr.BestP99.Cell == nil || cr.Balanced.Cell == nil {
 		return nil, nil, "a profile has no pick yet"
 	}
-	rounds := map[string]map[int]results.Record{} // ok slices by cell and round
-	for _, rc := range run.Cells {
-		for _, rep := range rc.Reps {
-			if rep.LoadSlice != nil && rep.Status == results.StatusOK && rep.RPS > 0 && rep.LatencyMS.P99 > 0 {
-				if rounds[rc.ID] == nil {
-					rounds[rc.ID] = map[int]results.Record{}
-				}
-				rounds[rc.ID][rep.LoadSlice.Round] = rep.Record
-			}
-		}
-	}
 	why = map[string]string{}
 	picks := []string{cr.BestRPS.Cell.ID, cr.BestP99.Cell.ID, cr.Balanced.Cell.ID}
 	for _, c := range cr.Cells {
@@ -81,10 +69,10 @@ func Separated(run *results.Run, cpus float64, opts Options) (drop []string, why
 			drop, why[c.ID] = append(drop, c.ID), "cannot win: "+c.Ineligible
 			continue
 		}
-		rps := pairedRatio(rounds[c.ID], rounds[cr.BestRPS.Cell.ID], func(r results.Record) float64 { return r.RPS })
-		p99 := pairedRatio(rounds[c.ID], rounds[cr.BestP99.Cell.ID], func(r results.Record) float64 { return r.LatencyMS.P99 })
-		bRPS := pairedRatio(rounds[c.ID], rounds[cr.Balanced.Cell.ID], func(r results.Record) float64 { return r.RPS })
-		bP99 := pairedRatio(rounds[c.ID], rounds[cr.Balanced.Cell.ID], func(r results.Record) float64 { return r.LatencyMS.P99 })
+		rps, _ := pairedWith(c, cr.BestRPS.Cell, rpsOf)
+		p99, _ := pairedWith(c, cr.BestP99.Cell, p99Of)
+		bRPS, _ := pairedWith(c, cr.Balanced.Cell, rpsOf)
+		bP99, _ := pairedWith(c, cr.Balanced.Cell, p99Of)
 		balanced := bRPS.below() && !bP99.below() || bP99.above() && !bRPS.above()
 		if !rps.below() || !p99.above() || !balanced {
 			continue
@@ -106,6 +94,23 @@ type ratio struct {
 	n            int
 }
 
+func rpsOf(r results.Record) float64 { return r.RPS }
+func p99Of(r results.Record) float64 { return r.LatencyMS.P99 }
+
+// pairedWith is the ratio of a's figure (of) to b's, paired on the
+// rounds both finished ok, and true, when a and b are cells of one group
+// read paired by round with at least two such rounds; else false (and a
+// ratio with no interval, never below or above 1).
+func pairedWith(a, b *Cell, of func(results.Record) float64) (ratio, bool) {
+	if a.paired == nil || b.paired == nil || a.paired.group != b.paired.group {
+		return noRatio(0), false
+	}
+	r := pairedRatio(a.paired.by, b.paired.by, of)
+	return r, r.n >= 2
+}
+
+func noRatio(n int) ratio { return ratio{mean: math.NaN(), lo: math.NaN(), hi: math.NaN(), n: n} }
+
 // pairedRatio pairs a and b (ok slices by round) on the rounds both have.
 func pairedRatio(a, b map[int]results.Record, of func(results.Record) float64) ratio {
 	var logs []float64
@@ -115,7 +120,7 @@ func pairedRatio(a, b map[int]results.Record, of func(results.Record) float64) r
 		}
 	}
 	if len(logs) < 2 {
-		return ratio{mean: math.NaN(), lo: math.NaN(), hi: math.NaN(), n: len(logs)}
+		return noRatio(len(logs))
 	}
 	mean, half := confidence.MeanHalfWidth(logs)
 	return ratio{mean: math.Exp(mean), lo: math.Exp(mean - half), hi: math.Exp(mean + half), n: len(logs)}

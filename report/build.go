@@ -118,6 +118,7 @@ func BuildPicks(run *results.Run, opts Options) (*Report, error) {
 	byCPU := map[float64][]*Cell{}
 	for _, rc := range paired.Cells {
 		c := summariseAt(rc, run.Service, rep.Pool, opts, rep.Noise)
+		c.paired = pairing.of(c.ID)
 		c.Drifted = rep.Drift != nil && slices.Contains(rep.Drift.Cells, c.ID)
 		rep.Cells = append(rep.Cells, c)
 		byCPU[c.CPUs] = append(byCPU[c.CPUs], c)

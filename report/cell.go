@@ -59,6 +59,9 @@ type Cell struct {
 	Score float64 `json:"-"`
 
 	reps []results.Rep
+	// paired are the cell's slices by round when the report reads an
+	// interleaved run paired by round; nil otherwise.
+	paired *pairedRounds
 }
 
 // summarise builds a Cell from a run cell at opts' assumed noise; service

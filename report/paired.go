@@ -47,13 +47,26 @@ type Pairing struct {
 	// Dropped counts the ok slices left out: no other target of their
 	// group finished its slice of that round ok.
 	Dropped int `json:"dropped_slices,omitempty"`
+
+	// rounds are each paired cell's ok slices as measured (not read
+	// against their rounds), by round, with the cell's group: what two
+	// cells of one group are compared by (samePaired).
+	rounds map[string]pairedRounds
+}
+
+// pairedRounds are one paired cell's ok slices by round, as measured,
+// and the group they ran in.
+type pairedRounds struct {
+	group int
+	by    map[int]results.Record
 }
 
 // Sentence says how the figures were read, for the report's noise note.
 func (p *Pairing) Sentence() string {
 	s := fmt.Sprintf("interleaved: %d groups of targets ran at once, up to %d rounds each; %d cells' figures are paired by round "+
 		"(each slice's ratio to its round's median, RPS and p99 apart, times the group's mean level), "+
-		"their intervals Student's t across the rounds, which are the noise: no control cell ran",
+		"their intervals Student's t across the rounds, which are the noise: no control cell ran; "+
+		"two cells of a group are told apart by the ratio of their slices round by round",
 		p.Groups, p.Rounds, p.Paired)
 	if len(p.Split) > 0 {
 		s += "; the connection limit split " + strings.Join(p.Split, ", ") +
@@ -128,6 +141,7 @@ func pairRun(run *results.Run) (*results.Run, *Pairing) {
 		case !split[g]:
 			p.Paired += len(cells)
 			pairGroup(&out, g, func(k int) []sliceAt { return rounds[key{g, k}] }, drop, p)
+			p.keepRounds(run, g, cells)
 		}
 	}
 	slices.Sort(p.Alone)
@@ -143,6 +157,35 @@ func pairRun(run *results.Run) (*results.Run, *Pairing) {
 		}
 	}
 	return &out, p
+}
+
+// of is cell id's measured rounds; nil when the cell is not paired (or
+// for a sequential run, p nil).
+func (p *Pairing) of(id string) *pairedRounds {
+	if p == nil {
+		return nil
+	}
+	if pr, ok := p.rounds[id]; ok {
+		return &pr
+	}
+	return nil
+}
+
+// keepRounds records, for each of group g's cells, its ok slices of run
+// by round as measured.
+func (p *Pairing) keepRounds(run *results.Run, g int, cells []int) {
+	if p.rounds == nil {
+		p.rounds = map[string]pairedRounds{}
+	}
+	for _, i := range cells {
+		pr := pairedRounds{group: g, by: map[int]results.Record{}}
+		for _, rep := range run.Cells[i].Reps {
+			if s := rep.LoadSlice; s != nil && s.Group == g && rep.Status == results.StatusOK && rep.RPS > 0 && rep.LatencyMS.P99 > 0 {
+				pr.by[s.Round] = rep.Record
+			}
+		}
+		p.rounds[run.Cells[i].ID] = pr
+	}
 }
 
 // pairGroup reads the ok slices of group g against their rounds in out
