@@ -10,7 +10,7 @@ EXAMPLE_ARGS ?=
 # room for a loaded host without letting a hung test run on for long.
 TEST_TIMEOUT ?= 20m
 
-.PHONY: help build test test-long test-examples test-drift test-compose-v1 unit lint docs fmt demo demo-images cli-compare bench-driver bench-strategy bench-noise bench-backends bench-interleave example-node example-php example-jvm example-orders study-infra study-infra-runs mutation mutation-survivors mutation-sample swarm-up swarm-down k8s-build k8s-up k8s-down k8s-load k8s-k6 k8s-smoke clean
+.PHONY: help build test test-long test-examples test-strategies test-drift test-compose-v1 unit lint docs fmt demo demo-images cli-compare bench-driver bench-strategy bench-noise bench-backends bench-interleave example-node example-php example-jvm example-orders study-infra study-infra-runs mutation mutation-survivors mutation-sample swarm-up swarm-down k8s-build k8s-up k8s-down k8s-load k8s-k6 k8s-smoke clean
 
 help: ## list the targets
 	@grep -hE '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-16s %s\n", $$1, $$2}'
@@ -26,12 +26,16 @@ test: demo-images ## unit and integration tests (Docker tests skip without an en
 # anything else (CI runs it after its background Kubernetes build is done).
 EXAMPLE_TESTS := ^(TestNodeExample|TestPHPExample|TestJVMExample|TestOrdersExample)$$
 DRIFT_TESTS := ^TestDriftFlaggedAndRerun$$
+STRATEGY_TESTS := ^(TestHalvingRunEndToEnd|TestSweepRunStopsWhenSteady|TestInterleavedFaults|TestInterleavedHalvingOnDemo)$$
 LONG_RUN = SWEEP_LONG_TESTS=1 $(GO) test -race -count=1 -p 1 -timeout $(TEST_TIMEOUT) -run '$(1)' -v ./cmd/sweep/ 2>&1 | \
 	  grep -E '^(=== RUN|--- |PASS|FAIL|ok|panic|\s+[a-z_0-9]+_test\.go:[0-9]+)'; exit $${PIPESTATUS[0]}
-test-long: test-examples test-drift ## the long end-to-end tests make test skips (the example stacks, the drift fault; about 8 min): SWEEP_LONG_TESTS=1
+test-long: test-examples test-strategies test-drift ## the long end-to-end tests make test skips (the example stacks, the strategies, the drift fault; about 13 min): SWEEP_LONG_TESTS=1
 
 test-examples: demo-images ## the example stacks end to end (Node.js, PHP behind PgBouncer, JVM, the order service with its scenario; about 6 min)
 	$(call LONG_RUN,$(EXAMPLE_TESTS))
+
+test-strategies: demo-images ## the strategies' and the interleaved schedule's end-to-end runs on the demo (halving, stopping when steady, interleaved faults, halving on interleaved rounds; about 5 min)
+	$(call LONG_RUN,$(STRATEGY_TESTS))
 
 test-drift: demo-images ## the drift fault test: a CPU hog beside a run (about 3 min; needs a host doing nothing else, and fails saying so when it was not)
 	$(call LONG_RUN,$(DRIFT_TESTS))

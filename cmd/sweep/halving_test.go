@@ -19,6 +19,7 @@ import (
 // least min(--duration, 60 s), so 9 s here), and the report recommends
 // from the finals alone.
 func TestHalvingRunEndToEnd(t *testing.T) {
+	longTest(t, "75 s")
 	bin, cli := demo(t)
 	p, out := freePorts(t), filepath.Join(t.TempDir(), "run")
 	c := demoRun(t, p, out, "1")

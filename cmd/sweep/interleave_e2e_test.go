@@ -54,6 +54,7 @@ func sliceRecord(t *testing.T, out, cell string, k int) results.Record {
 // Ctrl-C in round 2 exits 130 and leaves no container; the same command
 // resumes, runs round 2 again whole and round 3, every slice ok.
 func TestInterleavedFaults(t *testing.T) {
+	longTest(t, "60 s")
 	bin, cli := demo(t)
 	p, out := freePorts(t), filepath.Join(t.TempDir(), "run")
 	c := interleavedRun(t, p, out)
@@ -142,6 +143,7 @@ func TestInterleavedGuardRefuses(t *testing.T) {
 // the others, its slices of rounds 1-3 stay ok and it has no round 4;
 // every slice of the run is ok and fewer slices ran than the grid's.
 func TestInterleavedHalvingOnDemo(t *testing.T) {
+	longTest(t, "85 s")
 	bin, cli := demo(t)
 	p, out := freePorts(t), filepath.Join(t.TempDir(), "run")
 	c := demoRun(t, p, out, "1", "DEMOAPP_BG_HOLD=800ms")

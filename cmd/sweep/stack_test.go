@@ -340,9 +340,10 @@ func readRecord(t *testing.T, dir, cellID string) results.Record {
 }
 
 // longTest skips t unless SWEEP_LONG_TESTS=1: the end-to-end tests of a
-// minute and more each (the example stacks, the drift fault), which `make
-// test-long` runs as a CI leg of their own, so that `make test` stays well
-// under 20 minutes.
+// minute and more each (the example stacks, the drift fault, the
+// strategies' and the interleaved schedule's runs), which `make test-long`
+// runs as CI legs of their own, so that `make test` stays well under 20
+// minutes.
 func longTest(t *testing.T, about string) {
 	t.Helper()
 	if testing.Short() {

@@ -21,6 +21,7 @@ import (
 // there: 19 ms, 0.02), and in CI a 90 s phase never held steady for a
 // whole batch. Half the rate and a longer bound leave room for that host.
 func TestSweepRunStopsWhenSteady(t *testing.T) {
+	longTest(t, "50 s")
 	bin, cli := demo(t)
 	p, out := freePorts(t), filepath.Join(t.TempDir(), "run")
 	c := demoRun(t, p, out, "1")
