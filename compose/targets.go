@@ -18,7 +18,6 @@ import (
 	"errors"
 	"fmt"
 	"maps"
-	"net"
 	"net/http"
 	"net/url"
 	"regexp"
@@ -34,10 +33,6 @@ import (
 	"github.com/sweep-tool/sweep/sweep"
 )
 
-// LabelTarget marks a copy of the target an interleaved group runs; its
-// value is the copy's cell id.
-const LabelTarget = "sweep.target"
-
 var _ sweep.Targets = (*Stack)(nil)
 
 // unsafeName are the characters a container name cannot hold.
@@ -51,9 +46,9 @@ func (s *Stack) StartTargets(ctx context.Context, cfgs []sweep.TargetConfig) ([]
 	if len(cfgs) == 0 {
 		return nil, nil
 	}
-	base, err := url.Parse(s.opts.URL)
-	if err != nil || base.Host == "" {
-		return nil, sweep.BadInput("url", "%q is not a base URL to give each target a port of", s.opts.URL)
+	base, err := sweep.TargetBase(s.opts.URL)
+	if err != nil {
+		return nil, err
 	}
 	if err := s.Apply(ctx, cfgs[0]); err != nil {
 		return nil, fmt.Errorf("the template: %w", err)
@@ -76,18 +71,9 @@ func (s *Stack) StartTargets(ctx context.Context, cfgs []sweep.TargetConfig) ([]
 	if err := s.checkMemory(ctx, tmpl, cfgs); err != nil {
 		return nil, err
 	}
-	var out []sweep.Target
-	for _, cfg := range cfgs {
-		t, err := s.startCopy(ctx, tmpl, cfg, base, port)
-		if err != nil {
-			for _, made := range out {
-				_ = made.(*Copy).remove(ctx)
-			}
-			return nil, err
-		}
-		out = append(out, t)
-	}
-	return out, nil
+	return sweep.StartEach(ctx, cfgs, func(cfg sweep.TargetConfig) (sweep.Target, error) {
+		return s.startCopy(ctx, tmpl, cfg, base, port)
+	})
 }
 
 // checkMemory refuses, as bad input of memory, a group whose targets'
@@ -139,10 +125,7 @@ func memoryFits(limits []int64, total int64) (bool, string) {
 // publishedPort is the template's container port that the URL's host
 // port publishes.
 func publishedPort(tmpl container.InspectResponse, base *url.URL) (nat.Port, error) {
-	hostPort := base.Port()
-	if hostPort == "" {
-		hostPort = map[string]string{"http": "80", "https": "443"}[base.Scheme]
-	}
+	hostPort := sweep.URLPort(base)
 	if tmpl.HostConfig != nil {
 		for p, bindings := range tmpl.HostConfig.PortBindings {
 			for _, b := range bindings {
@@ -171,7 +154,7 @@ func (s *Stack) startCopy(ctx context.Context, tmpl container.InspectResponse, c
 	}
 	maps.Copy(config.Labels, s.labels.Map())
 	maps.Copy(config.Labels, cfg.Labels)
-	config.Labels[LabelTarget] = cell
+	config.Labels[sweep.LabelTarget] = cell
 	host := *tmpl.HostConfig
 	host.NanoCPUs, host.CPUQuota, host.CPUPeriod = int64(cfg.CPUs*1e9), 0, 0
 	host.CpusetCpus = cfg.CPUSet
@@ -215,16 +198,7 @@ func (s *Stack) startCopy(ctx context.Context, tmpl container.InspectResponse, c
 	if err != nil {
 		return nil, errors.Join(fmt.Errorf("the target of %s: %w", cell, err), c.remove(ctx))
 	}
-	u := *base
-	u.Host = net.JoinHostPort(base.Hostname(), in.NetworkSettings.Ports[port][0].HostPort)
-	c.url = u.String()
-	if s.opts.ReadyURL != "" {
-		ready, err := url.Parse(s.opts.ReadyURL)
-		if err == nil {
-			ready.Host = u.Host
-			c.ready = ready.String()
-		}
-	}
+	c.url, c.ready = sweep.TargetURLs(base, s.opts.ReadyURL, in.NetworkSettings.Ports[port][0].HostPort)
 	return c, nil
 }
 
@@ -272,19 +246,10 @@ func (c *Copy) Logs(ctx context.Context, n int) (string, error) { return c.stack
 // Watch watches the copy and the stack's compose services (the database,
 // a pooler): a change of another copy is not one of this one's.
 func (c *Copy) Watch(ctx context.Context) (sweep.StackWatch, error) {
-	own, err := c.stack.watchIn(ctx, scope{name: "the target of " + c.cell, label: LabelTarget + "=" + c.cell,
-		service: func(map[string]string) string { return c.stack.opts.Service }})
-	if err != nil {
-		return nil, err
-	}
-	shared, err := c.stack.Watch(ctx)
-	if err != nil {
-		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), removeBound)
-		defer cancel()
-		_, _ = own.Stop(sctx)
-		return nil, err
-	}
-	return sweep.JoinWatches(ctx, own, shared), nil
+	return sweep.WatchTarget(ctx, func(ctx context.Context) (sweep.StackWatch, error) {
+		return c.stack.watchIn(ctx, scope{name: "the target of " + c.cell, label: sweep.LabelTarget + "=" + c.cell,
+			service: func(map[string]string) string { return c.stack.opts.Service }})
+	}, c.stack.Watch)
 }
 
 // removeBound bounds removing a copy that failed to start, also after

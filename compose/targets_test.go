@@ -59,7 +59,7 @@ func TestTargetsOnEngine(t *testing.T) {
 		}
 		ids[i] = got.ContainerID
 		checkLabels(t, eng, got.ContainerID, map[string]string{sweep.LabelRun: runID, sweep.LabelCell: cfgs[i].Labels[sweep.LabelCell],
-			LabelTarget: cfgs[i].Labels[sweep.LabelCell]})
+			sweep.LabelTarget: cfgs[i].Labels[sweep.LabelCell]})
 		if c, err := eng.ContainerInspect(t.Context(), got.ContainerID); err != nil || c.Config.Labels[projectLabel] != "" {
 			t.Errorf("target %d carries compose's project label (%v)", i+1, err)
 		}
