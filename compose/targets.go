@@ -76,50 +76,14 @@ func (s *Stack) StartTargets(ctx context.Context, cfgs []sweep.TargetConfig) ([]
 	})
 }
 
-// checkMemory refuses, as bad input of memory, a group whose targets'
-// memory limits (each cell's, else the template's) add up to more than
-// the engine's memory: started at once, they would be OOM-killed or swap.
-// A target without a limit leaves nothing to add up; sweep.log says so.
+// checkMemory is sweep.CheckTargetsMemory against the engine's memory,
+// a target without a limit of its cell's having the template's.
 func (s *Stack) checkMemory(ctx context.Context, tmpl container.InspectResponse, cfgs []sweep.TargetConfig) error {
-	limits := make([]int64, len(cfgs))
-	for i, cfg := range cfgs {
-		limits[i] = tmpl.HostConfig.Memory
-		if cfg.Memory != "" {
-			var err error
-			if limits[i], err = sweep.MemoryBytes(cfg.Memory); err != nil {
-				return err
-			}
-		}
-	}
 	info, err := s.eng.Info(ctx)
 	if err != nil {
 		return fmt.Errorf("the engine's memory: %w", err)
 	}
-	fits, why := memoryFits(limits, info.MemTotal)
-	if s.opts.Log != nil {
-		fmt.Fprintf(s.opts.Log, "%s targets' memory: %s\n", s.opts.Service, why)
-	}
-	if !fits {
-		return sweep.BadInput("memory", "%s; give the targets smaller limits ({memory}) or fewer cells per CPU limit", why)
-	}
-	return nil
-}
-
-// memoryFits says whether targets of these memory limits (0: none) fit
-// into total bytes together, and why.
-func memoryFits(limits []int64, total int64) (bool, string) {
-	var sum int64
-	for _, l := range limits {
-		if l <= 0 {
-			return true, fmt.Sprintf("not checked: a target has no memory limit (the engine has %d MiB)", total>>20)
-		}
-		sum += l
-	}
-	if total > 0 && sum > total {
-		return false, fmt.Sprintf("%d targets started at once have memory limits of %d MiB together, more than the engine's %d MiB",
-			len(limits), sum>>20, total>>20)
-	}
-	return true, fmt.Sprintf("%d targets' limits of %d MiB together fit into the engine's %d MiB", len(limits), sum>>20, total>>20)
+	return sweep.CheckTargetsMemory(cfgs, tmpl.HostConfig.Memory, info.MemTotal, "the engine", s.opts.Log, s.opts.Service)
 }
 
 // publishedPort is the template's container port that the URL's host

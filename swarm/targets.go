@@ -58,11 +58,16 @@ func (s *Stack) StartTargets(ctx context.Context, cfgs []sweep.TargetConfig) ([]
 			return nil, err
 		}
 	}
+	list, err := s.mgr.NodeList(ctx, swarm.NodeListOptions{})
+	if err != nil {
+		return nil, fmt.Errorf("list nodes: %w", err)
+	}
 	pin := ""
 	if port.PublishMode == swarm.PortConfigPublishModeHost {
-		if pin, err = s.nodeAt(ctx, base.Hostname()); err != nil {
-			return nil, err
-		}
+		pin = nodeAt(list, base.Hostname())
+	}
+	if err := s.checkMemory(list, cfgs, pin); err != nil {
+		return nil, err
 	}
 	if err := s.ensureNetwork(ctx); err != nil {
 		return nil, err
@@ -93,19 +98,45 @@ func (s *Stack) urlPort(base *url.URL) (swarm.PortConfig, error) {
 		"a port of its own, so the URL must reach the target directly", base.Redacted(), want)
 }
 
-// nodeAt is the id of the node whose address is host ("" when none's
-// is): a host-mode port is published on the node its task runs on.
-func (s *Stack) nodeAt(ctx context.Context, host string) (string, error) {
-	list, err := s.mgr.NodeList(ctx, swarm.NodeListOptions{})
-	if err != nil {
-		return "", fmt.Errorf("list nodes: %w", err)
-	}
+// nodeAt is the id of the node of list whose address is host ("" when
+// none's is): a host-mode port is published on the node its task runs
+// on.
+func nodeAt(list []swarm.Node, host string) string {
 	for _, sn := range list {
 		if a := nodeAddr(sn); a != "" && a == host {
-			return sn.ID, nil
+			return sn.ID
 		}
 	}
-	return "", nil
+	return ""
+}
+
+// checkMemory is sweep.CheckTargetsMemory against the memory of the node
+// the targets are placed on, where that is one node (pin, else the
+// target's node.id== constraint), a target without a limit of its
+// cell's having the target's own; elsewhere sweep.log says it was not
+// checked.
+func (s *Stack) checkMemory(list []swarm.Node, cfgs []sweep.TargetConfig, pin string) error {
+	spec := s.specs[s.opts.Service]
+	id := pin
+	if p := spec.TaskTemplate.Placement; id == "" && p != nil {
+		for _, c := range p.Constraints {
+			if v, ok := strings.CutPrefix(strings.ReplaceAll(c, " ", ""), "node.id=="); ok {
+				id = v
+			}
+		}
+	}
+	i := slices.IndexFunc(list, func(sn swarm.Node) bool { return sn.ID == id })
+	if i < 0 {
+		if s.opts.Log != nil {
+			fmt.Fprintf(s.opts.Log, "%s targets' memory: not checked: the targets are not placed on one node\n", s.opts.Service)
+		}
+		return nil
+	}
+	var def int64
+	if r := spec.TaskTemplate.Resources; r != nil && r.Limits != nil {
+		def = r.Limits.MemoryBytes
+	}
+	return sweep.CheckTargetsMemory(cfgs, def, list[i].Description.Resources.MemoryBytes, "node "+id, s.opts.Log, s.opts.Service)
 }
 
 // startCopy creates cfg's target service.

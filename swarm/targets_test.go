@@ -342,3 +342,35 @@ func TestCopyName(t *testing.T) {
 		t.Errorf("two cells, one name %s", a)
 	}
 }
+
+// TestStartTargetsMemory: targets placed on one node whose memory limits
+// (the cell's, else the target's 256m) together exceed that node's
+// memory are bad input of memory before any is created; where they fit,
+// or are not placed on one node, sweep.log says so.
+func TestStartTargetsMemory(t *testing.T) {
+	t.Parallel()
+	const mib = 1 << 20
+	for _, c := range []struct {
+		name    string
+		addr    string // the URL's node's address
+		mem     int64
+		refused bool
+		logs    string
+	}{
+		{"over the node's", "10.0.0.2", 300 * mib, true, "more than the 300 MiB of node n2"},
+		{"within the node's", "10.0.0.2", 1024 * mib, false, "384 MiB together fit into the 1024 MiB of node n2"},
+		{"on no one node", "10.0.0.9", 300 * mib, false, "not checked: the targets are not placed on one node"},
+	} {
+		m := newSvcManager()
+		m.nodes = []swarm.Node{{ID: "n2", Status: swarm.NodeStatus{Addr: c.addr},
+			Description: swarm.NodeDescription{Resources: swarm.Resources{MemoryBytes: c.mem}}}}
+		s := targetsStack(t, m, "host")
+		var log strings.Builder
+		s.opts.Log = &log
+		_, err := s.StartTargets(t.Context(), targetCfgs())
+		if refused := errors.Is(err, sweep.ErrBadInput); refused != c.refused || (!c.refused && err != nil) ||
+			!strings.Contains(log.String(), c.logs) || (c.refused && len(m.order) != 0) {
+			t.Errorf("%s: %v, %d services created, log %q; want refused %t and %q", c.name, err, len(m.order), log.String(), c.refused, c.logs)
+		}
+	}
+}

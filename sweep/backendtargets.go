@@ -4,6 +4,8 @@ package sweep
 
 import (
 	"context"
+	"fmt"
+	"io"
 	"net"
 	"net/url"
 	"time"
@@ -65,4 +67,48 @@ func TargetURLs(base *url.URL, ready, port string) (string, string) {
 	}
 	r.Host = u.Host
 	return u.String(), r.String()
+}
+
+// CheckTargetsMemory refuses, as bad input of memory, a group whose
+// targets' memory limits (each cfg's, else def, the target's own; 0:
+// none) add up to more than total bytes, the memory of where (the
+// engine, a node) they start: started at once, they would be OOM-killed
+// or swap. A target without a limit leaves nothing to add up. log
+// (sweep.log), when set, is told the outcome.
+func CheckTargetsMemory(cfgs []TargetConfig, def, total int64, where string, log io.Writer, service string) error {
+	limits := make([]int64, len(cfgs))
+	for i, cfg := range cfgs {
+		limits[i] = def
+		if cfg.Memory != "" {
+			var err error
+			if limits[i], err = MemoryBytes(cfg.Memory); err != nil {
+				return err
+			}
+		}
+	}
+	fits, why := memoryFits(limits, total, where)
+	if log != nil {
+		fmt.Fprintf(log, "%s targets' memory: %s\n", service, why)
+	}
+	if !fits {
+		return BadInput("memory", "%s; give the targets smaller limits ({memory}) or fewer cells per CPU limit", why)
+	}
+	return nil
+}
+
+// memoryFits says whether targets of these memory limits (0: none) fit
+// into total bytes of where together, and why.
+func memoryFits(limits []int64, total int64, where string) (bool, string) {
+	var sum int64
+	for _, l := range limits {
+		if l <= 0 {
+			return true, fmt.Sprintf("not checked: a target has no memory limit (%s has %d MiB)", where, total>>20)
+		}
+		sum += l
+	}
+	if total > 0 && sum > total {
+		return false, fmt.Sprintf("%d targets started at once have memory limits of %d MiB together, more than the %d MiB of %s",
+			len(limits), sum>>20, total>>20, where)
+	}
+	return true, fmt.Sprintf("%d targets' limits of %d MiB together fit into the %d MiB of %s", len(limits), sum>>20, total>>20, where)
 }
