@@ -29,6 +29,7 @@ import (
 
 	"github.com/docker/docker/api/types/filters"
 	"github.com/docker/docker/api/types/swarm"
+	"github.com/docker/go-connections/nat"
 
 	"github.com/sweep-tool/sweep/results"
 	"github.com/sweep-tool/sweep/sweep"
@@ -258,28 +259,60 @@ func (c *Copy) WaitReady(ctx context.Context, timeout time.Duration) error {
 
 // publishedPort is the port the swarm published the target's port on:
 // the routing mesh's, from the service; a host-mode one, from its
-// running task.
+// running task, else from its container where its node's engine is
+// reachable.
 func (c *Copy) publishedPort(ctx context.Context) (uint32, error) {
-	var ports []swarm.PortConfig
 	if c.port.PublishMode == swarm.PortConfigPublishModeHost {
 		t, err := c.stack.running(ctx, c.key)
 		if err != nil {
 			return 0, err
 		}
-		ports = t.Status.PortStatus.Ports
+		if p, ok := matchPort(t.Status.PortStatus.Ports, c.port); ok {
+			return p, nil
+		}
+		if p, ok := c.stack.containerPort(ctx, t, c.port); ok {
+			return p, nil
+		}
 	} else {
 		svc, _, err := c.stack.mgr.ServiceInspectWithRaw(ctx, c.id, swarm.ServiceInspectOptions{})
 		if err != nil {
 			return 0, fmt.Errorf("inspect the target of %s: %w", c.cell, err)
 		}
-		ports = svc.Endpoint.Ports
-	}
-	for _, p := range ports {
-		if p.TargetPort == c.port.TargetPort && p.Protocol == c.port.Protocol && p.PublishedPort != 0 {
-			return p.PublishedPort, nil
+		if p, ok := matchPort(svc.Endpoint.Ports, c.port); ok {
+			return p, nil
 		}
 	}
 	return 0, fmt.Errorf("the target of %s: no port published for %d/%s", c.cell, c.port.TargetPort, c.port.Protocol)
+}
+
+// matchPort is the published port of want's target port among ports.
+func matchPort(ports []swarm.PortConfig, want swarm.PortConfig) (uint32, bool) {
+	for _, p := range ports {
+		if p.TargetPort == want.TargetPort && p.Protocol == want.Protocol && p.PublishedPort != 0 {
+			return p.PublishedPort, true
+		}
+	}
+	return 0, false
+}
+
+// containerPort is the host port the container of task t publishes
+// port's target port on, read through its node's engine where reachable.
+func (s *Stack) containerPort(ctx context.Context, t swarm.Task, port swarm.PortConfig) (uint32, bool) {
+	n, err := s.nodes.get(ctx, t.NodeID)
+	if err != nil || n.engine == nil || t.Status.ContainerStatus == nil {
+		return 0, false
+	}
+	ct, err := n.engine.ContainerInspect(ctx, t.Status.ContainerStatus.ContainerID)
+	if err != nil || ct.NetworkSettings == nil {
+		return 0, false
+	}
+	key := nat.Port(fmt.Sprintf("%d/%s", port.TargetPort, port.Protocol))
+	for _, b := range ct.NetworkSettings.Ports[key] {
+		if p, err := strconv.ParseUint(b.HostPort, 10, 16); err == nil && p != 0 {
+			return uint32(p), true
+		}
+	}
+	return 0, false
 }
 
 // ReadBack is Stack.ReadBack's, for the target.

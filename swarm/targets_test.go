@@ -1,6 +1,7 @@
 package swarm
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -11,8 +12,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/docker/docker/api/types/container"
 	"github.com/docker/docker/api/types/swarm"
+	"github.com/docker/go-connections/nat"
 
+	"github.com/sweep-tool/sweep/engine"
 	"github.com/sweep-tool/sweep/sweep"
 )
 
@@ -372,5 +376,40 @@ func TestStartTargetsMemory(t *testing.T) {
 			!strings.Contains(log.String(), c.logs) || (c.refused && len(m.order) != 0) {
 			t.Errorf("%s: %v, %d services created, log %q; want refused %t and %q", c.name, err, len(m.order), log.String(), c.refused, c.logs)
 		}
+	}
+}
+
+// portEngine is a node's engine whose containers publish port 8080 on
+// hostPort; only ContainerInspect is used.
+type portEngine struct {
+	engine.Engine
+	hostPort string
+}
+
+func (e portEngine) ContainerInspect(context.Context, string) (container.InspectResponse, error) {
+	return container.InspectResponse{NetworkSettings: &container.NetworkSettings{NetworkSettingsBase: container.NetworkSettingsBase{
+		Ports: nat.PortMap{"8080/tcp": {{HostIP: "0.0.0.0", HostPort: e.hostPort}}}}}}, nil
+}
+
+// TestTargetPortFromContainer: a host-mode task that reports no port
+// status has its published port read from its container on its node.
+func TestTargetPortFromContainer(t *testing.T) {
+	t.Parallel()
+	m := newSvcManager()
+	s := targetsStack(t, m, "host")
+	targets, err := s.StartTargets(t.Context(), targetCfgs()[:1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.set(m.order[0], runningTask("t1", "n1"))
+	if err := targets[0].WaitReady(t.Context(), time.Second); err == nil || !strings.Contains(err.Error(), "no port published for 8080/tcp") {
+		t.Errorf("no port status, no engine: %v", err)
+	}
+	if _, err := s.nodes.get(t.Context(), "n1"); err != nil {
+		t.Fatal(err)
+	}
+	s.nodes.byID["n1"].engine = portEngine{hostPort: "32777"}
+	if err := targets[0].WaitReady(t.Context(), time.Second); err != nil || targets[0].URL() != "http://10.0.0.2:32777" {
+		t.Errorf("URL %q (%v), want the container's published port", targets[0].URL(), err)
 	}
 }
