@@ -26,7 +26,7 @@ test: demo-images ## unit and integration tests (Docker tests skip without an en
 # anything else (CI runs it after its background Kubernetes build is done).
 EXAMPLE_TESTS := ^(TestNodeExample|TestPHPExample|TestJVMExample|TestOrdersExample)$$
 DRIFT_TESTS := ^TestDriftFlaggedAndRerun$$
-STRATEGY_TESTS := ^(TestHalvingRunEndToEnd|TestSweepRunStopsWhenSteady|TestInterleavedFaults|TestInterleavedHalvingOnDemo)$$
+STRATEGY_TESTS := ^(TestHalvingRunEndToEnd|TestSweepRunStopsWhenSteady|TestInterleavedFaults|TestInterleavedHalvingOnDemo|TestSwarmInterleavedEndToEnd|TestSwarmInterleavedTargetKilled)$$
 LONG_RUN = SWEEP_LONG_TESTS=1 $(GO) test -race -count=1 -p 1 -timeout $(TEST_TIMEOUT) -run '$(1)' -v ./cmd/sweep/ 2>&1 | \
 	  grep -E '^(=== RUN|--- |PASS|FAIL|ok|panic|\s+[a-z_0-9]+_test\.go:[0-9]+)'; exit $${PIPESTATUS[0]}
 test-long: test-examples test-strategies test-drift ## the long end-to-end tests make test skips (the example stacks, the strategies, the drift fault; about 13 min): SWEEP_LONG_TESTS=1
@@ -34,7 +34,7 @@ test-long: test-examples test-strategies test-drift ## the long end-to-end tests
 test-examples: demo-images ## the example stacks end to end (Node.js, PHP behind PgBouncer, JVM, the order service with its scenario; about 6 min)
 	$(call LONG_RUN,$(EXAMPLE_TESTS))
 
-test-strategies: demo-images ## the strategies' and the interleaved schedule's end-to-end runs on the demo (halving, stopping when steady, interleaved faults, halving on interleaved rounds; about 5 min)
+test-strategies: demo-images ## the strategies' and the interleaved schedule's end-to-end runs on the demo (halving, stopping when steady, interleaved faults, halving on interleaved rounds; interleaved on the swarm fixture, which skip without make swarm-up; about 7 min)
 	$(call LONG_RUN,$(STRATEGY_TESTS))
 
 test-drift: demo-images ## the drift fault test: a CPU hog beside a run (about 3 min; needs a host doing nothing else, and fails saying so when it was not)

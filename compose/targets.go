@@ -18,7 +18,6 @@ import (
 	"errors"
 	"fmt"
 	"maps"
-	"net"
 	"net/http"
 	"net/url"
 	"regexp"
@@ -34,10 +33,6 @@ import (
 	"github.com/sweep-tool/sweep/sweep"
 )
 
-// LabelTarget marks a copy of the target an interleaved group runs; its
-// value is the copy's cell id.
-const LabelTarget = "sweep.target"
-
 var _ sweep.Targets = (*Stack)(nil)
 
 // unsafeName are the characters a container name cannot hold.
@@ -51,9 +46,9 @@ func (s *Stack) StartTargets(ctx context.Context, cfgs []sweep.TargetConfig) ([]
 	if len(cfgs) == 0 {
 		return nil, nil
 	}
-	base, err := url.Parse(s.opts.URL)
-	if err != nil || base.Host == "" {
-		return nil, sweep.BadInput("url", "%q is not a base URL to give each target a port of", s.opts.URL)
+	base, err := sweep.TargetBase(s.opts.URL)
+	if err != nil {
+		return nil, err
 	}
 	if err := s.Apply(ctx, cfgs[0]); err != nil {
 		return nil, fmt.Errorf("the template: %w", err)
@@ -76,73 +71,25 @@ func (s *Stack) StartTargets(ctx context.Context, cfgs []sweep.TargetConfig) ([]
 	if err := s.checkMemory(ctx, tmpl, cfgs); err != nil {
 		return nil, err
 	}
-	var out []sweep.Target
-	for _, cfg := range cfgs {
-		t, err := s.startCopy(ctx, tmpl, cfg, base, port)
-		if err != nil {
-			for _, made := range out {
-				_ = made.(*Copy).remove(ctx)
-			}
-			return nil, err
-		}
-		out = append(out, t)
-	}
-	return out, nil
+	return sweep.StartEach(ctx, cfgs, func(cfg sweep.TargetConfig) (sweep.Target, error) {
+		return s.startCopy(ctx, tmpl, cfg, base, port)
+	})
 }
 
-// checkMemory refuses, as bad input of memory, a group whose targets'
-// memory limits (each cell's, else the template's) add up to more than
-// the engine's memory: started at once, they would be OOM-killed or swap.
-// A target without a limit leaves nothing to add up; sweep.log says so.
+// checkMemory is sweep.CheckTargetsMemory against the engine's memory,
+// a target without a limit of its cell's having the template's.
 func (s *Stack) checkMemory(ctx context.Context, tmpl container.InspectResponse, cfgs []sweep.TargetConfig) error {
-	limits := make([]int64, len(cfgs))
-	for i, cfg := range cfgs {
-		limits[i] = tmpl.HostConfig.Memory
-		if cfg.Memory != "" {
-			var err error
-			if limits[i], err = sweep.MemoryBytes(cfg.Memory); err != nil {
-				return err
-			}
-		}
-	}
 	info, err := s.eng.Info(ctx)
 	if err != nil {
 		return fmt.Errorf("the engine's memory: %w", err)
 	}
-	fits, why := memoryFits(limits, info.MemTotal)
-	if s.opts.Log != nil {
-		fmt.Fprintf(s.opts.Log, "%s targets' memory: %s\n", s.opts.Service, why)
-	}
-	if !fits {
-		return sweep.BadInput("memory", "%s; give the targets smaller limits ({memory}) or fewer cells per CPU limit", why)
-	}
-	return nil
-}
-
-// memoryFits says whether targets of these memory limits (0: none) fit
-// into total bytes together, and why.
-func memoryFits(limits []int64, total int64) (bool, string) {
-	var sum int64
-	for _, l := range limits {
-		if l <= 0 {
-			return true, fmt.Sprintf("not checked: a target has no memory limit (the engine has %d MiB)", total>>20)
-		}
-		sum += l
-	}
-	if total > 0 && sum > total {
-		return false, fmt.Sprintf("%d targets started at once have memory limits of %d MiB together, more than the engine's %d MiB",
-			len(limits), sum>>20, total>>20)
-	}
-	return true, fmt.Sprintf("%d targets' limits of %d MiB together fit into the engine's %d MiB", len(limits), sum>>20, total>>20)
+	return sweep.CheckTargetsMemory(cfgs, tmpl.HostConfig.Memory, info.MemTotal, "the engine", s.opts.Log, s.opts.Service)
 }
 
 // publishedPort is the template's container port that the URL's host
 // port publishes.
 func publishedPort(tmpl container.InspectResponse, base *url.URL) (nat.Port, error) {
-	hostPort := base.Port()
-	if hostPort == "" {
-		hostPort = map[string]string{"http": "80", "https": "443"}[base.Scheme]
-	}
+	hostPort := sweep.URLPort(base)
 	if tmpl.HostConfig != nil {
 		for p, bindings := range tmpl.HostConfig.PortBindings {
 			for _, b := range bindings {
@@ -171,7 +118,7 @@ func (s *Stack) startCopy(ctx context.Context, tmpl container.InspectResponse, c
 	}
 	maps.Copy(config.Labels, s.labels.Map())
 	maps.Copy(config.Labels, cfg.Labels)
-	config.Labels[LabelTarget] = cell
+	config.Labels[sweep.LabelTarget] = cell
 	host := *tmpl.HostConfig
 	host.NanoCPUs, host.CPUQuota, host.CPUPeriod = int64(cfg.CPUs*1e9), 0, 0
 	host.CpusetCpus = cfg.CPUSet
@@ -215,16 +162,7 @@ func (s *Stack) startCopy(ctx context.Context, tmpl container.InspectResponse, c
 	if err != nil {
 		return nil, errors.Join(fmt.Errorf("the target of %s: %w", cell, err), c.remove(ctx))
 	}
-	u := *base
-	u.Host = net.JoinHostPort(base.Hostname(), in.NetworkSettings.Ports[port][0].HostPort)
-	c.url = u.String()
-	if s.opts.ReadyURL != "" {
-		ready, err := url.Parse(s.opts.ReadyURL)
-		if err == nil {
-			ready.Host = u.Host
-			c.ready = ready.String()
-		}
-	}
+	c.url, c.ready = sweep.TargetURLs(base, s.opts.ReadyURL, in.NetworkSettings.Ports[port][0].HostPort)
 	return c, nil
 }
 
@@ -272,19 +210,10 @@ func (c *Copy) Logs(ctx context.Context, n int) (string, error) { return c.stack
 // Watch watches the copy and the stack's compose services (the database,
 // a pooler): a change of another copy is not one of this one's.
 func (c *Copy) Watch(ctx context.Context) (sweep.StackWatch, error) {
-	own, err := c.stack.watchIn(ctx, scope{name: "the target of " + c.cell, label: LabelTarget + "=" + c.cell,
-		service: func(map[string]string) string { return c.stack.opts.Service }})
-	if err != nil {
-		return nil, err
-	}
-	shared, err := c.stack.Watch(ctx)
-	if err != nil {
-		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), removeBound)
-		defer cancel()
-		_, _ = own.Stop(sctx)
-		return nil, err
-	}
-	return sweep.JoinWatches(ctx, own, shared), nil
+	return sweep.WatchTarget(ctx, func(ctx context.Context) (sweep.StackWatch, error) {
+		return c.stack.watchIn(ctx, scope{name: "the target of " + c.cell, label: sweep.LabelTarget + "=" + c.cell,
+			service: func(map[string]string) string { return c.stack.opts.Service }})
+	}, c.stack.Watch)
 }
 
 // removeBound bounds removing a copy that failed to start, also after

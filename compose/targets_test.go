@@ -5,7 +5,6 @@ import (
 	"net/http"
 	"path/filepath"
 	"strconv"
-	"strings"
 	"testing"
 	"time"
 
@@ -59,7 +58,7 @@ func TestTargetsOnEngine(t *testing.T) {
 		}
 		ids[i] = got.ContainerID
 		checkLabels(t, eng, got.ContainerID, map[string]string{sweep.LabelRun: runID, sweep.LabelCell: cfgs[i].Labels[sweep.LabelCell],
-			LabelTarget: cfgs[i].Labels[sweep.LabelCell]})
+			sweep.LabelTarget: cfgs[i].Labels[sweep.LabelCell]})
 		if c, err := eng.ContainerInspect(t.Context(), got.ContainerID); err != nil || c.Config.Labels[projectLabel] != "" {
 			t.Errorf("target %d carries compose's project label (%v)", i+1, err)
 		}
@@ -114,25 +113,5 @@ func checkCopyWatch(t *testing.T, eng *client.Client, targets []sweep.Target, id
 	}
 	if len(evs2) != 0 {
 		t.Errorf("the other target's watch saw %+v", evs2)
-	}
-}
-
-func TestMemoryFits(t *testing.T) {
-	t.Parallel()
-	const mib = 1 << 20
-	for _, c := range []struct {
-		limits []int64
-		total  int64
-		fits   bool
-		says   string
-	}{
-		{[]int64{512 * mib, 512 * mib}, 2048 * mib, true, "1024 MiB together fit into the engine's 2048 MiB"},
-		{[]int64{1024 * mib, 1024 * mib, 512 * mib}, 2048 * mib, false, "3 targets started at once have memory limits of 2560 MiB"},
-		{[]int64{1024 * mib, 0}, 512 * mib, true, "not checked: a target has no memory limit"},
-	} {
-		fits, why := memoryFits(c.limits, c.total)
-		if fits != c.fits || !strings.Contains(why, c.says) {
-			t.Errorf("memoryFits(%v, %d) = %t, %q; want %t, %q", c.limits, c.total, fits, why, c.fits, c.says)
-		}
 	}
 }

@@ -132,9 +132,10 @@ func TestOpenRefusesBeforeStartingAnything(t *testing.T) {
 		t.Errorf("a 400 h grid: %v, want bad input of allow_large", err)
 	}
 	spec = testSpec()
-	spec.Out, spec.Schedule, spec.RoundsAuto, spec.Swarm = out, sweep.ScheduleInterleaved, true, true
+	spec.Out, spec.Schedule, spec.RoundsAuto, spec.Kubernetes = out, sweep.ScheduleInterleaved, true, true
+	spec.Manifests, spec.LoadImage = []string{"k.yaml"}, "sweep-drive:1"
 	if _, err := Open(t.Context(), spec, Options{}); badField(err) != "schedule" {
-		t.Errorf("an interleaved schedule on a swarm: %v, want bad input of schedule", err)
+		t.Errorf("an interleaved schedule on Kubernetes: %v, want bad input of schedule", err)
 	}
 	spec = testSpec()
 	spec.Out, spec.Swarm, spec.Parallel = out, true, 1

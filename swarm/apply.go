@@ -74,9 +74,8 @@ func (s *Stack) wave(todo []string) []string {
 // services cfg.ServiceEnv names, forcing new tasks. It returns once the
 // manager took the change; WaitReady waits for the new tasks.
 func (s *Stack) Apply(ctx context.Context, cfg sweep.TargetConfig) error {
-	if cfg.CPUSet != "" {
-		return fmt.Errorf("%w", &UnsupportedError{Service: s.opts.Service, Field: "cpuset",
-			Why: "a swarm service cannot pin its containers to CPUs"})
+	if err := s.checkCPUSet(cfg); err != nil {
+		return err
 	}
 	if err := s.ensureNetwork(ctx); err != nil {
 		return err
@@ -107,6 +106,15 @@ func (s *Stack) Apply(ctx context.Context, cfg sweep.TargetConfig) error {
 		u.old[svc] = old
 	}
 	s.setPending(u)
+	return nil
+}
+
+// checkCPUSet refuses a cpuset: a swarm service has none.
+func (s *Stack) checkCPUSet(cfg sweep.TargetConfig) error {
+	if cfg.CPUSet != "" {
+		return fmt.Errorf("%w", &UnsupportedError{Service: s.opts.Service, Field: "cpuset",
+			Why: "a swarm service cannot pin its containers to CPUs"})
+	}
 	return nil
 }
 

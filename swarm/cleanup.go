@@ -36,6 +36,9 @@ func (s *Stack) Down(ctx context.Context) error {
 	}
 	s.ids, s.network = map[string]string{}, ""
 	s.setPending(nil)
+	s.mu.Lock()
+	s.copies = nil
+	s.mu.Unlock()
 	return err
 }
 

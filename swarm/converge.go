@@ -35,10 +35,7 @@ func (s *Stack) WaitReady(ctx context.Context, timeout time.Duration) error {
 		return err
 	}
 	s.setPending(nil)
-	if s.opts.ReadyURL == "" || s.specs[s.opts.Service].TaskTemplate.ContainerSpec.Healthcheck != nil {
-		return nil
-	}
-	return s.waitHTTP(ctx, timeout)
+	return s.waitHTTP(ctx, s.opts.Service, s.opts.ReadyURL, timeout)
 }
 
 // converge polls the tasks of u's services until each converged.
@@ -153,9 +150,10 @@ func describeTask(t swarm.Task) string {
 	return strings.Join(parts, ", ")
 }
 
-// tasks lists the tasks of svc (every state).
+// tasks lists the tasks of svc (every state): a service of the stack,
+// or a target of an interleaved group by its copyKey.
 func (s *Stack) tasks(ctx context.Context, svc string) ([]swarm.Task, error) {
-	id, ok := s.ids[svc]
+	id, ok := s.serviceID(svc)
 	if !ok {
 		return nil, nil
 	}
@@ -181,15 +179,33 @@ func (s *Stack) taskIDs(ctx context.Context, svc string) (map[string]bool, error
 	return out, nil
 }
 
-// waitHTTP polls ReadyURL until it answers 200.
-func (s *Stack) waitHTTP(ctx context.Context, timeout time.Duration) error {
+// serviceID is the id of svc, a service of the stack or a target of an
+// interleaved group (copyKey).
+func (s *Stack) serviceID(svc string) (string, bool) {
+	if id, ok := s.ids[svc]; ok {
+		return id, true
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	id, ok := s.copies[svc]
+	return id, ok
+}
+
+// waitHTTP polls url, the ready URL of name (the target or a target of
+// an interleaved group), until it answers 200; at once without a ready
+// URL or when the target has a healthcheck (its task runs only once
+// healthy).
+func (s *Stack) waitHTTP(ctx context.Context, name, url string, timeout time.Duration) error {
+	if url == "" || s.specs[s.opts.Service].TaskTemplate.ContainerSpec.Healthcheck != nil {
+		return nil
+	}
 	parent := ctx
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	httpc := &http.Client{Timeout: 2 * time.Second}
 	last := ""
 	for {
-		req, err := http.NewRequestWithContext(ctx, http.MethodGet, s.opts.ReadyURL, nil)
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 		if err != nil {
 			return fmt.Errorf("ready URL: %w", err)
 		}
@@ -199,16 +215,16 @@ func (s *Stack) waitHTTP(ctx context.Context, timeout time.Duration) error {
 			if resp.StatusCode == http.StatusOK {
 				return nil
 			}
-			last = fmt.Sprintf("GET %s: %d", s.opts.ReadyURL, resp.StatusCode)
+			last = fmt.Sprintf("GET %s: %d", url, resp.StatusCode)
 		} else {
 			last = err.Error()
 		}
 		select {
 		case <-ctx.Done():
 			if parent.Err() != nil { // the caller's end, not the timeout
-				return fmt.Errorf("wait for %s: %w (last: %s)", s.opts.Service, context.Cause(parent), last)
+				return fmt.Errorf("wait for %s: %w (last: %s)", name, context.Cause(parent), last)
 			}
-			return fmt.Errorf("%w: %s after %s: %s", sweep.ErrNotReady, s.opts.Service, timeout, last)
+			return fmt.Errorf("%w: %s after %s: %s", sweep.ErrNotReady, name, timeout, last)
 		case <-time.After(pollEvery):
 		}
 	}

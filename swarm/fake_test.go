@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 	"io"
+	"strconv"
 	"strings"
 	"sync"
 
+	cerrdefs "github.com/containerd/errdefs"
 	"github.com/docker/docker/api/types"
 	"github.com/docker/docker/api/types/container"
 	"github.com/docker/docker/api/types/network"
@@ -86,4 +88,112 @@ func fakeStack(f *fakeManager) *Stack {
 	return &Stack{opts: Options{StackOptions: sweep.StackOptions{Service: "app", SweptEnv: []string{"W"}}}, mgr: f, project: "sweept",
 		ids:   map[string]string{"app": "sapp", "db": "sdb"},
 		specs: map[string]swarm.ServiceSpec{"app": {Mode: rep}, "db": {Mode: rep}}, nodes: newNodes(f)}
+}
+
+// svcManager is fakeManager that also keeps services: created (an
+// ingress port without a published one gets the next of the routing
+// mesh's range, as the manager allocates), inspected, listed by label
+// and removed with their tasks; it creates networks, lists none, lists
+// nodes (a node n1 without an address when none are set) and answers as
+// the manager of an active swarm. failCreate, when set, is the
+// ServiceCreate call (from 1) that fails.
+type svcManager struct {
+	*fakeManager
+	nodes      []swarm.Node
+	services   map[string]swarm.Service
+	order      []string // the ids created, in order
+	failCreate int
+	removed    []string // the names removed, in order
+}
+
+func newSvcManager() *svcManager {
+	return &svcManager{fakeManager: &fakeManager{tasks: map[string][]swarm.Task{}}, services: map[string]swarm.Service{}}
+}
+
+func (m *svcManager) Info(context.Context) (system.Info, error) {
+	return system.Info{Swarm: swarm.Info{LocalNodeState: swarm.LocalNodeStateActive, ControlAvailable: true}}, nil
+}
+
+func (m *svcManager) NodeList(ctx context.Context, opts swarm.NodeListOptions) ([]swarm.Node, error) {
+	if m.nodes == nil {
+		return m.fakeManager.NodeList(ctx, opts)
+	}
+	return m.nodes, nil
+}
+
+func (m *svcManager) ServiceCreate(_ context.Context, spec swarm.ServiceSpec, _ swarm.ServiceCreateOptions) (swarm.ServiceCreateResponse, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if len(m.order)+1 == m.failCreate {
+		m.failCreate = 0
+		return swarm.ServiceCreateResponse{}, errors.New("rpc error: code = Unknown desc = no space left")
+	}
+	id := "s" + strconv.Itoa(len(m.order)+1)
+	svc := swarm.Service{ID: id, Spec: spec}
+	if spec.EndpointSpec != nil {
+		for _, p := range spec.EndpointSpec.Ports {
+			if p.PublishMode == swarm.PortConfigPublishModeIngress && p.PublishedPort == 0 {
+				p.PublishedPort = uint32(30000 + len(m.order))
+			}
+			svc.Endpoint.Ports = append(svc.Endpoint.Ports, p)
+		}
+	}
+	m.services[id] = svc
+	m.order = append(m.order, id)
+	return swarm.ServiceCreateResponse{ID: id}, nil
+}
+
+func (m *svcManager) ServiceInspectWithRaw(_ context.Context, id string, _ swarm.ServiceInspectOptions) (swarm.Service, []byte, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	svc, ok := m.services[id]
+	if !ok {
+		return svc, nil, cerrdefs.ErrNotFound
+	}
+	return svc, nil, nil
+}
+
+func (m *svcManager) ServiceList(_ context.Context, opts swarm.ServiceListOptions) ([]swarm.Service, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	var out []swarm.Service
+	for _, id := range m.order {
+		if svc, ok := m.services[id]; ok && opts.Filters.MatchKVList("label", svc.Spec.Labels) {
+			out = append(out, svc)
+		}
+	}
+	return out, nil
+}
+
+func (m *svcManager) ServiceRemove(_ context.Context, id string) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	svc, ok := m.services[id]
+	if !ok {
+		return cerrdefs.ErrNotFound
+	}
+	delete(m.services, id)
+	delete(m.tasks, id)
+	m.removed = append(m.removed, svc.Spec.Name)
+	return nil
+}
+
+func (m *svcManager) NetworkCreate(context.Context, string, network.CreateOptions) (network.CreateResponse, error) {
+	return network.CreateResponse{ID: "net1"}, nil
+}
+
+func (m *svcManager) NetworkList(context.Context, network.ListOptions) ([]network.Summary, error) {
+	return nil, nil
+}
+
+// spec is the spec of the service named name ("" when none is).
+func (m *svcManager) spec(name string) swarm.ServiceSpec {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for _, svc := range m.services {
+		if svc.Spec.Name == name {
+			return svc.Spec
+		}
+	}
+	return swarm.ServiceSpec{}
 }

@@ -38,7 +38,14 @@ func (s *Stack) running(ctx context.Context, svc string) (swarm.Task, error) {
 // and status, with ReadFrom saying why. Nodes names the node of every
 // service's running task.
 func (s *Stack) ReadBack(ctx context.Context) (results.Applied, error) {
-	t, err := s.running(ctx, s.opts.Service)
+	return s.readBackOf(ctx, s.opts.Service)
+}
+
+// readBackOf is ReadBack of svc, the target or a target of an
+// interleaved group (copyKey), named the target in Nodes. Where its
+// node's engine is reachable, the samplers' Engine reaches its container.
+func (s *Stack) readBackOf(ctx context.Context, svc string) (results.Applied, error) {
+	t, err := s.running(ctx, svc)
 	if err != nil {
 		return results.Applied{}, err
 	}
@@ -47,6 +54,9 @@ func (s *Stack) ReadBack(ctx context.Context) (results.Applied, error) {
 		return a, err
 	}
 	n, err := s.nodes.get(ctx, t.NodeID)
+	if err == nil {
+		a.Nodes[s.opts.Service] = n.ref
+	}
 	switch {
 	case err != nil:
 		a.ReadFrom = "task: " + err.Error()
@@ -55,9 +65,10 @@ func (s *Stack) ReadBack(ctx context.Context) (results.Applied, error) {
 	default:
 		c, err := n.engine.ContainerInspect(ctx, a.ContainerID)
 		if err != nil {
-			return a, fmt.Errorf("inspect %s on node %s: %w", s.opts.Service, t.NodeID, err)
+			return a, fmt.Errorf("inspect %s on node %s: %w", svc, t.NodeID, err)
 		}
 		fromContainer(&a, c, s.opts.SweptEnv)
+		s.route.set(a.ContainerID, n.engine)
 	}
 	return a, nil
 }
@@ -127,12 +138,18 @@ func (s *Stack) Placement(ctx context.Context) (map[string]results.NodeInfo, err
 // Logs returns the last n lines (all when n <= 0) of the target's newest
 // task, running or not, through the manager (it reaches every node).
 func (s *Stack) Logs(ctx context.Context, n int) (string, error) {
-	tasks, err := s.tasks(ctx, s.opts.Service)
+	return s.logsOf(ctx, s.opts.Service, n)
+}
+
+// logsOf is Logs of svc, the target or a target of an interleaved group
+// (copyKey).
+func (s *Stack) logsOf(ctx context.Context, svc string, n int) (string, error) {
+	tasks, err := s.tasks(ctx, svc)
 	if err != nil {
 		return "", err
 	}
 	if len(tasks) == 0 {
-		return "", fmt.Errorf("%w: service %s has no task", ErrNoTask, s.opts.Service)
+		return "", fmt.Errorf("%w: service %s has no task", ErrNoTask, svc)
 	}
 	t := slices.MaxFunc(tasks, func(a, b swarm.Task) int { return a.CreatedAt.Compare(b.CreatedAt) })
 	tail := "all"
@@ -141,7 +158,7 @@ func (s *Stack) Logs(ctx context.Context, n int) (string, error) {
 	}
 	rc, err := s.mgr.TaskLogs(ctx, t.ID, container.LogsOptions{ShowStdout: true, ShowStderr: true, Tail: tail})
 	if err != nil {
-		return "", fmt.Errorf("logs of %s task %s: %w", s.opts.Service, short(t.ID), err)
+		return "", fmt.Errorf("logs of %s task %s: %w", svc, short(t.ID), err)
 	}
 	defer rc.Close()
 	var buf bytes.Buffer
@@ -152,7 +169,7 @@ func (s *Stack) Logs(ctx context.Context, n int) (string, error) {
 	}
 	head := fmt.Sprintf("--- task %s on node %s: %s ---\n", short(t.ID), t.NodeID, describeTask(t))
 	if err != nil {
-		return head + buf.String(), fmt.Errorf("read logs of %s: %w", s.opts.Service, err)
+		return head + buf.String(), fmt.Errorf("read logs of %s: %w", svc, err)
 	}
 	return head + buf.String(), nil
 }

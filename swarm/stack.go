@@ -73,7 +73,8 @@ type Stack struct {
 	Notices []string
 
 	mu      sync.Mutex
-	pending *update // the target's last update, until WaitReady sees it done
+	pending *update           // the target's last update, until WaitReady sees it done
+	copies  map[string]string // the targets of an interleaved group (copyKey) → service id
 }
 
 var _ sweep.Stack = (*Stack)(nil)

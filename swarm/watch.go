@@ -32,16 +32,27 @@ type taskState struct {
 // its node's engine where reachable: a new start time (a restart in
 // place) or a pause is a change too. It implements sweep.Stack's Watch.
 func (s *Stack) Watch(ctx context.Context) (sweep.StackWatch, error) {
-	before, missing, err := s.look(ctx)
+	scope := map[string]string{}
+	for svc := range s.ids {
+		scope[svc] = svc
+	}
+	return s.watchOf(ctx, "the stack", scope)
+}
+
+// watchOf is Watch of the services in scope (a service of the stack or
+// a target of an interleaved group, copyKey → the service its changes
+// name), what for the message of an error.
+func (s *Stack) watchOf(ctx context.Context, what string, scope map[string]string) (sweep.StackWatch, error) {
+	w := &watch{stack: s, scope: scope, done: make(chan struct{})}
+	before, missing, err := w.look(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("look at the stack: %w", err)
+		return nil, fmt.Errorf("look at %s: %w", what, err)
 	}
 	lctx, cancel := context.WithCancel(ctx)
-	w := &watch{stack: s, done: make(chan struct{}), stop: cancel}
-	w.before = before
+	w.before, w.stop = before, cancel
 	now := time.Now()
 	for _, svc := range missing {
-		w.Add(results.StackEvent{Service: svc, Target: svc == s.opts.Service, Action: "not-running", At: now,
+		w.Add(results.StackEvent{Service: scope[svc], Target: scope[svc] == s.opts.Service, Action: "not-running", At: now,
 			Detail: "fewer running tasks than the service wants"})
 	}
 	for id, ts := range before {
@@ -56,12 +67,13 @@ func (s *Stack) Watch(ctx context.Context) (sweep.StackWatch, error) {
 	return w, nil
 }
 
-// look lists the running tasks of every service, and the services that
-// run fewer than they want.
-func (s *Stack) look(ctx context.Context) (map[string]taskState, []string, error) {
+// look lists the running tasks of every service in scope, and the
+// services that run fewer than they want.
+func (w *watch) look(ctx context.Context) (map[string]taskState, []string, error) {
+	s := w.stack
 	out := map[string]taskState{}
 	var missing []string
-	for svc := range s.ids {
+	for svc := range w.scope {
 		tasks, err := s.tasks(ctx, svc)
 		if err != nil {
 			return nil, nil, err
@@ -70,7 +82,7 @@ func (s *Stack) look(ctx context.Context) (map[string]taskState, []string, error
 		for _, t := range tasks {
 			if t.Status.State == swarm.TaskStateRunning && t.DesiredState == swarm.TaskStateRunning {
 				n++
-				ts := taskState{service: svc, node: t.NodeID}
+				ts := taskState{service: w.scope[svc], node: t.NodeID}
 				if t.Status.ContainerStatus != nil {
 					ts.container = t.Status.ContainerStatus.ContainerID
 				}
@@ -89,6 +101,7 @@ func (s *Stack) look(ctx context.Context) (map[string]taskState, []string, error
 type watch struct {
 	sweep.ChangeLog
 	stack  *Stack
+	scope  map[string]string // the services watched → the service their changes name
 	before map[string]taskState
 	stop   context.CancelFunc // ends the loop, a poll under way too
 	done   chan struct{}
@@ -124,7 +137,7 @@ func (w *watch) loop(ctx context.Context) {
 // poll compares the stack's tasks with the first look once.
 func (w *watch) poll(ctx context.Context) error {
 	s := w.stack
-	for svc := range s.ids {
+	for svc, name := range w.scope {
 		tasks, err := s.tasks(ctx, svc)
 		if err != nil {
 			return err
@@ -134,7 +147,7 @@ func (w *watch) poll(ctx context.Context) error {
 				continue
 			}
 			_, was := w.before[t.ID]
-			ev := results.StackEvent{Service: svc, Target: svc == s.opts.Service, At: t.Status.Timestamp}
+			ev := results.StackEvent{Service: name, Target: name == s.opts.Service, At: t.Status.Timestamp}
 			switch {
 			case was && t.Status.State != swarm.TaskStateRunning:
 				ev.Action, ev.Detail = "die", "task "+short(t.ID)+": "+describeTask(t)

@@ -39,7 +39,8 @@ func TestValidateSchedule(t *testing.T) {
 		{"halving on 4 rounds", func(s *Spec) { s.Strategy, s.RoundsAuto, s.Rounds = StrategyHalving, false, 4 }, ""},
 		{"halving on 3 rounds, no rung", func(s *Spec) { s.Strategy, s.RoundsAuto, s.Rounds = StrategyHalving, false, 3 }, "rounds"},
 		{"find limit", func(s *Spec) { s.FindLimit = &FindLimit{SLO: "p99<=1s"} }, "find_limit"},
-		{"swarm", func(s *Spec) { s.Swarm = true }, "schedule"},
+		{"swarm", func(s *Spec) { s.Swarm = true }, ""},
+		{"swarm lanes", func(s *Spec) { s.Swarm, s.Parallel = true, 2 }, "parallel"},
 		{"kubernetes", func(s *Spec) {
 			s.Kubernetes, s.Manifests, s.LoadImage = true, []string{"k.yaml"}, "sweep-drive:1"
 		}, "schedule"},

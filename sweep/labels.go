@@ -7,6 +7,10 @@ const (
 	LabelRun = "sweep.run"
 	// LabelCell carries the cell id on the target container.
 	LabelCell = "sweep.cell"
+	// LabelTarget marks a target an interleaved group runs (a container
+	// or service of its own, Targets.StartTargets); its value is the
+	// target's cell id.
+	LabelTarget = "sweep.target"
 	// LabelDir carries the absolute path of the run directory on every
 	// container, and LabelHost the name of the host that path is on: they
 	// lead `sweep clean` to the run's lock, which tells a live run from a

@@ -197,6 +197,25 @@ func (c *ChangeLog) Events() []results.StackEvent {
 	return slices.Clone(c.seen)
 }
 
+// WatchTarget is a target's watch (Target.Watch): own, of the target's
+// own container or service, joined with shared, of the stack's shared
+// services. When shared cannot start, own is stopped again (within 30 s,
+// ctx cancelled or not).
+func WatchTarget(ctx context.Context, own, shared func(context.Context) (StackWatch, error)) (StackWatch, error) {
+	o, err := own(ctx)
+	if err != nil {
+		return nil, err
+	}
+	sh, err := shared(ctx)
+	if err != nil {
+		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+		defer cancel()
+		_, _ = o.Stop(sctx)
+		return nil, err
+	}
+	return JoinWatches(ctx, o, sh), nil
+}
+
 // JoinWatches is one StackWatch of several (a target's own and its
 // stack's shared services'): changed when any of them is; Stop stops
 // each and returns their changes in time order, and their errors. It

@@ -11,7 +11,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sweep-tool/sweep/compose"
 	"github.com/sweep-tool/sweep/results"
 	"github.com/sweep-tool/sweep/sweep"
 )
@@ -64,7 +63,7 @@ func TestInterleavedFaults(t *testing.T) {
 	var killed string
 	waitFor(t, first, "round 1's first slice", func() bool { killed = measuring(out, 1, ""); return killed != "" })
 	time.Sleep(time.Second)
-	list := containers(t, cli, sweep.LabelRun+"="+meta.RunID, compose.LabelTarget+"="+killed)
+	list := containers(t, cli, sweep.LabelRun+"="+meta.RunID, sweep.LabelTarget+"="+killed)
 	if len(list) != 1 {
 		t.Fatalf("%d targets of %s", len(list), killed)
 	}
@@ -163,7 +162,7 @@ func TestInterleavedHalvingOnDemo(t *testing.T) {
 	}
 	for _, id := range cuts[0].Drop {
 		waitFor(t, run, "the dropped target "+id+" stopped", func() bool {
-			return len(containers(t, cli, sweep.LabelRun+"="+meta.RunID, compose.LabelTarget+"="+id)) == 0
+			return len(containers(t, cli, sweep.LabelRun+"="+meta.RunID, sweep.LabelTarget+"="+id)) == 0
 		})
 	}
 	inPlay := len(meta.Cells) - len(cuts[0].Drop)
@@ -171,7 +170,7 @@ func TestInterleavedHalvingOnDemo(t *testing.T) {
 		var left []string
 		for _, cell := range meta.Cells {
 			if !slices.Contains(cuts[0].Drop, cell.ID) &&
-				len(containers(t, cli, sweep.LabelRun+"="+meta.RunID, compose.LabelTarget+"="+cell.ID)) == 0 {
+				len(containers(t, cli, sweep.LabelRun+"="+meta.RunID, sweep.LabelTarget+"="+cell.ID)) == 0 {
 				left = append(left, cell.ID)
 			}
 		}

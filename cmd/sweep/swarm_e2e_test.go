@@ -60,7 +60,7 @@ func swarmDemo(t *testing.T, sw *testenv.SwarmFixture, out string, files []strin
 	t.Helper()
 	app, db := sw.AppAndDB(t)
 	t.Setenv("DOCKER_HOST", sw.ManagerHost)
-	demo := "../../compose/demo/"
+	demo := filepath.Join(repoRoot(t), "compose", "demo") + "/"
 	args := []string{"run", "--config", demo + "sweep.yaml", "--swarm"}
 	for _, f := range files {
 		args = append(args, "--compose", demo+f)
@@ -200,16 +200,23 @@ func TestSwarmFaultAndCtrlC(t *testing.T) {
 	if code := p.wait(t); code != exitInterrupted {
 		t.Errorf("exit %d after SIGINT, want 130\nstderr:\n%s", code, p.stderr.String())
 	}
-	run := filters.NewArgs(filters.Arg("label", sweep.LabelRun+"="+meta.RunID))
+	assertSwarmClean(t, sw, meta.RunID, "after Ctrl-C")
+}
+
+// assertSwarmClean fails when a service, network or container (on any
+// node) of run runID is left on the swarm, when saying after what.
+func assertSwarmClean(t *testing.T, sw *testenv.SwarmFixture, runID, when string) {
+	t.Helper()
+	run := filters.NewArgs(filters.Arg("label", sweep.LabelRun+"="+runID))
 	if left, err := sw.Manager.ServiceList(t.Context(), dswarm.ServiceListOptions{Filters: run}); err != nil || len(left) > 0 {
-		t.Errorf("after Ctrl-C: %d services of the run on the swarm (%v)", len(left), err)
+		t.Errorf("%s: %d services of the run on the swarm (%v)", when, len(left), err)
 	}
 	if left, err := sw.Manager.NetworkList(t.Context(), network.ListOptions{Filters: run}); err != nil || len(left) > 0 {
-		t.Errorf("after Ctrl-C: %d networks of the run on the swarm (%v)", len(left), err)
+		t.Errorf("%s: %d networks of the run on the swarm (%v)", when, len(left), err)
 	}
 	for _, n := range sw.Nodes {
-		for _, ct := range containers(t, sw.Client(t, n), sweep.LabelRun+"="+meta.RunID) {
-			t.Errorf("after Ctrl-C: container %s (%s) of the run left on node %d", ct.Names, ct.State, n.Index)
+		for _, ct := range containers(t, sw.Client(t, n), sweep.LabelRun+"="+runID) {
+			t.Errorf("%s: container %s (%s) of the run left on node %d", when, ct.Names, ct.State, n.Index)
 		}
 	}
 }
