@@ -246,7 +246,11 @@ func startHog(t *testing.T, cli *client.Client, runID, core string) (stop func()
 	if len(db) != 1 {
 		t.Fatalf("%d database containers of run %s, want 1", len(db), runID)
 	}
-	hog, err := cpuhog.Start(ctx, cli, cpuhog.Spec{Image: db[0].Image, CPUs: core, Life: 3 * time.Minute,
+	// Four times the target's shares: at twice them the control beside
+	// the hog fell to 0.09-0.19 of its RPS when the test was written, but
+	// to 0.45-0.58 on 2026-12-05 (a fresh machine, HEAD and ac54a9b alike),
+	// at the edge of the 0.5 the verdict needs.
+	hog, err := cpuhog.Start(ctx, cli, cpuhog.Spec{Image: db[0].Image, CPUs: core, Life: 3 * time.Minute, Shares: 4 * 1024,
 		Labels: map[string]string{sweep.LabelRun: runID, "sweep.test": "cpu-hog"}})
 	if err != nil {
 		t.Fatal(err)
