@@ -100,7 +100,7 @@ func (s *Stack) workloadNodes(ctx context.Context) map[string]results.NodeInfo {
 	}
 	for i := range l.Items {
 		p := &l.Items[i]
-		if p.Status.Phase == corev1.PodRunning && p.DeletionTimestamp == nil && p.Spec.NodeName != "" {
+		if p.Status.Phase == corev1.PodRunning && p.DeletionTimestamp == nil && p.Spec.NodeName != "" && !s.otherTarget(p) {
 			out[workloadOf(p)] = results.NodeInfo{ID: p.Spec.NodeName, Hostname: p.Spec.NodeName}
 		}
 	}

@@ -76,6 +76,9 @@ type Stack struct {
 	resized    bool
 	noResize   string
 	rolledCPUs float64
+	// own is, on a target's view of the stack (targets.go), the target's
+	// sweep.target label: the other targets' pods are no part of it.
+	own string
 }
 
 // Namespace is the namespace of run runID: sweep- and the id's letters

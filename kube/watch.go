@@ -20,6 +20,7 @@ import (
 // new pod is a rescheduled or replaced one) is a change.
 type podWatch struct {
 	target  string
+	other   func(*corev1.Pod) bool // another target's pod: not watched
 	w       watch.Interface
 	mu      sync.Mutex
 	seen    map[types.UID]podState
@@ -48,12 +49,12 @@ func (s *Stack) Watch(ctx context.Context) (sweep.StackWatch, error) {
 	if err != nil {
 		return nil, fmt.Errorf("watch pods of %s: %w", s.ns, err)
 	}
-	pw := &podWatch{target: s.opts.Service, w: w, seen: map[types.UID]podState{},
+	pw := &podWatch{target: s.opts.Service, other: s.otherTarget, w: w, seen: map[types.UID]podState{},
 		changed: make(chan struct{}), done: make(chan struct{})}
 	for i := range l.Items {
 		p := &l.Items[i]
-		if p.Status.Phase == corev1.PodSucceeded || p.Labels[LabelLoad] != "" {
-			continue // a finished Job's pod, or the load's
+		if p.Status.Phase == corev1.PodSucceeded || p.Labels[LabelLoad] != "" || s.otherTarget(p) {
+			continue // a finished Job's pod, the load's, or another target's
 		}
 		pw.seen[p.UID] = stateOf(p)
 	}
@@ -100,8 +101,8 @@ var errWatchEnded = fmt.Errorf("pod watch ended")
 
 // see compares one pod's event with what the watch knew of it.
 func (pw *podWatch) see(t watch.EventType, p *corev1.Pod) {
-	if p.Labels[LabelLoad] != "" {
-		return // the load's own Job pods come and go with each phase
+	if p.Labels[LabelLoad] != "" || pw.other != nil && pw.other(p) {
+		return // the load's own Job pods come and go with each phase; another target's are no part of this one's stack
 	}
 	pw.mu.Lock()
 	defer pw.mu.Unlock()

@@ -138,7 +138,19 @@ type targetUsage interface {
 	TargetUsage(context.Context) (metrics.ReadUsage, error)
 }
 
-var _ targetUsage = (*kube.Stack)(nil)
+var (
+	_ targetUsage = (*kube.Stack)(nil)
+	_ targetUsage = (*kube.Copy)(nil)
+	_ received    = (*kube.Stack)(nil)
+	_ received    = (*kube.Copy)(nil)
+)
+
+// received is a stack (or a target) that counts what its target
+// received as its platform samples it: the proof of delivery without a
+// Docker Engine.
+type received interface {
+	Received(context.Context) (metrics.Counted, error)
+}
 
 // monitor is the runner's Monitor: containers of the stack, what the
 // target receives of the load at spec's URL and, with a DSN, the
@@ -148,9 +160,7 @@ func (x *samplers) monitor(eng metrics.Engine, stacks []Stack, spec sweep.Spec) 
 		DB: func() *metrics.DB { return x.db }, Pooler: func() *metrics.PgBouncer { return x.pooler }}
 	// a stack without a Docker Engine (Kubernetes) counts what its target
 	// received as its platform samples it
-	if c, ok := stacks[0].(interface {
-		Received(context.Context) (metrics.Counted, error)
-	}); ok && len(stacks) == 1 {
+	if c, ok := stacks[0].(received); ok && len(stacks) == 1 {
 		m.Received = c.Received
 	}
 	if u, ok := stacks[0].(targetUsage); ok && len(stacks) == 1 {
@@ -167,6 +177,13 @@ func (x *samplers) targetMonitor(eng metrics.Engine, stacks []Stack, spec sweep.
 		shared := running(stacks)
 		m := &metrics.Monitor{Engine: eng, Target: spec.Service, URL: t.URL(),
 			DB: func() *metrics.DB { return x.db }, Pooler: func() *metrics.PgBouncer { return x.pooler }}
+		if u, ok := t.(targetUsage); ok { // no Docker Engine: the target's platform counts (Kubernetes)
+			m.Containers, m.TargetUsage = shared, u.TargetUsage
+			if c, ok := t.(received); ok {
+				m.Received = c.Received
+			}
+			return m
+		}
 		m.Containers = func(ctx context.Context) (map[string]string, error) {
 			ids, err := shared(ctx)
 			if err != nil {

@@ -133,9 +133,9 @@ func TestOpenRefusesBeforeStartingAnything(t *testing.T) {
 	}
 	spec = testSpec()
 	spec.Out, spec.Schedule, spec.RoundsAuto, spec.Kubernetes = out, sweep.ScheduleInterleaved, true, true
-	spec.Manifests, spec.LoadImage = []string{"k.yaml"}, "sweep-drive:1"
-	if _, err := Open(t.Context(), spec, Options{}); badField(err) != "schedule" {
-		t.Errorf("an interleaved schedule on Kubernetes: %v, want bad input of schedule", err)
+	spec.Manifests, spec.LoadImage, spec.Parallel = []string{"k.yaml"}, "sweep-drive:1", 2
+	if _, err := Open(t.Context(), spec, Options{}); badField(err) != "parallel" {
+		t.Errorf("an interleaved schedule in lanes on Kubernetes: %v, want bad input of parallel", err)
 	}
 	spec = testSpec()
 	spec.Out, spec.Swarm, spec.Parallel = out, true, 1

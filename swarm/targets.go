@@ -16,12 +16,9 @@ package swarm
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
 	"maps"
 	"net/url"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -201,25 +198,13 @@ func (s *Stack) copySpec(cfg sweep.TargetConfig, port swarm.PortConfig, pin stri
 // services (tasks, converge, watch).
 func copyKey(service, cell string) string { return service + "@" + cell }
 
-// notName are the characters a service name cannot hold: swarm wants a
-// DNS name component (letters, digits, and - or _ between them).
-var notName = regexp.MustCompile(`[^a-zA-Z0-9]+`)
-
 // maxName is the longest service name swarm takes.
 const maxName = 63
 
 // copyName is the service name of cell's target: <stack>_<service>_<cell>
-// as a DNS name component; where that changed the cell id (two cells
-// could then meet) or is too long, shortened to fit and ended with a
-// hash of the cell id.
+// as a DNS name component (sweep.TargetName).
 func copyName(project, service, cell string) string {
-	name := project + "_" + service + "_" + cell
-	safe := strings.Trim(notName.ReplaceAllString(name, "_"), "_")
-	if safe == name && len(name) <= maxName {
-		return name
-	}
-	sum := sha256.Sum256([]byte(cell))
-	return strings.TrimRight(safe[:min(len(safe), maxName-9)], "_") + "_" + hex.EncodeToString(sum[:4])
+	return sweep.TargetName(project+"_"+service+"_"+cell, cell, "_", maxName, false)
 }
 
 // Copy is one target of an interleaved group (a sweep.Target): a

@@ -4,10 +4,14 @@ package sweep
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"io"
 	"net"
 	"net/url"
+	"regexp"
+	"strings"
 	"time"
 )
 
@@ -112,3 +116,25 @@ func memoryFits(limits []int64, total int64, where string) (bool, string) {
 	}
 	return true, fmt.Sprintf("%d targets' limits of %d MiB together fit into the %d MiB of %s", len(limits), sum>>20, total>>20, where)
 }
+
+// TargetName is name (a target's, made of the stack's, the service's and
+// the cell's names) as the name of an object a platform names like a
+// DNS label: runs of other characters than letters and digits made sep,
+// none at either end, at most max characters; lower case with lower.
+// Where that changed name, or it was too long, it is cut to leave room
+// and ended with sep and a hash of key (the cell id), so two cells never
+// meet in one name.
+func TargetName(name, key, sep string, max int, lower bool) string {
+	safe := strings.Trim(notNameChar.ReplaceAllString(name, sep), sep)
+	if lower {
+		safe = strings.ToLower(safe)
+	}
+	if safe == name && len(name) <= max {
+		return name
+	}
+	sum := sha256.Sum256([]byte(key))
+	return strings.TrimRight(safe[:min(len(safe), max-9)], sep) + sep + hex.EncodeToString(sum[:4])
+}
+
+// notNameChar is a run of characters a target's name cannot hold.
+var notNameChar = regexp.MustCompile(`[^a-zA-Z0-9]+`)

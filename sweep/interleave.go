@@ -94,7 +94,7 @@ func (s Spec) MaxRounds() int {
 
 // validateSchedule checks the schedule and what goes with it: the slice
 // and rounds only with the interleaved schedule, which measures one
-// load per target on one compose or swarm stack, the rounds its
+// load per target on one stack, the rounds its
 // repetitions and its noise.
 func (s Spec) validateSchedule() error {
 	if s.Schedule != "" && s.Schedule != ScheduleInterleaved {
@@ -115,7 +115,6 @@ func (s Spec) validateSchedule() error {
 		flag string
 		msg  string
 	}{
-		{s.Kubernetes, "schedule", "interleaved runs on compose and a swarm so far; Kubernetes runs the sequential schedule (drop {schedule} or {kubernetes})"},
 		{s.Slice < 0 || s.Slice > s.Duration, "slice", "must be above 0 and at most the measured phase's {duration}"},
 		{s.RoundsAuto == (s.Rounds != 0), "rounds", "give auto or a number of rounds"},
 		{!s.RoundsAuto && (s.Rounds < MinRounds || s.Rounds > MaxRoundsCap), "rounds",

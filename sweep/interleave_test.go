@@ -43,7 +43,10 @@ func TestValidateSchedule(t *testing.T) {
 		{"swarm lanes", func(s *Spec) { s.Swarm, s.Parallel = true, 2 }, "parallel"},
 		{"kubernetes", func(s *Spec) {
 			s.Kubernetes, s.Manifests, s.LoadImage = true, []string{"k.yaml"}, "sweep-drive:1"
-		}, "schedule"},
+		}, ""},
+		{"kubernetes lanes", func(s *Spec) {
+			s.Kubernetes, s.Manifests, s.LoadImage, s.Parallel = true, []string{"k.yaml"}, "sweep-drive:1", 2
+		}, "parallel"},
 		{"lanes", func(s *Spec) { s.Parallel = 2 }, "parallel"},
 		{"precision", func(s *Spec) { s.Precision = 0.02 }, "precision"},
 		{"order shuffle", func(s *Spec) { s.Order = OrderShuffle }, "order"},

@@ -351,7 +351,11 @@ func (r *Runner) readyTarget(ctx context.Context, t *groupTarget, ready time.Dur
 	if err != nil {
 		return fmt.Errorf("read back: %w", err)
 	}
-	err = Bounded(ctx, r.call("URL probe", 0, OfCallTimeout), func(ctx context.Context) error { return Probe(ctx, t.URL()) })
+	probe := Probe
+	if p, ok := t.Target.(URLProber); ok { // reached inside a cluster, as the load reaches it
+		probe = p.ProbeURL
+	}
+	err = Bounded(ctx, r.call("URL probe", 0, OfCallTimeout), func(ctx context.Context) error { return probe(ctx, t.URL()) })
 	if err != nil {
 		return fmt.Errorf("the target's URL %s: %w", t.URL(), err)
 	}
