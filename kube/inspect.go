@@ -156,7 +156,10 @@ func (s *Stack) Info(ctx context.Context) (sweep.StackFacts, error) {
 	}
 	p, err := s.targetPod(ctx)
 	if err != nil {
-		return f, err
+		var ok bool
+		if p, ok = s.aTargetsPod(ctx); !ok {
+			return f, err
+		}
 	}
 	if n, err := s.c.Core.CoreV1().Nodes().Get(ctx, p.Spec.NodeName, metav1.GetOptions{}); err == nil {
 		if q, ok := n.Status.Capacity[corev1.ResourceCPU]; ok {
@@ -177,6 +180,22 @@ func (s *Stack) Info(ctx context.Context) (sweep.StackFacts, error) {
 		}
 	}
 	return f, nil
+}
+
+// aTargetsPod is, on an interleaved run (whose targets are Deployments
+// of their own, targets.go), the running pod of one of them, if any:
+// the node facts Info records are the targets' node's.
+func (s *Stack) aTargetsPod(ctx context.Context) (*corev1.Pod, bool) {
+	l, err := s.c.Core.CoreV1().Pods(s.ns).List(ctx, metav1.ListOptions{LabelSelector: sweep.LabelTarget})
+	if err != nil {
+		return nil, false
+	}
+	for i := range l.Items {
+		if p := &l.Items[i]; p.DeletionTimestamp == nil && p.Status.Phase == corev1.PodRunning {
+			return p, true
+		}
+	}
+	return nil, false
 }
 
 // Containers maps the running workloads to their pods' containers'

@@ -270,7 +270,9 @@ func (c *Copy) Watch(ctx context.Context) (sweep.StackWatch, error) { return c.v
 
 // ProbeURL is Stack.ProbeURL's: the target's Service asked through the
 // API server (the load reaches it inside the cluster).
-func (c *Copy) ProbeURL(ctx context.Context, rawURL string) error { return c.view.ProbeURL(ctx, rawURL) }
+func (c *Copy) ProbeURL(ctx context.Context, rawURL string) error {
+	return c.view.ProbeURL(ctx, rawURL)
+}
 
 // Received is Stack.Received's, for the target's pod (the proof of
 // delivery).

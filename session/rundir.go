@@ -94,8 +94,16 @@ func (s *Session) recordFacts(ctx context.Context) error {
 	fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
 	defer cancel()
 	facts, err := s.stack.Info(fctx)
-	if err != nil {
+	switch {
+	case err != nil && s.facts != nil:
+		// an interleaved run's targets are gone at its end: what was
+		// read while they ran stays
+		s.logf("facts: %v; those read before stay", err)
+		facts = *s.facts
+	case err != nil:
 		s.logf("facts: %v", err)
+	default:
+		s.facts = &facts
 	}
 	meta := s.meta
 	meta.Host.CPUModel, meta.Host.CPUCount = facts.CPUModel, facts.NCPU

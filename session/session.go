@@ -80,11 +80,13 @@ const (
 // Session is one open run: its directory (locked), its stacks, load
 // driver and samplers. Nothing runs until Run or Limit.
 type Session struct {
-	spec     sweep.Spec
-	opts     Options
-	runID    string
-	dir      string
-	meta     results.Meta
+	spec  sweep.Spec
+	opts  Options
+	runID string
+	dir   string
+	meta  results.Meta
+	// facts are the stack's facts last read whole (recordFacts)
+	facts    *sweep.StackFacts
 	driver   sweep.Driver
 	builtin  builtin.Options                 // every built-in driver's (builtinOptions), set by pickDriver
 	stack    Stack                           // the main stack (the first variant's)
@@ -278,6 +280,7 @@ func (s *Session) Run(ctx context.Context) (Result, error) {
 	}
 	if s.spec.Interleaved() {
 		runner.EnoughRounds = s.picksApart
+		runner.TargetsUp = s.recordFacts // Prepare's ran before any target did
 	}
 	if s.search != nil {
 		runner.Measure = s.search.hook(runner, s.runID, s.log)

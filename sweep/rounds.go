@@ -223,6 +223,12 @@ func (r *Runner) runGroup(ctx context.Context, ts Targets, g TargetGroup, rounds
 		if ctx.Err() != nil {
 			return ErrInterrupted
 		}
+		if r.TargetsUp != nil && !r.targetsUp {
+			r.targetsUp = true
+			if err := r.TargetsUp(ctx); err != nil {
+				r.logf("group %d: %v", g.Index, err)
+			}
+		}
 	}
 	for _, k := range owed {
 		play := inPlay(g, cuts, k, shape)

@@ -36,6 +36,12 @@ type Runner struct {
 	// error aborts the run with nothing recorded for that cell.
 	Prepare  func(ctx context.Context) error
 	prepared bool
+	// TargetsUp, when set, runs once on an interleaved run, when its first
+	// group's targets are ready (Prepare ran before any started), e.g. to
+	// record the facts of what runs (a target's image and node); its
+	// error is logged, the run goes on.
+	TargetsUp func(ctx context.Context) error
+	targetsUp bool
 	// Limits, when set, reads the connection limits right after Prepare,
 	// before the first cell (see connlimit.go); Replicas is the target's
 	// replica count (below 1: one).

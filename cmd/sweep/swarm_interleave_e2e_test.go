@@ -136,6 +136,17 @@ func TestSwarmInterleavedTargetKilled(t *testing.T) {
 		t.Fatal(err)
 	}
 	killedAt := time.Now()
+	assertTargetKilled(t, p, out, meta, killed, killedAt)
+	assertSwarmClean(t, sw, meta.RunID, "after the run")
+}
+
+// assertTargetKilled waits for the run of a test that killed the target
+// of cell killed in round 3 at killedAt, mid-slice, and checks that it
+// exits 1 (a failed slice), that slice failed naming the target (app),
+// and every other slice of its three rounds is ok, the other targets'
+// slices of round 3 started after the kill among them.
+func assertTargetKilled(t *testing.T, p *proc, out string, meta results.Meta, killed string, killedAt time.Time) {
+	t.Helper()
 	code := p.wait(t)
 	t.Logf("exit %d\nstderr:\n%s", code, p.stderr.String())
 	if code != exitFailure {
@@ -157,5 +168,4 @@ func TestSwarmInterleavedTargetKilled(t *testing.T) {
 			}
 		}
 	}
-	assertSwarmClean(t, sw, meta.RunID, "after the run")
 }
