@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -23,6 +24,13 @@ import (
 // pool 4), three rounds of 3 s slices, the load a Job on node 2; it
 // waits for sweep.json.
 func startKubeInterleaved(t *testing.T) (*k8sfixture.Fixture, string, *proc, results.Meta, string) {
+	fx, out, p, meta, ns, _, _ := startKubeInterleavedCmd(t)
+	return fx, out, p, meta, ns
+}
+
+// startKubeInterleavedCmd is startKubeInterleaved with its sweep binary
+// and command line, to run again.
+func startKubeInterleavedCmd(t *testing.T) (*k8sfixture.Fixture, string, *proc, results.Meta, string, string, cmdline) {
 	t.Helper()
 	fx := k8sfixture.Up(t)
 	if len(fx.Nodes) < 2 {
@@ -44,7 +52,7 @@ func startKubeInterleaved(t *testing.T) (*k8sfixture.Fixture, string, *proc, res
 	if len(meta.Cells) != 2 {
 		t.Fatalf("%d cells, want 2", len(meta.Cells))
 	}
-	return fx, out, p, meta, ns
+	return fx, out, p, meta, ns, bin, c
 }
 
 // targetDeployments checks that each cell's target is a Deployment of
@@ -177,4 +185,45 @@ func TestKubernetesInterleavedTargetKilled(t *testing.T) {
 	}
 	assertTargetKilled(t, p, out, meta, killed, time.Now())
 	assertNamespaceGone(t, fx, ns)
+}
+
+// TestKubernetesInterleavedCtrlC interrupts the demo interleaved on the
+// Kubernetes fixture in round 2's first slice: exit 130, that slice
+// recorded interrupted, no namespace left; the same command resumes and
+// runs round 2 again whole and round 3, every slice ok, the finished
+// round 1 not again.
+func TestKubernetesInterleavedCtrlC(t *testing.T) {
+	fx, out, p, meta, ns, bin, c := startKubeInterleavedCmd(t)
+	var cut string
+	waitFor(t, p, "round 2's first slice", func() bool { cut = measuring(out, 2, ""); return cut != "" })
+	time.Sleep(time.Second)
+	p.signal(syscall.SIGINT)
+	if code := p.wait(t); code != exitInterrupted {
+		t.Errorf("exit %d after SIGINT, want 130\nstderr:\n%s", code, p.stderr.String())
+	}
+	assertNamespaceGone(t, fx, ns)
+	if rec := sliceRecord(t, out, cut, 2); rec.Status != results.StatusInterrupted {
+		t.Errorf("the slice Ctrl-C cut: %s (%s)", rec.Status, rec.Reason)
+	}
+	first := map[string]time.Time{}
+	for _, cell := range meta.Cells {
+		first[cell.ID] = sliceRecord(t, out, cell.ID, 1).StartedAt
+	}
+	resumed := time.Now()
+	code, again := runSweep(t, bin, c)
+	if code != exitOK || !strings.Contains(again.stderr.String(), "resuming run "+meta.RunID) {
+		t.Fatalf("resumed run: exit %d, want 0 and a resume notice\nstderr:\n%s", code, again.stderr.String())
+	}
+	for _, cell := range meta.Cells {
+		if rec := sliceRecord(t, out, cell.ID, 1); rec.Status != results.StatusOK || !rec.StartedAt.Equal(first[cell.ID]) {
+			t.Errorf("%s round 1 after the resume: %s, started %s (before: %s); want the finished slice kept", cell.ID, rec.Status, rec.StartedAt, first[cell.ID])
+		}
+		for k := 2; k <= 3; k++ {
+			if rec := sliceRecord(t, out, cell.ID, k); rec.Status != results.StatusOK || rec.StartedAt.Before(resumed) {
+				t.Errorf("%s round %d after the resume: %s (%s), started %s", cell.ID, k, rec.Status, rec.Reason, rec.StartedAt)
+			}
+		}
+	}
+	assertNamespaceGone(t, fx, ns)
+	assertJSONParses(t, out)
 }
