@@ -231,9 +231,16 @@ func loadAvg() string {
 func startHog(t *testing.T, cli *client.Client, runID, core string) (stop func(), at time.Time) {
 	t.Helper()
 	ctx := t.Context()
+	// the run may be recreating the target for its next cell (compose v2
+	// keeps the old container under a renamed <id>_ name a moment): wait
+	// for the one target
 	app := containers(t, cli, sweep.LabelRun+"="+runID, "com.docker.compose.service=app")
+	for deadline := time.Now().Add(time.Minute); len(app) != 1 && time.Now().Before(deadline); {
+		time.Sleep(200 * time.Millisecond)
+		app = containers(t, cli, sweep.LabelRun+"="+runID, "com.docker.compose.service=app")
+	}
 	if len(app) != 1 {
-		t.Fatalf("%d target containers of run %s, want 1", len(app), runID)
+		t.Fatalf("%d target containers of run %s for a minute, want 1", len(app), runID)
 	}
 	got, err := cli.ContainerInspect(ctx, app[0].ID)
 	if err != nil {
