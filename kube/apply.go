@@ -205,8 +205,8 @@ func sortedKeys(m map[string]string) []string {
 // and cfg's labels as pod annotations. Other Deployments whose variables
 // differ from the last Apply's are applied again with theirs.
 func (s *Stack) Apply(ctx context.Context, cfg sweep.TargetConfig) error {
-	if cfg.CPUSet != "" {
-		return sweep.BadInput("cpuset", "pinning to host CPUs is not supported on Kubernetes (the kubelet's CPU manager decides)")
+	if err := cpusetRefused(cfg); err != nil {
+		return err
 	}
 	s.resizing, s.resized = "", false
 	if s.opts.InPlace && s.last != nil && s.noResize == "" && onlyCPU(*s.last, cfg) {
@@ -266,12 +266,19 @@ func (s *Stack) rollOut(ctx context.Context, cfg sweep.TargetConfig) error {
 	if err != nil {
 		return fmt.Errorf("deployment %s: %w", s.opts.Service, err)
 	}
-	for _, o := range s.objs {
-		if o.GetKind() == "Deployment" && o.GetName() == s.opts.Service {
-			return s.apply(ctx, o, &unstructured.Unstructured{Object: m})
-		}
+	if o, ok := s.targetObject(); ok {
+		return s.apply(ctx, o, &unstructured.Unstructured{Object: m})
 	}
 	return fmt.Errorf("deployment %s: not in the manifests", s.opts.Service)
+}
+
+// cpusetRefused is the bad input of a cell pinned to host CPUs, which
+// Kubernetes does not take; nil for one that is not.
+func cpusetRefused(cfg sweep.TargetConfig) error {
+	if cfg.CPUSet == "" {
+		return nil
+	}
+	return sweep.BadInput("cpuset", "pinning to host CPUs is not supported on Kubernetes (the kubelet's CPU manager decides)")
 }
 
 // recreate applies u (a dependency with new variables) with the Recreate

@@ -59,14 +59,17 @@ func (s *Stack) StartTargets(ctx context.Context, cfgs []sweep.TargetConfig) ([]
 		return nil, err
 	}
 	for _, cfg := range cfgs {
-		if cfg.CPUSet != "" {
-			return nil, sweep.BadInput("cpuset", "pinning to host CPUs is not supported on Kubernetes (the kubelet's CPU manager decides)")
+		if err := cpusetRefused(cfg); err != nil {
+			return nil, err
 		}
 	}
 	if err := s.checkTargetsFit(ctx, cfgs); err != nil {
 		return nil, err
 	}
-	dep, _ := s.targetObject()
+	dep, ok := s.targetObject()
+	if !ok {
+		return nil, fmt.Errorf("deployment %s: not in the manifests", s.opts.Service)
+	}
 	return sweep.StartEach(ctx, cfgs, func(cfg sweep.TargetConfig) (sweep.Target, error) {
 		return s.startCopy(ctx, cfg, base, dep, svc)
 	})
