@@ -23,6 +23,11 @@
 // HOG=0 runs it without the hog, SMOKE=1 at a tiny scale):
 //
 //	go run ./bench/interleave [-hog=false] [-duration 30s] [-slice 5s] [-rounds 0] [-smoke] ...
+//	go run ./bench/interleave -rereport runs/bench-interleave-<time> [-sweep <another build>]
+//
+// -rereport runs nothing: it reports an earlier bench's four runs again
+// with -sweep and prints the table from the same records, so a change to
+// the report's statistic is judged on the same measurements.
 //
 // The runs go in the order sequential a, interleaved a, sequential b,
 // interleaved b, so that both schedules meet the host alike. Every run
@@ -90,6 +95,7 @@ type config struct {
 	core         string
 	loadEvery    time.Duration
 	smoke        bool
+	rereport     string
 }
 
 // smokeGrid is -smoke's: two cells, 1 s + 4 s, 2 s slices, no control,
@@ -114,6 +120,9 @@ func parse(args []string, stderr io.Writer) (config, error) {
 	fs.DurationVar(&c.hogPeriod, "hog-period", 40*time.Second, "how long the hog stays on, then off")
 	fs.StringVar(&c.core, "core", "", "the CPU the targets and the hog are pinned to (default: the engine's last)")
 	fs.DurationVar(&c.loadEvery, "load-every", 10*time.Second, "how often /proc/loadavg is read while the runs go")
+	fs.StringVar(&c.rereport, "rereport", "", "run nothing: read <dir>/bench.json of an earlier bench, report its four runs again with -sweep "+
+		"(sweep report, which rewrites each run's results.json) and print the table from the same records; the wall times, "+
+		"loads and hog periods stay the measured ones")
 	fs.BoolVar(&c.smoke, "smoke", false, "a tiny scale to check the bench (CPU 1 × web 2,4 × pool 1, 1 s + 4 s, 2 s slices, no control, the hog every 10 s; 5-6 min)")
 	if err := fs.Parse(args); err != nil {
 		return c, err
@@ -212,6 +221,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if c.rereport != "" {
+		return rereport(ctx, c.Sweep, c.rereport, stdout, stderr)
+	}
 	p, err := c.match()
 	if err != nil {
 		return err
@@ -273,6 +285,43 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	if err := os.WriteFile(filepath.Join(c.Out, "bench.json"), append(b, '\n'), 0o644); err != nil {
+		return err
+	}
+	_, err = io.WriteString(stdout, markdown(doc))
+	return err
+}
+
+// rereport reads dir's bench.json, has sweep (the binary) report each of
+// its runs again, reads the results.json that writes and prints the
+// table anew, writing the document to dir/bench-rereport.json (bench.json
+// keeps what the bench printed when it ran).
+func rereport(ctx context.Context, sweepBin, dir string, stdout, stderr io.Writer) error {
+	b, err := os.ReadFile(filepath.Join(dir, "bench.json"))
+	if err != nil {
+		return fmt.Errorf("-rereport: %w", err)
+	}
+	var doc benchDoc
+	if err := json.Unmarshal(b, &doc); err != nil {
+		return fmt.Errorf("-rereport: %s: %w", filepath.Join(dir, "bench.json"), err)
+	}
+	for i, o := range doc.Runs {
+		runDir := filepath.Join(dir, filepath.Base(o.Dir))
+		cmd := exec.CommandContext(ctx, sweepBin, "report", runDir)
+		cmd.Stdout, cmd.Stderr = io.Discard, stderr
+		fmt.Fprintf(stderr, "benchinterleave: %s\n", strings.Join(cmd.Args, " "))
+		if err := cmd.Run(); err != nil {
+			return fmt.Errorf("report %s again: %w", o.Name, err)
+		}
+		if doc.Runs[i].Doc, err = readRunDoc(runDir); err != nil {
+			return err
+		}
+	}
+	doc.Result = compare(doc.Runs)
+	out, err := json.MarshalIndent(doc, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(dir, "bench-rereport.json"), append(out, '\n'), 0o644); err != nil {
 		return err
 	}
 	_, err = io.WriteString(stdout, markdown(doc))

@@ -1,7 +1,9 @@
 package main
 
 import (
+	"encoding/json"
 	"io"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -144,5 +146,62 @@ func TestCompareDisagrees(t *testing.T) {
 	}
 	if s := r.Sets[2]; s.Interleaved != [2]int{0, 2} || s.Half {
 		t.Errorf("throughput without a pick in run a: %+v, want sets [0 2] and not half (no set is no narrow set)", s)
+	}
+}
+
+// TestRereport: -rereport hands each run of an earlier bench to sweep
+// report again and prints the table from what that wrote, keeping the
+// measured wall times; here "sweep" is a script that writes a run's
+// results.json from testdata, as sweep report would.
+func TestRereport(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	data, err := filepath.Abs("testdata")
+	if err != nil {
+		t.Fatal(err)
+	}
+	script := filepath.Join(dir, "sweep")
+	body := "#!/bin/sh\n[ \"$1\" = report ] || exit 3\ncp " + data + "/$(basename \"$2\").json \"$2\"/results.json\n"
+	if err := os.WriteFile(script, []byte(body), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	var doc benchDoc
+	for i, r := range runs {
+		if err := os.MkdirAll(filepath.Join(dir, r.Name), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		doc.Runs = append(doc.Runs, outcome{runSpec: r, Dir: "elsewhere/" + r.Name, WallS: float64(400 + i)})
+	}
+	b, err := json.Marshal(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "bench.json"), b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var out strings.Builder
+	if err := run(t.Context(), []string{"-sweep", script, "-rereport", dir}, &out, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	again, err := os.ReadFile(filepath.Join(dir, "bench-rereport.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got benchDoc
+	if err := json.Unmarshal(again, &got); err != nil {
+		t.Fatal(err)
+	}
+	want, err := readRunDocFile(filepath.Join("testdata", "int-b.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Runs[3].WallS != 403 || pickSet(got.Runs[3].Doc.Profile.Latency) != pickSet(want.Profile.Latency) {
+		t.Errorf("int-b: wall %v s, latency pick %s; want 403 s and %s", got.Runs[3].WallS, pickSet(got.Runs[3].Doc.Profile.Latency), pickSet(want.Profile.Latency))
+	}
+	if !strings.Contains(out.String(), "| int-b | interleaved | 6m43s |") {
+		t.Errorf("table:\n%s", out.String())
+	}
+	if err := run(t.Context(), []string{"-sweep", "/bin/false", "-rereport", dir}, io.Discard, io.Discard); err == nil {
+		t.Error("a report that fails: no error")
 	}
 }
