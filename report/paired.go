@@ -1,6 +1,7 @@
 package report
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strings"
@@ -47,15 +48,20 @@ type Pairing struct {
 	// Dropped counts the ok slices left out: no other target of their
 	// group finished its slice of that round ok.
 	Dropped int `json:"dropped_slices,omitempty"`
+	// Cut counts the rounds cut where the host changed inside them
+	// (pieces.go): each piece read against its own median.
+	Cut int `json:"rounds_cut,omitempty"`
 
-	// rounds are each paired cell's ok slices as measured (not read
-	// against their rounds), by round, with the cell's group: what two
-	// cells of one group are compared by (samePaired).
+	// rounds are each paired cell's ok slices as read against their
+	// pieces of rounds, by round, with the cell's group: what two cells
+	// of one group are compared by (pairedWith). Two slices of one
+	// piece keep the ratio they were measured at; two on either side of
+	// a step inside their round have the step taken out.
 	rounds map[string]pairedRounds
 }
 
-// pairedRounds are one paired cell's ok slices by round, as measured,
-// and the group they ran in.
+// pairedRounds are one paired cell's ok slices by round, as read
+// against their pieces of rounds, and the group they ran in.
 type pairedRounds struct {
 	group int
 	by    map[int]results.Record
@@ -77,6 +83,9 @@ func (p *Pairing) Sentence() string {
 	}
 	if p.Dropped > 0 {
 		s += fmt.Sprintf("; %d slice(s) left out, no other target of their round finished ok", p.Dropped)
+	}
+	if p.Cut > 0 {
+		s += fmt.Sprintf("; %d round(s) cut where the host's level stepped inside them, each piece read against its own median", p.Cut)
 	}
 	return s
 }
@@ -141,7 +150,7 @@ func pairRun(run *results.Run) (*results.Run, *Pairing) {
 		case !split[g]:
 			p.Paired += len(cells)
 			pairGroup(&out, g, func(k int) []sliceAt { return rounds[key{g, k}] }, drop, p)
-			p.keepRounds(run, g, cells)
+			p.keepRounds(&out, g, cells)
 		}
 	}
 	slices.Sort(p.Alone)
@@ -172,7 +181,7 @@ func (p *Pairing) of(id string) *pairedRounds {
 }
 
 // keepRounds records, for each of group g's cells, its ok slices of run
-// by round as measured.
+// by round as run has them (the paired figures).
 func (p *Pairing) keepRounds(run *results.Run, g int, cells []int) {
 	if p.rounds == nil {
 		p.rounds = map[string]pairedRounds{}
@@ -214,8 +223,7 @@ func pairGroup(out *results.Run, g int, of func(round int) []sliceAt, drop map[s
 			}
 		}
 	}
-	var medR, medP []float64
-	paired := map[int][2]float64{} // round → medians
+	var order []timed
 	for k := 1; k <= maxRound; k++ {
 		sl := of(k)
 		if len(sl) < 2 {
@@ -225,28 +233,43 @@ func pairGroup(out *results.Run, g int, of func(round int) []sliceAt, drop map[s
 			}
 			continue
 		}
+		for _, s := range sl {
+			order = append(order, timed{at: s, round: k, place: out.Cells[s.cell].Reps[s.rep].LoadSlice.Position})
+		}
+		p.Rounds = max(p.Rounds, k)
+	}
+	slices.SortFunc(order, func(a, b timed) int { return cmp.Or(cmp.Compare(a.round, b.round), cmp.Compare(a.place, b.place)) })
+	rec := func(s sliceAt) *results.Record { return &out.Cells[s.cell].Reps[s.rep].Record }
+	// medians are the RPS and p99 medians of sl's slices of the targets
+	// still in play in the last round, or of all of them when fewer
+	// than two of those are in sl
+	medians := func(sl []sliceAt) [2]float64 {
 		ref := slices.DeleteFunc(slices.Clone(sl), func(s sliceAt) bool { return !last[s.cell] })
 		if len(ref) < 2 {
 			ref = sl
 		}
 		rps, p99 := make([]float64, len(ref)), make([]float64, len(ref))
 		for i, s := range ref {
-			rps[i], p99[i] = out.Cells[s.cell].Reps[s.rep].RPS, out.Cells[s.cell].Reps[s.rep].LatencyMS.P99
+			rps[i], p99[i] = rec(s).RPS, rec(s).LatencyMS.P99
 		}
-		m := [2]float64{median(rps), median(p99)}
-		paired[k] = m
-		medR, medP = append(medR, m[0]), append(medP, m[1])
-		p.Rounds = max(p.Rounds, k)
+		return [2]float64{median(rps), median(p99)}
+	}
+	val := func(s sliceAt) [2]float64 { return [2]float64{rec(s).RPS, rec(s).LatencyMS.P99} }
+	pieces, ms, cut := readPieces(order, val, medians)
+	p.Cut += cut
+	var medR, medP []float64
+	for i := range pieces {
+		medR, medP = append(medR, ms[i][0]), append(medP, ms[i][1])
 	}
 	levelR, levelP := stat.Mean(medR, nil), stat.Mean(medP, nil)
-	for k, m := range paired {
-		for _, s := range of(k) {
-			rep := &out.Cells[s.cell].Reps[s.rep]
-			if m[0] > 0 {
-				rep.RPS = levelR * rep.RPS / m[0]
+	for i, piece := range pieces {
+		for _, s := range piece {
+			r := rec(s)
+			if ms[i][0] > 0 {
+				r.RPS = levelR * r.RPS / ms[i][0]
 			}
-			if m[1] > 0 {
-				rep.LatencyMS.P99 = levelP * rep.LatencyMS.P99 / m[1]
+			if ms[i][1] > 0 {
+				r.LatencyMS.P99 = levelP * r.LatencyMS.P99 / ms[i][1]
 			}
 		}
 	}

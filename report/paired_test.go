@@ -89,6 +89,9 @@ func TestPairedSeparatesWhatTheHostShifts(t *testing.T) {
 	if n.RPSCV > 0.01 {
 		t.Errorf("paired noise %.3f: the host's shift left in", n.RPSCV)
 	}
+	if n.Pairing.Cut != 0 {
+		t.Errorf("%d rounds cut where the host moved only between rounds", n.Pairing.Cut)
+	}
 	for _, want := range []string{"paired by round", "no control cell ran", "rounds"} {
 		if !strings.Contains(rep.NoiseNote(), want) {
 			t.Errorf("noise note %q lacks %q", rep.NoiseNote(), want)
