@@ -32,7 +32,9 @@
 // these over its rounds and its interval Student's t across them, the
 // rounds being its repetitions; the noise band is measured from them
 // (their coefficients of variation pooled as repeated cells' are), no
-// control cell runs. What the host did to a whole round cancels. A group
+// control cell runs. What the host did to a whole round cancels; a round
+// inside which the host's level stepped is cut there, each piece read
+// against its own median (pieces.go). A group
 // of one, a slice alone ok in its round (left out) and the groups of a
 // CPU limit the connection limit split apart are not paired (see
 // paired.go), and Noise.Pairing says so.

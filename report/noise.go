@@ -182,7 +182,7 @@ func (n Noise) Sentence() string {
 	from := fmt.Sprintf("%d repeated cells", n.Repeated)
 	switch {
 	case n.Pairing != nil:
-		from = fmt.Sprintf("the rounds of %d cells, each slice against its round's median (no control cell ran)", n.Repeated)
+		from = fmt.Sprintf("the rounds of %d cells, each slice against its round's median, or its piece's where the host stepped inside the round (no control cell ran)", n.Repeated)
 	case n.Controls > 0 && n.Repeated > 0:
 		from = fmt.Sprintf("%d control runs of %s pooled with %d repeated cells", n.Controls, n.Control, n.Repeated)
 	case n.Controls > 0:

@@ -22,7 +22,9 @@ import (
 // its rounds of these, its interval Student's t across them (the report's
 // estimate over repetitions, one a round): what the host did to a whole
 // round cancels, what stays is how the cells differ from round to round.
-// The rounds are the noise; no control cell runs.
+// The rounds are the noise; no control cell runs. A round inside which
+// the host's level stepped is cut at the step, each piece read against
+// its own median (pieces.go).
 //
 // Not paired, their own figures kept: a group of one target, the slice
 // of a round in which no other target of its group finished ok (left

@@ -82,7 +82,8 @@ func strategyNote(rep *Report) string {
 		return "Strategy: successive halving on the interleaved rounds. After rounds 3, 6, 12, … a target worse than " +
 			"every profile's pick at its CPU limit (paired round by round, at 95 %) was stopped; its " +
 			"figures are its slices of the rounds it ran, every slice measured counted, so its intervals are wider " +
-			"than the finalists'. Each round is read against the median of the targets still in play at the end."
+			"than the finalists'. Each round is read against the median of the targets still in play at the end; a round the host " +
+			"stepped inside is cut there, each piece read against its slices less their cells' levels."
 	}
 	note := fmt.Sprintf("Strategy: successive halving. The recommendation rests on the %d cells measured in full "+
 		"in the final round; %d cells were measured only in short screening rounds and are shown apart in the "+
