@@ -126,6 +126,11 @@ func TestPairedFailedSlice(t *testing.T) {
 	if rep.Cells[0].RPS.Overlaps(rep.Cells[1].RPS) {
 		t.Errorf("cells 0 and 1 no longer apart: %+v %+v", rep.Cells[0].RPS, rep.Cells[1].RPS)
 	}
+	// no round with two ok slices (a target killed in round 1, Ctrl-C in
+	// round 2): every slice is left out, nothing is read, nothing panics
+	if _, p := pairRun(interleavedRun(t, "interleaved", levels[:2], oneGroup, func(i, k int) bool { return i == k%2 })); p.Dropped != 6 || p.Rounds != 0 {
+		t.Errorf("pairing of a run with no round of two: %+v", p)
+	}
 }
 
 // TestPairedSplitKeepsOwnFigures: a CPU limit whose targets ran in two

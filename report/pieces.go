@@ -278,7 +278,11 @@ func diffLevels(order []timed, logOf func(sliceAt) float64) map[int]float64 {
 	}
 	level := make([]float64, n)
 	if n < 2 || len(pairs) == 0 {
-		return map[int]float64{cells[0]: 0}
+		out := map[int]float64{}
+		for _, c := range cells {
+			out[c] = 0
+		}
+		return out
 	}
 	w := make([]float64, len(pairs))
 	for i := range w {
