@@ -98,19 +98,14 @@ type timed struct {
 	round, place int
 }
 
-// roundPieces cuts the rounds of one group's ok slices (in the order
-// they ran, rounds of two or more) where the series of their log RPS,
-// each less its cell's mean log ratio to its round's median (level),
-// steps (changePoints). It returns the pieces, each a round's slices
-// on one side of a step, and how many rounds were cut. A piece of one
-// slice joins the piece it ran next to in the neighbouring round when
-// no step lies between them, else the rest of its round (the cut is
-// undone for it).
-func roundPieces(order []timed, level func(sliceAt) float64, logRPS func(sliceAt) float64) (pieces [][]sliceAt, cut int) {
-	xs := make([]float64, len(order))
-	for i, t := range order {
-		xs[i] = logRPS(t.at) - level(t.at)
-	}
+// roundPieces cuts the rounds of one group's ok slices (order: in the
+// order they ran, rounds of two or more) where xs, the series of their
+// log RPS each less its cell's level (diffLevels), steps (changePoints).
+// It returns the pieces, each a round's slices on one side of a step,
+// and how many rounds were cut. A piece of one slice joins the piece it
+// ran next to in the neighbouring round when no step lies between them,
+// else the rest of its round (the cut is undone for it).
+func roundPieces(order []timed, xs []float64) (pieces [][]sliceAt, cut int) {
 	seg := make([]int, len(order)) // the segment each slice ran in
 	for _, c := range changePoints(xs, stepWindow, stepThreshold) {
 		for i := c; i < len(seg); i++ {
@@ -205,7 +200,11 @@ func readPieces(order []timed, val func(sliceAt) [2]float64, medians func([]slic
 	for m := range 2 {
 		levels[m] = diffLevels(order, func(s sliceAt) float64 { return logOf(s, m) })
 	}
-	pieces, cut = roundPieces(order, func(s sliceAt) float64 { return levels[0][s.cell] }, func(s sliceAt) float64 { return logOf(s, 0) })
+	xs := make([]float64, len(order))
+	for i, t := range order {
+		xs[i] = logOf(t.at, 0) - levels[0][t.at.cell]
+	}
+	pieces, cut = roundPieces(order, xs)
 	roundOf := map[sliceAt]int{}
 	for _, t := range order {
 		roundOf[t.at] = t.round
