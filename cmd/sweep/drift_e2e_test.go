@@ -14,6 +14,7 @@ import (
 
 	"github.com/docker/docker/client"
 	"gonum.org/v1/gonum/stat"
+	"gonum.org/v1/gonum/stat/distuv"
 
 	"github.com/sweep-tool/sweep/confidence"
 	"github.com/sweep-tool/sweep/internal/cpuhog"
@@ -61,68 +62,37 @@ import (
 // that of the CVs. The stack stays up for the rerun (--keep), which runs
 // after the hog is removed.
 func TestDriftFlaggedAndRerun(t *testing.T) {
-	longTest(t, "160-240 s")
+	longTest(t, "160-240 s, once more on a busy host")
 	bin, cli := demo(t)
 	info, err := cli.Info(t.Context())
 	if err != nil {
 		t.Fatalf("engine info: %v", err)
 	}
 	core := strconv.Itoa(info.NCPU - 1)
-	p, out := freePorts(t), filepath.Join(t.TempDir(), "run")
-	c := demoRun(t, p, out, "1")
-	// the control named: the grid's first cell, on which the hog's shares
-	// were chosen (the default would be its middle, web 3)
-	c.args = append(c.args, "--web-mult", "1,2,3,4", "--control-every", "1", "--control", "cpu_1__web_1__db_2", "--cpuset", core, "--keep",
-		"--retries", "1") // a busy host's hiccup (the database restarting under the first reset) is no drift
-	pr := start(t, bin, c)
-	meta := waitMeta(t, pr, out)
-	if len(meta.Cells) != 4 {
-		t.Fatalf("%d cells, want 4", len(meta.Cells))
-	}
-	control := meta.Cells[0].ID
-	if control != "cpu_1__web_1__db_2" {
-		t.Fatalf("the first cell is %s, not the control named", control)
-	}
-	third := filepath.Join(results.ControlSeqDir(out, control, 1, 3), results.ResultFile)
-	waitFor(t, pr, "the third control's record", func() bool { return fileExists(third) })
-	stop, hogAt := startHog(t, cli, meta.RunID, core)
-	code := pr.wait(t)
-	stop()
-	if code != exitOK {
-		t.Fatalf("exit %d, want 0\nstderr:\n%s", code, pr.stderr.String())
-	}
-
-	figures := controlFigures(t, out, control)
-	ctrls := readControls(t, out, control)
-	if len(ctrls) != 5 {
-		t.Fatalf("%d control records, want 5:\n%s", len(ctrls), figures)
-	}
-	var before, beside []float64
-	for i, r := range ctrls {
-		if r.Status != results.StatusOK {
-			t.Fatalf("control %d is %s (%s), the drift rule reads ok ones:\n%s", i+1, r.Status, r.Reason, figures)
+	// The verdict needs a host that moved the control only with the hog:
+	// a drop within the band of the controls before it (visibleBand) leaves
+	// the drift rule nothing to see. Such a run is removed and the grid run
+	// once more; a second one fails the test, naming the host. (A fixed
+	// gate, RPS CV 0.2 of the three controls, failed a fresh machine's CI
+	// at 0.224 and a quiet host here at 0.212, 2026-12-05.)
+	var hr hogRun
+	for attempt := 1; ; attempt++ {
+		var busy string
+		hr, busy = runBesideHog(t, bin, cli, core)
+		if busy == "" {
+			break
 		}
-		switch {
-		case r.FinishedAt.Before(hogAt):
-			before = append(before, r.RPS)
-		case r.StartedAt.After(hogAt):
-			beside = append(beside, r.RPS)
+		if attempt == 2 {
+			t.Fatalf("the host was too busy to judge drift twice: %s; run make test-drift with nothing else running", busy)
 		}
+		t.Logf("attempt %d: the host was too busy to judge drift (%s); removing the run and running the grid again", attempt, busy)
+		removeRun(t, hr.out)
+		assertNoContainers(t, cli, hr.meta.RunID)
 	}
-	if len(before) != 3 || len(beside) != 2 {
-		t.Fatalf("%d controls before the hog (started %s) and %d beside it, want 3 and 2:\n%s",
-			len(before), hogAt.Format("15:04:05.000"), len(beside), figures)
-	}
-	// The verdict below needs a host that moved the control only with the
-	// hog: controls that already spread wide before it (a build beside the
-	// test, as on a new machine's CI) leave the drift rule nothing to see,
-	// and the test says so instead of judging the rule.
-	if cv, _ := confidence.CV(before); cv > quietCV {
-		t.Fatalf("the host was too busy to judge drift: the 3 controls before the hog spread with RPS CV %.3f (over %.2f; a quiet host gave 0.12), load average %s; run make test-drift with nothing else running\n%s",
-			cv, quietCV, loadAvg(), figures)
-	}
+	p, c, out, meta, control := hr.p, hr.c, hr.out, hr.meta, hr.control
+	ctrls, before, beside, figures := hr.ctrls, hr.before, hr.beside, hr.figures
 	ratio := stat.Mean(beside, nil) / stat.Mean(before, nil)
-	t.Logf("controls (hog from %s):\n%sRPS beside the hog / before it: %.2f", hogAt.Format("15:04:05.000"), figures, ratio)
+	t.Logf("controls (hog from %s):\n%sRPS beside the hog / before it: %.2f", hr.hogAt.Format("15:04:05.000"), figures, ratio)
 	if ratio > 0.5 {
 		t.Fatalf("the hog pinned to the target's CPU %s left the control at %.2f of its RPS, want at most 0.5", core, ratio)
 	}
@@ -147,6 +117,7 @@ func TestDriftFlaggedAndRerun(t *testing.T) {
 			t.Errorf("drift %+v: want RPS down or p99 up beside the hog", m)
 		}
 	}
+	hogAt := hr.hogAt
 	halfDrop := (stat.Mean(before, nil) - stat.Mean(beside, nil)) / 2
 	for _, cell := range meta.Cells {
 		rec := readRecord(t, out, cell.ID)
@@ -205,12 +176,94 @@ func TestDriftFlaggedAndRerun(t *testing.T) {
 	assertNoContainers(t, cli, meta.RunID)
 }
 
-// quietCV is the most the controls before the hog may spread (as a
-// coefficient of variation of their RPS) for the drift verdict to mean
-// anything. This host, quiet, gave 0.119 (2026-12-04); beside CI's
-// Kubernetes build it gave 0.263, and the rule rightly saw no step in
-// controls that wide.
-const quietCV = 0.2
+// hogRun is one run of the test's grid with the hog beside its last
+// controls: what the verdict reads of it.
+type hogRun struct {
+	p              ports
+	c              cmdline
+	out            string
+	meta           results.Meta
+	control        string
+	hogAt          time.Time
+	ctrls          []results.Control
+	before, beside []float64
+	figures        string
+}
+
+// runBesideHog runs the test's grid of 4 cells with the control before
+// and after each, starts the hog pinned to core once the third control's
+// record is written, and reads the controls before and beside it. busy
+// says why the host was too busy for the verdict (the controls before
+// the hog spread over quietCV), or is empty; the run's stack is kept
+// (--keep) either way, for the rerun or the caller's removal.
+func runBesideHog(t *testing.T, bin string, cli *client.Client, core string) (hr hogRun, busy string) {
+	t.Helper()
+	hr.p, hr.out = freePorts(t), filepath.Join(t.TempDir(), "run")
+	hr.c = demoRun(t, hr.p, hr.out, "1")
+	// the control named: the grid's first cell, on which the hog's shares
+	// were chosen (the default would be its middle, web 3)
+	hr.c.args = append(hr.c.args, "--web-mult", "1,2,3,4", "--control-every", "1", "--control", "cpu_1__web_1__db_2", "--cpuset", core, "--keep",
+		"--retries", "1") // a busy host's hiccup (the database restarting under the first reset) is no drift
+	pr := start(t, bin, hr.c)
+	hr.meta = waitMeta(t, pr, hr.out)
+	if len(hr.meta.Cells) != 4 {
+		t.Fatalf("%d cells, want 4", len(hr.meta.Cells))
+	}
+	hr.control = hr.meta.Cells[0].ID
+	if hr.control != "cpu_1__web_1__db_2" {
+		t.Fatalf("the first cell is %s, not the control named", hr.control)
+	}
+	third := filepath.Join(results.ControlSeqDir(hr.out, hr.control, 1, 3), results.ResultFile)
+	waitFor(t, pr, "the third control's record", func() bool { return fileExists(third) })
+	stop, hogAt := startHog(t, cli, hr.meta.RunID, core)
+	hr.hogAt = hogAt
+	code := pr.wait(t)
+	stop()
+	if code != exitOK {
+		t.Fatalf("exit %d, want 0\nstderr:\n%s", code, pr.stderr.String())
+	}
+
+	hr.figures = controlFigures(t, hr.out, hr.control)
+	hr.ctrls = readControls(t, hr.out, hr.control)
+	if len(hr.ctrls) != 5 {
+		t.Fatalf("%d control records, want 5:\n%s", len(hr.ctrls), hr.figures)
+	}
+	for i, r := range hr.ctrls {
+		if r.Status != results.StatusOK {
+			t.Fatalf("control %d is %s (%s), the drift rule reads ok ones:\n%s", i+1, r.Status, r.Reason, hr.figures)
+		}
+		switch {
+		case r.FinishedAt.Before(hogAt):
+			hr.before = append(hr.before, r.RPS)
+		case r.StartedAt.After(hogAt):
+			hr.beside = append(hr.beside, r.RPS)
+		}
+	}
+	if len(hr.before) != 3 || len(hr.beside) != 2 {
+		t.Fatalf("%d controls before the hog (started %s) and %d beside it, want 3 and 2:\n%s",
+			len(hr.before), hogAt.Format("15:04:05.000"), len(hr.beside), hr.figures)
+	}
+	cv, _ := confidence.CV(hr.before)
+	drop := 1 - stat.Mean(hr.beside, nil)/stat.Mean(hr.before, nil)
+	if band := visibleBand(cv); drop <= band {
+		return hr, fmt.Sprintf("the hog's drop of the control's RPS (%.0f %%) is within the band of the 3 controls before it (RPS CV %.3f, band %.0f %%), load average %s:\n%s",
+			100*drop, cv, 100*band, loadAvg(), hr.figures)
+	}
+	return hr, ""
+}
+
+// visibleBand is the band of the controls before the hog, from their
+// coefficient of variation cv, as the drift rule bands a scatter
+// (z × √2 × CV at the report's confidence level; report.Noise): a drop of
+// the control within it is one no rule could tell from the host's own
+// noise, and the test's verdict on the rule would mean nothing. The gate
+// is the hog's drop against this run's noise, not a fixed CV: on a quiet
+// host three controls of 3 s spread with CV 0.12, 0.155 and 0.212
+// (2026-12-04/05), beside a Kubernetes build with 0.263, when the rule
+// saw no step.
+func visibleBand(cv float64) float64 {
+	return distuv.UnitNormal.Quantile(1-confidence.Level/2) * math.Sqrt2 * cv
+}
 
 // loadAvg is the host's load average as /proc/loadavg gives it, or why not.
 func loadAvg() string {
