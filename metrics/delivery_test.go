@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net"
 	"os"
 	"path/filepath"
@@ -246,5 +247,98 @@ func TestParseHexAddr(t *testing.T) {
 		if _, _, err := parseHexAddr(bad); err == nil {
 			t.Errorf("parseHexAddr(%q) accepted", bad)
 		}
+	}
+}
+
+// procEngine inspects a container with its own network namespace (or the
+// mode given) whose process is pid; a stats request answers from
+// readings, so a reading that should have come from /proc and did not
+// shows.
+type procEngine struct {
+	oneShots
+	mode container.NetworkMode
+	pids []int // the process at each inspect, in turn; the last one stays
+}
+
+func (e *procEngine) ContainerInspect(context.Context, string) (container.InspectResponse, error) {
+	pid := e.pids[0]
+	if len(e.pids) > 1 {
+		e.pids = e.pids[1:]
+	}
+	return container.InspectResponse{ContainerJSONBase: &container.ContainerJSONBase{ID: e.id,
+		State: &container.State{Pid: pid}, HostConfig: &container.HostConfig{NetworkMode: e.mode}}}, nil
+}
+
+// netDev is a /proc/<pid>/net/dev with these interfaces' rx bytes and
+// packets (and transmit figures that must not count).
+func netDev(ifaces map[string][2]uint64) string {
+	s := "Inter-|   Receive                                                |  Transmit\n" +
+		" face |bytes    packets errs drop fifo frame compressed multicast|bytes    packets errs drop fifo colls carrier compressed\n"
+	for _, name := range slices.Sorted(maps.Keys(ifaces)) {
+		n := ifaces[name]
+		s += fmt.Sprintf("%6s: %d %d 0 0 0 0 0 0 777777 7777 0 0 0 0 0 0\n", name, n[0], n[1])
+	}
+	return s
+}
+
+func TestReceptionFromProc(t *testing.T) {
+	t.Parallel()
+	other := "0::/docker/" + strings.Repeat("f", 64) + "\n" // another container's cgroup
+	before := map[string][2]uint64{"lo": {5_000_000, 50_000}, "eth0": {1_000, 10}, "eth1": {500, 5}}
+	after := map[string][2]uint64{"lo": {9_000_000, 90_000}, "eth0": {2_001_000, 2_010}, "eth1": {30_500, 305}}
+	onEngine := []container.StatsResponse{
+		stats(0, 0, map[string][2]uint64{"eth0": {100, 1}}),
+		stats(2*time.Second, 0, map[string][2]uint64{"eth0": {600, 6}}),
+	}
+	tests := []struct {
+		name   string
+		mode   container.NetworkMode
+		cgroup string
+		pids   []int
+		want   results.Delivery // WindowS is not compared for a proc reading (the host's clock)
+	}{
+		{"every interface but loopback summed, at once", "bridge", targetCgroup, []int{812},
+			results.Delivery{Method: "network", ReceivedBytes: 2_030_000, ReceivedPackets: 2_300}},
+		{"a user-defined network", "sweep_default", targetCgroup, []int{812},
+			results.Delivery{Method: "network", ReceivedBytes: 2_030_000, ReceivedPackets: 2_300}},
+		{"restarted: another process", "bridge", targetCgroup, []int{812, 901},
+			results.Delivery{Method: "none", Note: "the target's process changed during the phase (it restarted)"}},
+		// the engine's counters instead: the process is not this machine's
+		{"another container's cgroup", "bridge", other, []int{812},
+			results.Delivery{Method: "network", ReceivedBytes: 500, ReceivedPackets: 5, WindowS: 2}},
+		{"another container's network", "container:c0ffee", targetCgroup, []int{812},
+			results.Delivery{Method: "network", ReceivedBytes: 500, ReceivedPackets: 5, WindowS: 2}},
+		{"no process", "bridge", targetCgroup, []int{0},
+			results.Delivery{Method: "network", ReceivedBytes: 500, ReceivedPackets: 5, WindowS: 2}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			procs := fakeProcFS(t, tcpHeader, noTCP6, proc{pid: 812, cgroup: tt.cgroup, comm: "demoapp"}, proc{pid: 901, cgroup: tt.cgroup, comm: "demoapp"})
+			dev := func(pid int, ifaces map[string][2]uint64) {
+				t.Helper()
+				if err := os.WriteFile(filepath.Join(procs, fmt.Sprint(pid), "net", "dev"), []byte(netDev(ifaces)), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := os.MkdirAll(filepath.Join(procs, "901", "net"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			dev(812, before)
+			dev(901, map[string][2]uint64{"eth0": {0, 0}})
+			eng := &procEngine{oneShots: oneShots{readings: slices.Clone(onEngine), id: targetID}, mode: tt.mode, pids: tt.pids}
+			rx := startReception(t.Context(), eng, targetID, "http://127.0.0.1:18080", procs)
+			dev(812, after)
+			got := rx.Stop(t.Context())
+			if tt.want.Method == "network" && tt.want.WindowS == 0 {
+				if got.WindowS < 0 || got.WindowS > 5 {
+					t.Errorf("window %.3f s between two readings taken at once", got.WindowS)
+				}
+				got.WindowS = 0
+			}
+			if !deliveryEqual(*got, tt.want) {
+				t.Errorf("got  %+v\nwant %+v", *got, tt.want)
+			}
+		})
 	}
 }

@@ -35,6 +35,35 @@ func TestReceptionOnEngine(t *testing.T) {
 			t.Errorf("delivery %+v, want the echo process of the target holding the socket, and its CPU time", *d)
 		}
 	})
+	// In a network of its own, the counters of the target's namespace are
+	// read from this machine's /proc at once (the engine's one-shot stats
+	// come at its next collection): they must count what the load sent,
+	// and no more than the engine's counters over a wider window.
+	t.Run("own network, from /proc", func(t *testing.T) {
+		id, url := bridgeEcho(t, cli, ref)
+		wide, err := readOnce(t.Context(), cli, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rx := StartReception(t.Context(), cli, id, url)
+		load(t, url, 200)
+		d := rx.Stop(t.Context())
+		wideEnd, err := readOnce(t.Context(), cli, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		engine := int64(wideEnd.rxBytes - wide.rxBytes)
+		t.Logf("%+v; the engine's counters over a wider window: %d bytes", *d, engine)
+		if rx.begin.pid == 0 {
+			t.Errorf("the reading before the phase came from the engine, not from /proc (sweep runs on the engine's host here)")
+		}
+		if d.Method != results.DeliveryNetwork || d.ReceivedBytes < 200*1024 || d.ReceivedPackets < 200 {
+			t.Errorf("delivery %+v, want the network counters with at least the 200 KiB the load posted", *d)
+		}
+		if d.ReceivedBytes > engine {
+			t.Errorf("/proc counted %d bytes inside the phase, the engine %d over a window around it", d.ReceivedBytes, engine)
+		}
+	})
 	t.Run("host network, load elsewhere", func(t *testing.T) {
 		id, _ := hostNetworkEcho(t, cli, ref)
 		elsewhere := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {}))
@@ -48,6 +77,21 @@ func TestReceptionOnEngine(t *testing.T) {
 			t.Errorf("delivery %+v, want the socket held by this test (%s…) and not by the target", *d, self)
 		}
 	})
+}
+
+// bridgeEcho starts the echo program in the engine's default bridge
+// network and returns the container and its URL (its address on the
+// bridge, reachable from the engine's host) once it answers.
+func bridgeEcho(t *testing.T, cli *client.Client, ref string) (id, url string) {
+	t.Helper()
+	id = testenv.StartContainer(t, cli, &container.Config{Image: ref}, &container.HostConfig{})
+	c, err := cli.ContainerInspect(t.Context(), id)
+	if err != nil || c.NetworkSettings == nil || c.NetworkSettings.IPAddress == "" {
+		t.Fatalf("inspect the echo container: %v (no address on the bridge)", err)
+	}
+	url = "http://" + c.NetworkSettings.IPAddress + ":8080"
+	waitAnswers(t, url)
+	return id, url
 }
 
 // hostNetworkEcho starts the echo program in the host's network on a
