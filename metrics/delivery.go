@@ -1,12 +1,9 @@
 package metrics
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
-	"strconv"
 	"strings"
 	"time"
 
@@ -141,8 +138,8 @@ func readOnce(ctx context.Context, eng Engine, id string) (reading, error) {
 // machine's: its cgroup names the container (an engine on another
 // machine, or sweep in a container, sees other processes or none).
 func procReading(ctx context.Context, eng Engine, p procFS, id string) (reading, bool) {
-	c, err := eng.ContainerInspect(ctx, id)
-	if err != nil || c.ContainerJSONBase == nil || c.State == nil || c.State.Pid == 0 || c.HostConfig == nil {
+	c := inspect(ctx, eng, id)
+	if c == nil || c.State == nil || c.State.Pid == 0 || c.HostConfig == nil {
 		return reading{}, false
 	}
 	if m := c.HostConfig.NetworkMode; m.IsHost() || m.IsContainer() || m.IsNone() {
@@ -151,26 +148,10 @@ func procReading(ctx context.Context, eng Engine, p procFS, id string) (reading,
 	if group, err := p.cgroupOf(c.State.Pid); err != nil || c.ID == "" || !strings.Contains(group, c.ID) {
 		return reading{}, false
 	}
-	rd := reading{at: time.Now(), networks: true, pid: c.State.Pid}
-	f, err := os.Open(p.path(strconv.Itoa(c.State.Pid), "net", "dev"))
+	at := time.Now()
+	bytes, packets, err := p.netDev(c.State.Pid)
 	if err != nil {
 		return reading{}, false
 	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		name, counters, ok := strings.Cut(sc.Text(), ":")
-		fields := strings.Fields(counters)
-		if !ok || len(fields) < 2 || strings.TrimSpace(name) == "lo" {
-			continue // the two header lines, and loopback
-		}
-		bytes, err1 := strconv.ParseUint(fields[0], 10, 64)
-		packets, err2 := strconv.ParseUint(fields[1], 10, 64)
-		if err1 != nil || err2 != nil {
-			return reading{}, false
-		}
-		rd.rxBytes += bytes
-		rd.rxPackets += packets
-	}
-	return rd, sc.Err() == nil
+	return reading{at: at, networks: true, pid: c.State.Pid, rxBytes: bytes, rxPackets: packets}, true
 }

@@ -123,6 +123,32 @@ func (p procFS) cgroupOf(pid int) (string, error) {
 	return string(b), err
 }
 
+// netDev sums the received bytes and packets of every interface but
+// loopback in the network namespace of pid (/proc/<pid>/net/dev).
+func (p procFS) netDev(pid int) (bytes, packets uint64, err error) {
+	f, err := os.Open(p.path(strconv.Itoa(pid), "net", "dev"))
+	if err != nil {
+		return 0, 0, err
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		name, counters, ok := strings.Cut(sc.Text(), ":")
+		fields := strings.Fields(counters)
+		if !ok || len(fields) < 2 || strings.TrimSpace(name) == "lo" {
+			continue // the two header lines, and loopback
+		}
+		b, err1 := strconv.ParseUint(fields[0], 10, 64)
+		n, err2 := strconv.ParseUint(fields[1], 10, 64)
+		if err := cmp.Or(err1, err2); err != nil {
+			return 0, 0, fmt.Errorf("%s: %w", f.Name(), err)
+		}
+		bytes += b
+		packets += n
+	}
+	return bytes, packets, sc.Err()
+}
+
 // describe names a process for the record: "pid 812 demoapp (target)".
 func (p procFS) describe(pid int, inTarget bool) string {
 	comm, _ := os.ReadFile(p.path(strconv.Itoa(pid), "comm"))
