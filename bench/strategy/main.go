@@ -16,6 +16,14 @@
 //
 //	go run ./bench/strategy [-sweep bin/sweep] [-duration 30s] [-busy 1] [-seeds 200] ...
 //
+// With -schedule interleaved both runs take the interleaved schedule
+// (-slice, -rounds: as many slices as fit into -duration unless given),
+// so halving screens on the rounds' rungs (issue 39, item 4), and the
+// prediction is sweep replay's of the interleaved grid run through those
+// rungs, which decides each on the grid's own slices:
+//
+//	go run ./bench/strategy -schedule interleaved -cpus 0.5,1,1.5 -web-mult 1,2,3 -db-mult 1,2 -duration 60s
+//
 // Both runs share the machine with whatever else runs on it: compare the
 // two rows of one invocation, not figures of different ones.
 //
@@ -45,6 +53,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"flag"
 	"fmt"
@@ -55,6 +64,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -81,6 +91,11 @@ type config struct {
 	// noisy replays of the grid run predict halving's agreement.
 	busy, seeds int
 	loadEvery   time.Duration
+	// schedule is sweep's --schedule for both runs; slice and rounds go
+	// with the interleaved one (halving's screens are then its rungs).
+	schedule string
+	slice    time.Duration
+	rounds   int
 }
 
 func parse(args []string, stderr io.Writer) (config, error) {
@@ -107,8 +122,22 @@ func parse(args []string, stderr io.Writer) (config, error) {
 	fs.IntVar(&c.busy, "busy", 0, "busy loops (a spinning thread each, at the bench's priority) beside both runs, a noisy host on purpose")
 	fs.IntVar(&c.seeds, "seeds", 200, "noisy replays of the grid run as halving, at its measured per-length noise, whose agreement predicts the real halving run's")
 	fs.DurationVar(&c.loadEvery, "load-every", 10*time.Second, "how often /proc/loadavg is read while the runs go")
+	fs.StringVar(&c.schedule, "schedule", sweep.ScheduleSequential, "both runs' --schedule: sequential, or interleaved (halving on interleaved rounds, issue 39)")
+	fs.DurationVar(&c.slice, "slice", 2*time.Second, "with -schedule interleaved: both runs' --slice")
+	fs.IntVar(&c.rounds, "rounds", 0, "with -schedule interleaved: both runs' --rounds; 0: as many slices as fit into -duration")
 	if err := fs.Parse(args); err != nil {
 		return c, err
+	}
+	switch {
+	case c.schedule != sweep.ScheduleSequential && c.schedule != sweep.ScheduleInterleaved:
+		return c, fmt.Errorf("-schedule %q: give %s or %s", c.schedule, sweep.ScheduleSequential, sweep.ScheduleInterleaved)
+	case c.slice <= 0 || c.slice > c.Duration:
+		return c, fmt.Errorf("-slice %s: give a slice above 0 and at most -duration %s", c.slice, c.Duration)
+	case c.rounds < 0 || (c.rounds > 0 && !c.interleaved()):
+		return c, fmt.Errorf("-rounds %d: give 0 (as many as fit into -duration) or more, with -schedule %s", c.rounds, sweep.ScheduleInterleaved)
+	}
+	if c.interleaved() && c.rounds == 0 {
+		c.rounds = max(sweep.MinRounds, int(c.Duration/c.slice))
 	}
 	if c.busy < 0 || c.seeds < 1 {
 		return c, fmt.Errorf("-busy %d, -seeds %d: give 0 or more busy loops and 1 or more replays", c.busy, c.seeds)
@@ -133,6 +162,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	extra, note := halvingArgs(ctx, c)
+	if c.interleaved() {
+		// the rounds, not the steady-state rule, say how long a target is
+		// measured on the interleaved schedule (sweep refuses --precision)
+		extra, note = nil, ""
+	}
 	sampler := benchcli.StartLoad(ctx, c.loadEvery)
 	stopBusy := busy(ctx, c.busy)
 	var outs []outcome
@@ -155,8 +189,20 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	fmt.Fprintf(stdout, "grid: CPU %s × web %s × pool %s, warm-up %s + %s per cell; the demo's background task holds two connections %s a second\n",
 		c.CPUs, c.WebMult, c.DBMult, c.Warmup, c.Duration, c.bgHold)
+	if c.interleaved() {
+		fmt.Fprintf(stdout, "schedule: interleaved, %d rounds of %s slices; halving's rungs after rounds %s\n",
+			c.rounds, c.slice, joinInts(c.spec().Rungs()))
+	}
 	fmt.Fprintf(stdout, "host: %d busy loops beside the runs; %s\n", c.busy, benchcli.LoadSummary(loads, c.loadEvery))
 	if err := write(stdout, outs[0], outs[1]); err != nil {
+		return err
+	}
+	if c.interleaved() {
+		res, err := replay.Rounds(outs[0].run, report.DefaultOptions())
+		if err != nil {
+			return fmt.Errorf("replay of the grid run: %w", err)
+		}
+		_, err = fmt.Fprint(stdout, roundsPrediction(res, outs[0], outs[1]))
 		return err
 	}
 	res, err := predict(c, outs[0].run)
@@ -165,6 +211,69 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	_, err = fmt.Fprint(stdout, prediction(res, outs[0], outs[1]))
 	return err
+}
+
+func (c config) interleaved() bool { return c.schedule == sweep.ScheduleInterleaved }
+
+// spec is the halving run's schedule as sweep reads it: its rungs.
+func (c config) spec() sweep.Spec {
+	return sweep.Spec{Schedule: sweep.ScheduleInterleaved, Strategy: sweep.StrategyHalving, Rounds: c.rounds}
+}
+
+// scheduleArgs are the flags both runs get for c's schedule.
+func (c config) scheduleArgs() []string {
+	if !c.interleaved() {
+		return nil
+	}
+	return []string{"--schedule", sweep.ScheduleInterleaved, "--slice", c.slice.String(), "--rounds", strconv.Itoa(c.rounds)}
+}
+
+func joinInts(v []int) string {
+	s := make([]string, len(v))
+	for i, n := range v {
+		s[i] = strconv.Itoa(n)
+	}
+	return cmp.Or(strings.Join(s, ", "), "none")
+}
+
+// roundsPrediction sets the replay of the interleaved grid run through
+// halving on its rounds (sweep replay's, which decides each rung on the
+// grid's own slices) beside the real halving run: the slices and load
+// each measured against the grid's, and per profile whether each
+// agrees with the grid's pick. The replay prices load only; both runs
+// start and warm up every target once, which the wall times carry.
+func roundsPrediction(res *replay.RoundsResult, grid, halving outcome) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "\nreplay of the grid run through halving on its rounds (rungs after rounds %s):\n", joinInts(res.Rungs))
+	agree := 0
+	for _, p := range res.Picks {
+		if p.Agrees {
+			agree++
+		}
+	}
+	_, real := compare(grid.rep, halving.rep)
+	fmt.Fprintf(&b, "  picks in the grid's sets: the replay %d of %d, the real halving run %d of %d\n",
+		agree, len(res.Picks), real, len(grid.rep.Profiles))
+	n, load := slicesOf(halving.run)
+	share := func(part int) float64 { return 100 * float64(part) / float64(max(res.GridSlices, 1)) }
+	fmt.Fprintf(&b, "  slices: the replay %d of the grid's %d (%.1f %%), the real halving run %d (%.1f %%)\n",
+		res.Slices, res.GridSlices, share(res.Slices), n, share(n))
+	fmt.Fprintf(&b, "  load: the replay %.0f s of the grid's %.0f s (%.1f %%), the real halving run %.0f s; wall time %.1f %% of the grid's\n",
+		res.LoadS, res.GridLoadS, 100*res.LoadS/max(res.GridLoadS, 1), load, 100*halving.wall.Seconds()/grid.wall.Seconds())
+	return b.String()
+}
+
+// slicesOf counts an interleaved run's slices and their seconds of load.
+func slicesOf(run *results.Run) (n int, loadS float64) {
+	for _, c := range run.Cells {
+		for _, rep := range c.Reps {
+			if rep.LoadSlice != nil {
+				n++
+				loadS += rep.DurationS
+			}
+		}
+	}
+	return n, loadS
 }
 
 // busy starts n busy loops, each spinning on a thread of its own until
@@ -250,7 +359,7 @@ func halvingArgs(ctx context.Context, c config) ([]string, string) {
 // background hold (DEMOAPP_BG_HOLD, which the demo's compose file reads)
 // last in its environment.
 func command(ctx context.Context, c config, dir, strategy string, extra []string) *exec.Cmd {
-	argv := append(append(c.RunArgs(), "--strategy", strategy, "--out", dir), extra...)
+	argv := append(append(append(c.RunArgs(), c.scheduleArgs()...), "--strategy", strategy, "--out", dir), extra...)
 	cmd := exec.CommandContext(ctx, c.Sweep, argv...)
 	cmd.Env = append(os.Environ(), "DEMOAPP_BG_HOLD="+c.bgHold.String())
 	return cmd
@@ -279,9 +388,10 @@ func measure(ctx context.Context, c config, strategy string, extra []string, std
 // write prints the comparison.
 func write(w io.Writer, grid, halving outcome) error {
 	tw := tabwriter.NewWriter(w, 2, 8, 2, ' ', 0)
-	fmt.Fprintln(tw, "strategy\twall time\tcells measured in full\tscreened out")
+	fmt.Fprintln(tw, "strategy\twall time\tcells measured in full\tscreened out\tslices (interleaved)")
 	for _, o := range []outcome{grid, halving} {
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\n", o.strategy, o.wall.Round(time.Second), measured(o.run), len(o.run.Screened))
+		n, _ := slicesOf(o.run)
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\n", o.strategy, o.wall.Round(time.Second), measured(o.run), len(o.run.Screened), n)
 	}
 	if err := tw.Flush(); err != nil {
 		return err

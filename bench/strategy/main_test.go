@@ -151,3 +151,64 @@ func TestBusy(t *testing.T) {
 		t.Error("the busy loops did not spin within 5 s")
 	}
 }
+
+// TestInterleavedArgs: -schedule interleaved hands both runs the schedule,
+// the slice and the rounds (as many as fit into -duration by default),
+// and bad schedule flags are refused naming the flag.
+func TestInterleavedArgs(t *testing.T) {
+	t.Parallel()
+	c, err := parse([]string{"-schedule", "interleaved", "-duration", "60s", "-slice", "2s"}, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.rounds != 30 {
+		t.Errorf("rounds %d, want 30 (60s of 2s slices)", c.rounds)
+	}
+	cmd := command(t.Context(), c, "out/grid", "grid", nil)
+	if got, want := strings.Join(cmd.Args, " "), "--duration 1m0s --driver builtin --schedule interleaved --slice 2s --rounds 30 --strategy grid --out out/grid"; !strings.HasSuffix(got, want) {
+		t.Errorf("args %q\nwant them to end %q", got, want)
+	}
+	if got := joinInts(c.spec().Rungs()); got != "3, 6, 12, 24" {
+		t.Errorf("rungs %s, want 3, 6, 12, 24", got)
+	}
+	if seq, _ := parse(nil, io.Discard); len(seq.scheduleArgs()) != 0 {
+		t.Errorf("the sequential default adds %v", seq.scheduleArgs())
+	}
+	for _, bad := range [][]string{
+		{"-schedule", "random"},
+		{"-schedule", "interleaved", "-slice", "0s"},
+		{"-schedule", "interleaved", "-slice", "50s"},
+		{"-rounds", "5"},
+	} {
+		if _, err := parse(bad, io.Discard); err == nil || !strings.Contains(err.Error(), bad[len(bad)-2]) {
+			t.Errorf("parse %v: %v, want an error naming %s", bad, err, bad[len(bad)-2])
+		}
+	}
+}
+
+func TestRoundsPrediction(t *testing.T) {
+	t.Parallel()
+	p := func(key string, w, d float64) report.Profile {
+		return report.Profile{Key: key, Found: true, WebMult: w, DBMult: d, Best: [2]float64{w, d}}
+	}
+	slice := func(round int) results.Rep {
+		return results.Rep{Record: results.Record{Measurement: results.Measurement{DurationS: 2}, LoadSlice: &results.LoadSlice{Group: 1, Round: round}}}
+	}
+	grid := outcome{wall: 100 * time.Second, rep: &report.Report{Profiles: []report.Profile{p("latency", 2, 1), p("balanced", 4, 1), p("throughput", 6, 2)}}}
+	halving := outcome{wall: 40 * time.Second,
+		rep: &report.Report{Profiles: []report.Profile{p("latency", 2, 1), p("balanced", 4, 2), p("throughput", 6, 2)}},
+		run: &results.Run{Cells: []results.RunCell{{Reps: []results.Rep{slice(1), slice(2), slice(3)}}, {Reps: []results.Rep{slice(1)}}}}}
+	res := &replay.RoundsResult{Rungs: []int{3, 6}, Slices: 5, GridSlices: 20, LoadS: 10, GridLoadS: 40,
+		Picks: []replay.Pick{{Profile: "latency", Agrees: true}, {Profile: "balanced", Agrees: true}, {Profile: "throughput", Agrees: false}}}
+	got := roundsPrediction(res, grid, halving)
+	for _, want := range []string{
+		"(rungs after rounds 3, 6)",
+		"picks in the grid's sets: the replay 2 of 3, the real halving run 2 of 3\n",
+		"slices: the replay 5 of the grid's 20 (25.0 %), the real halving run 4 (20.0 %)\n",
+		"load: the replay 10 s of the grid's 40 s (25.0 %), the real halving run 8 s; wall time 40.0 % of the grid's\n",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("missing %q in\n%s", want, got)
+		}
+	}
+}
