@@ -46,6 +46,20 @@ func (r *Run) Slices() []string {
 	return out
 }
 
+// LoadSlices counts an interleaved run's slices of load and their
+// seconds of load (the measured phases; none in a sequential run).
+func (r *Run) LoadSlices() (n int, loadS float64) {
+	for _, c := range r.Cells {
+		for _, rep := range c.Reps {
+			if rep.LoadSlice != nil {
+				n++
+				loadS += rep.DurationS
+			}
+		}
+	}
+	return n, loadS
+}
+
 // Only returns a copy of the run with only the cells of one slice.
 func (r *Run) Only(slice string) *Run {
 	out := *r

@@ -18,6 +18,7 @@ package sweep
 // play and never decides a rung again.
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -25,6 +26,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/sweep-tool/sweep/results"
@@ -67,6 +69,15 @@ func (s Spec) Rungs() []int {
 		out = append(out, k)
 	}
 	return out
+}
+
+// RungsText lists rung rounds for a person: "3, 6, 12", or "none".
+func RungsText(rungs []int) string {
+	s := make([]string, len(rungs))
+	for i, k := range rungs {
+		s[i] = strconv.Itoa(k)
+	}
+	return cmp.Or(strings.Join(s, ", "), "none")
 }
 
 // rungs are the rung rounds of group g: none for a group the connection

@@ -50,9 +50,15 @@ func TestRungs(t *testing.T) {
 	if got := s.Rungs(); !slices.Equal(got, []int{3, 6, 12}) {
 		t.Errorf("Rungs of 13 rounds = %v, want [3 6 12]", got)
 	}
+	if got := RungsText(s.Rungs()); got != "3, 6, 12" {
+		t.Errorf("RungsText = %q, want 3, 6, 12", got)
+	}
 	s.Strategy = ""
 	if got := s.Rungs(); got != nil {
 		t.Errorf("Rungs of the grid = %v, want none", got)
+	}
+	if got := RungsText(s.Rungs()); got != "none" {
+		t.Errorf("RungsText of no rungs = %q, want none", got)
 	}
 }
 

@@ -53,7 +53,6 @@
 package main
 
 import (
-	"cmp"
 	"context"
 	"flag"
 	"fmt"
@@ -137,7 +136,9 @@ func parse(args []string, stderr io.Writer) (config, error) {
 		return c, fmt.Errorf("-rounds %d: give 0 (as many as fit into -duration) or more, with -schedule %s", c.rounds, sweep.ScheduleInterleaved)
 	}
 	if c.interleaved() && c.rounds == 0 {
-		c.rounds = max(sweep.MinRounds, int(c.Duration/c.slice))
+		// sweep's own count, as `sweep plan` prices it
+		c.rounds = sweep.Spec{Schedule: sweep.ScheduleInterleaved, RoundsAuto: true,
+			Duration: sweep.Duration(c.Duration), Slice: sweep.Duration(c.slice)}.MaxRounds()
 	}
 	if c.busy < 0 || c.seeds < 1 {
 		return c, fmt.Errorf("-busy %d, -seeds %d: give 0 or more busy loops and 1 or more replays", c.busy, c.seeds)
@@ -191,7 +192,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		c.CPUs, c.WebMult, c.DBMult, c.Warmup, c.Duration, c.bgHold)
 	if c.interleaved() {
 		fmt.Fprintf(stdout, "schedule: interleaved, %d rounds of %s slices; halving's rungs after rounds %s\n",
-			c.rounds, c.slice, joinInts(c.spec().Rungs()))
+			c.rounds, c.slice, sweep.RungsText(c.spec().Rungs()))
 	}
 	fmt.Fprintf(stdout, "host: %d busy loops beside the runs; %s\n", c.busy, benchcli.LoadSummary(loads, c.loadEvery))
 	if err := write(stdout, outs[0], outs[1]); err != nil {
@@ -228,14 +229,6 @@ func (c config) scheduleArgs() []string {
 	return []string{"--schedule", sweep.ScheduleInterleaved, "--slice", c.slice.String(), "--rounds", strconv.Itoa(c.rounds)}
 }
 
-func joinInts(v []int) string {
-	s := make([]string, len(v))
-	for i, n := range v {
-		s[i] = strconv.Itoa(n)
-	}
-	return cmp.Or(strings.Join(s, ", "), "none")
-}
-
 // roundsPrediction sets the replay of the interleaved grid run through
 // halving on its rounds (sweep replay's, which decides each rung on the
 // grid's own slices) beside the real halving run: the slices and load
@@ -244,7 +237,7 @@ func joinInts(v []int) string {
 // start and warm up every target once, which the wall times carry.
 func roundsPrediction(res *replay.RoundsResult, grid, halving outcome) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "\nreplay of the grid run through halving on its rounds (rungs after rounds %s):\n", joinInts(res.Rungs))
+	fmt.Fprintf(&b, "\nreplay of the grid run through halving on its rounds (rungs after rounds %s):\n", sweep.RungsText(res.Rungs))
 	agree := 0
 	for _, p := range res.Picks {
 		if p.Agrees {
@@ -254,26 +247,13 @@ func roundsPrediction(res *replay.RoundsResult, grid, halving outcome) string {
 	_, real := compare(grid.rep, halving.rep)
 	fmt.Fprintf(&b, "  picks in the grid's sets: the replay %d of %d, the real halving run %d of %d\n",
 		agree, len(res.Picks), real, len(grid.rep.Profiles))
-	n, load := slicesOf(halving.run)
+	n, load := halving.run.LoadSlices()
 	share := func(part int) float64 { return 100 * float64(part) / float64(max(res.GridSlices, 1)) }
 	fmt.Fprintf(&b, "  slices: the replay %d of the grid's %d (%.1f %%), the real halving run %d (%.1f %%)\n",
 		res.Slices, res.GridSlices, share(res.Slices), n, share(n))
 	fmt.Fprintf(&b, "  load: the replay %.0f s of the grid's %.0f s (%.1f %%), the real halving run %.0f s; wall time %.1f %% of the grid's\n",
 		res.LoadS, res.GridLoadS, 100*res.LoadS/max(res.GridLoadS, 1), load, 100*halving.wall.Seconds()/grid.wall.Seconds())
 	return b.String()
-}
-
-// slicesOf counts an interleaved run's slices and their seconds of load.
-func slicesOf(run *results.Run) (n int, loadS float64) {
-	for _, c := range run.Cells {
-		for _, rep := range c.Reps {
-			if rep.LoadSlice != nil {
-				n++
-				loadS += rep.DurationS
-			}
-		}
-	}
-	return n, loadS
 }
 
 // busy starts n busy loops, each spinning on a thread of its own until
@@ -390,7 +370,7 @@ func write(w io.Writer, grid, halving outcome) error {
 	tw := tabwriter.NewWriter(w, 2, 8, 2, ' ', 0)
 	fmt.Fprintln(tw, "strategy\twall time\tcells measured in full\tscreened out\tslices (interleaved)")
 	for _, o := range []outcome{grid, halving} {
-		n, _ := slicesOf(o.run)
+		n, _ := o.run.LoadSlices()
 		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\n", o.strategy, o.wall.Round(time.Second), measured(o.run), len(o.run.Screened), n)
 	}
 	if err := tw.Flush(); err != nil {

@@ -11,6 +11,7 @@ import (
 	"github.com/sweep-tool/sweep/report"
 	"github.com/sweep-tool/sweep/results"
 	"github.com/sweep-tool/sweep/strategy/replay"
+	"github.com/sweep-tool/sweep/sweep"
 )
 
 func TestCommand(t *testing.T) {
@@ -168,8 +169,13 @@ func TestInterleavedArgs(t *testing.T) {
 	if got, want := strings.Join(cmd.Args, " "), "--duration 1m0s --driver builtin --schedule interleaved --slice 2s --rounds 30 --strategy grid --out out/grid"; !strings.HasSuffix(got, want) {
 		t.Errorf("args %q\nwant them to end %q", got, want)
 	}
-	if got := joinInts(c.spec().Rungs()); got != "3, 6, 12, 24" {
+	if got := sweep.RungsText(c.spec().Rungs()); got != "3, 6, 12, 24" {
 		t.Errorf("rungs %s, want 3, 6, 12, 24", got)
+	}
+	// a slice that does not divide -duration: rounded up, as sweep plan
+	// prices --rounds auto, so the bench's runs get sweep's own count
+	if odd, err := parse([]string{"-schedule", "interleaved", "-duration", "45s", "-slice", "2s"}, io.Discard); err != nil || odd.rounds != 23 {
+		t.Errorf("45s of 2s slices: %d rounds (%v), want 23", odd.rounds, err)
 	}
 	if seq, _ := parse(nil, io.Discard); len(seq.scheduleArgs()) != 0 {
 		t.Errorf("the sequential default adds %v", seq.scheduleArgs())

@@ -3,7 +3,6 @@ package halving
 import (
 	"cmp"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/sweep-tool/sweep/sweep"
@@ -80,16 +79,11 @@ func topText(keep float64, pairs int) string {
 // spec.Estimate prices, and each rung saves the dropped targets' later
 // slices.
 func describeRounds(spec sweep.Spec) []string {
-	rungs := spec.Rungs()
-	rounds := make([]string, len(rungs))
-	for i, k := range rungs {
-		rounds[i] = fmt.Sprint(k)
-	}
 	return []string{
 		fmt.Sprintf("worst case, halving on interleaved rounds: %s, the interleaved grid's, if no rung drops a target; "+
 			"never more", sweep.Round(spec.Estimate().Total)),
 		fmt.Sprintf("  rungs after rounds %s: each stops the targets worse than every profile's pick at their CPU limit, "+
 			"paired round by round at 95 %% (ties stay), saving their later slices of %s each; their slices so far count; "+
-			"a rung that can drop none says so and the rounds go on", strings.Join(rounds, ", "), spec.SliceLength()),
+			"a rung that can drop none says so and the rounds go on", sweep.RungsText(spec.Rungs()), spec.SliceLength()),
 	}
 }

@@ -127,21 +127,12 @@ func Rounds(run *results.Run, opts report.Options) (*RoundsResult, error) {
 	halved := *run
 	halved.Cells = slices.Clone(run.Cells)
 	for i, c := range halved.Cells {
-		for _, rep := range c.Reps {
-			if rep.LoadSlice == nil {
-				continue
-			}
-			res.GridSlices++
-			res.GridLoadS += rep.DurationS
-			if k, ok := droppedAfter[c.ID]; !ok || rep.LoadSlice.Round <= k {
-				res.Slices++
-				res.LoadS += rep.DurationS
-			}
-		}
 		if k, ok := droppedAfter[c.ID]; ok {
 			halved.Cells[i] = halving.UpToRound(&results.Run{Cells: []results.RunCell{c}}, []string{c.ID}, k).Cells[0]
 		}
 	}
+	res.GridSlices, res.GridLoadS = run.LoadSlices()
+	res.Slices, res.LoadS = halved.LoadSlices()
 	grid, err := gridPicks(run, opts)
 	if err != nil {
 		return nil, err
@@ -169,12 +160,8 @@ func WriteRoundsJSON(w io.Writer, res *RoundsResult) error { return writeJSON(w,
 // the slices against the grid's, and the picks.
 func WriteRoundsText(w io.Writer, res *RoundsResult) error {
 	var b strings.Builder
-	rungs := make([]string, len(res.Rungs))
-	for i, k := range res.Rungs {
-		rungs[i] = fmt.Sprint(k)
-	}
 	fmt.Fprintf(&b, "Replay of run %s (interleaved, %d rounds) through halving on its rounds: rungs after rounds %s.\n\n",
-		res.RunID, res.Rounds, cmp.Or(strings.Join(rungs, ", "), "none"))
+		res.RunID, res.Rounds, sweep.RungsText(res.Rungs))
 	for _, g := range res.Groups {
 		what := sweep.FormatNumber(g.CPUs) + " CPUs"
 		if g.Slice != "" {
