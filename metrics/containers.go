@@ -50,6 +50,7 @@ type Target struct {
 // Run is a container sampler in progress.
 type Run struct {
 	eng    Engine
+	procs  procFS
 	start  time.Time
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
@@ -62,16 +63,24 @@ type Run struct {
 // average), so one long-lived stream per container is both the cheaper
 // and the more punctual way to read once a second. The first frame is the
 // baseline; figures cover the frames after it. Start does not fail: a
-// target that cannot be read yields empty figures.
+// target that cannot be read yields empty figures. Where a target's
+// processes are this machine's, their run-queue delay is read from /proc
+// at the start and at Stop (ResourceStats.CPUWaitCoresMean).
 func Start(ctx context.Context, eng Engine, targets []Target) *Run {
+	return start(ctx, eng, targets, "/proc")
+}
+
+// start is Start with the proc file system at procs.
+func start(ctx context.Context, eng Engine, targets []Target, procs procFS) *Run {
 	ctx, cancel := context.WithCancel(ctx)
-	r := &Run{eng: eng, start: time.Now(), cancel: cancel}
+	r := &Run{eng: eng, procs: procs, start: time.Now(), cancel: cancel}
 	for _, t := range targets {
 		s := &series{target: t, limit: t.CPULimit}
 		s.begin = inspect(ctx, eng, t.ID)
 		if s.limit == 0 {
 			s.limit = inspectedLimit(s.begin)
 		}
+		s.waitBegin = readWait(procs, s.begin)
 		r.series = append(r.series, s)
 		r.wg.Go(func() { r.follow(ctx, s) })
 	}
@@ -123,6 +132,7 @@ func (r *Run) Stop() (map[string]results.ResourceStats, map[string][]results.Con
 		wg.Go(func() {
 			end := inspect(ctx, r.eng, s.target.ID)
 			rs := s.summary(end)
+			rs.CPUWaitCoresMean = s.waitBegin.coresUntil(readWait(r.procs, end))
 			mu.Lock()
 			defer mu.Unlock()
 			stats[s.target.Service] = rs
@@ -131,6 +141,40 @@ func (r *Run) Stop() (map[string]results.ResourceStats, map[string][]results.Con
 	}
 	wg.Wait()
 	return stats, samples
+}
+
+// waitReading is the run-queue delay of a container's tasks, read from
+// /proc at one moment.
+type waitReading struct {
+	group  string
+	at     time.Time
+	delays map[int]uint64
+}
+
+// readWait reads container c's run-queue delays; nil when its processes
+// are not this machine's or cannot be read.
+func readWait(p procFS, c *container.InspectResponse) *waitReading {
+	group, ok := p.groupOf(c)
+	if !ok {
+		return nil
+	}
+	at := time.Now()
+	delays, err := p.runDelays(group)
+	if err != nil {
+		return nil
+	}
+	return &waitReading{group: group, at: at, delays: delays}
+}
+
+// coresUntil is the delay accrued from w to end over the time between
+// them, in cores; nil when either is missing or end is another
+// container's (its cgroup changed).
+func (w *waitReading) coresUntil(end *waitReading) *float64 {
+	if w == nil || end == nil || end.group != w.group || !end.at.After(w.at) {
+		return nil
+	}
+	cores := float64(waitedBetween(w.delays, end.delays)) / float64(end.at.Sub(w.at).Nanoseconds())
+	return &cores
 }
 
 func inspect(ctx context.Context, eng Engine, id string) *container.InspectResponse {

@@ -36,6 +36,9 @@ func TestContainerSamplerSeesThrottling(t *testing.T) {
 	after := oneShot(t, cli, id)
 	rs := stats["burn"]
 	t.Logf("burn: %+v", rs)
+	if rs.CPUWaitCoresMean != nil {
+		t.Logf("burn waited for %.3f cores (throttled or runnable)", *rs.CPUWaitCoresMean)
+	}
 	for _, s := range samples["burn"] {
 		t.Logf("  t=%.2f cores=%.3f pct=%.1f throttled=%d mem=%d", s.T, s.CPUCores, s.CPUPctOfLimit, s.ThrottledPeriods, s.MemBytes)
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/docker/docker/api/types/container"
@@ -139,13 +138,13 @@ func readOnce(ctx context.Context, eng Engine, id string) (reading, error) {
 // machine, or sweep in a container, sees other processes or none).
 func procReading(ctx context.Context, eng Engine, p procFS, id string) (reading, bool) {
 	c := inspect(ctx, eng, id)
-	if c == nil || c.State == nil || c.State.Pid == 0 || c.HostConfig == nil {
+	if c == nil || c.HostConfig == nil {
 		return reading{}, false
 	}
 	if m := c.HostConfig.NetworkMode; m.IsHost() || m.IsContainer() || m.IsNone() {
 		return reading{}, false
 	}
-	if group, err := p.cgroupOf(c.State.Pid); err != nil || c.ID == "" || !strings.Contains(group, c.ID) {
+	if _, ok := p.groupOf(c); !ok {
 		return reading{}, false
 	}
 	at := time.Now()

@@ -15,6 +15,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/docker/docker/api/types/container"
+
 	"github.com/sweep-tool/sweep/results"
 )
 
@@ -46,8 +48,8 @@ func (r *Reception) hostProof(ctx context.Context, end reading) *results.Deliver
 		return none("the target has no network counters of its own and its process is unknown: %v", err)
 	}
 	p := procFS(r.procs)
-	group, err := p.cgroupOf(c.State.Pid)
-	if err != nil || !strings.Contains(group, c.ID) {
+	group, ok := p.groupOf(&c)
+	if !ok {
 		return none("the target has no network counters of its own and its processes are not visible here " +
 			"(is the engine on another machine, or sweep in a container?)")
 	}
@@ -123,6 +125,18 @@ func (p procFS) cgroupOf(pid int) (string, error) {
 	return string(b), err
 }
 
+// groupOf returns the cgroup of container c's process when that process
+// is this machine's: its cgroup file names the container (an engine on
+// another machine, or sweep in a container, sees another process or
+// none); false otherwise.
+func (p procFS) groupOf(c *container.InspectResponse) (string, bool) {
+	if c == nil || c.ContainerJSONBase == nil || c.State == nil || c.State.Pid == 0 || c.ID == "" {
+		return "", false
+	}
+	group, err := p.cgroupOf(c.State.Pid)
+	return group, err == nil && strings.Contains(group, c.ID)
+}
+
 // netDev sums the received bytes and packets of every interface but
 // loopback in the network namespace of pid (/proc/<pid>/net/dev).
 func (p procFS) netDev(pid int) (bytes, packets uint64, err error) {
@@ -147,6 +161,71 @@ func (p procFS) netDev(pid int) (bytes, packets uint64, err error) {
 		packets += n
 	}
 	return bytes, packets, sc.Err()
+}
+
+// runDelays reads the run-queue delay, in nanoseconds, of every task of
+// every process whose cgroup file reads group (the processes of one
+// container, cgroupOf), by task id: the second field of
+// /proc/<pid>/task/<tid>/schedstat, the task's time runnable but not
+// running since it started. A process or task that ends while it is read
+// is skipped.
+func (p procFS) runDelays(group string) (map[int]uint64, error) {
+	procs, err := os.ReadDir(string(p))
+	if err != nil {
+		return nil, err
+	}
+	out := map[int]uint64{}
+	for _, d := range procs {
+		pid, err := strconv.Atoi(d.Name())
+		if err != nil {
+			continue // not a process
+		}
+		if g, err := p.cgroupOf(pid); err != nil || g != group {
+			continue
+		}
+		ts, err := os.ReadDir(p.path(d.Name(), "task"))
+		if err != nil {
+			continue // ended
+		}
+		for _, task := range ts {
+			tid, err := strconv.Atoi(task.Name())
+			if err != nil {
+				continue
+			}
+			file := p.path(d.Name(), "task", task.Name(), "schedstat")
+			b, err := os.ReadFile(file)
+			if err != nil {
+				continue // ended
+			}
+			fields := strings.Fields(string(b))
+			if len(fields) < 2 {
+				return nil, fmt.Errorf("%s: %q has no run-queue delay", file, b)
+			}
+			if out[tid], err = strconv.ParseUint(fields[1], 10, 64); err != nil {
+				return nil, fmt.Errorf("%s: %w", file, err)
+			}
+		}
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("no task of cgroup %q in %s", strings.TrimSpace(group), p)
+	}
+	return out, nil
+}
+
+// waitedBetween is the run-queue delay the tasks of end accrued since
+// begin: a task in both, its growth; a task new since (or whose counter
+// went back: its id reused), all of its delay. A task that ended between
+// the two readings takes its delay with it, so the sum is a lower bound.
+func waitedBetween(begin, end map[int]uint64) uint64 {
+	var ns uint64
+	for tid, e := range end {
+		if b, ok := begin[tid]; ok && b <= e {
+			ns += e - b
+		} else {
+			ns += e
+		}
+	}
+	return ns
 }
 
 // describe names a process for the record: "pid 812 demoapp (target)".

@@ -16,7 +16,10 @@ type series struct {
 	target Target
 	limit  float64 // cores; 0 until known
 	begin  *container.InspectResponse
-	prev   *container.StatsResponse
+	// waitBegin is the target's run-queue delays at the start; nil
+	// where they cannot be read.
+	waitBegin *waitReading
+	prev      *container.StatsResponse
 
 	samples                        []results.ContainerSample
 	cpuSum, cpuMax                 float64

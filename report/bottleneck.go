@@ -15,6 +15,7 @@ const (
 	BottleneckPool      = "pool-starved"
 	BottleneckCPU       = "cpu-bound"
 	BottleneckDB        = "db-bound"
+	BottleneckHost      = "host-bound"
 	BottleneckGenerator = "generator-bound"
 	BottleneckNone      = "unsaturated"
 )
@@ -33,8 +34,11 @@ var Legend = []struct{ Label, Rule string }{
 		"pool per worker; a pooler's pool of server connections): requests wait for a connection"},
 	{BottleneckCPU, "target CPU at or above 85 % of its limit"},
 	{BottleneckDB, "another service (the database) at or above 85 % of its CPU limit, or sessions waiting on locks"},
+	{BottleneckHost, "target CPU below 85 % of its limit, but at or above it with the CPU its threads waited for " +
+		"(read where its processes are this machine's): other work on the host's CPUs held it back"},
 	{BottleneckGenerator, fmt.Sprintf("host CPU pressure at or above %.0f %% of the phase, the load driver's CPU per "+
-		"request at least %g of the target's, and the target below %d %% of its CPU limit: the generator, not the target, "+
+		"request at least %g of the target's, and the target below %d %% of its CPU limit (with the CPU it waited for, where read): "+
+		"the generator, not the target, "+
 		"set the pace", 100*results.GeneratorPressureShare, results.GeneratorCPUShare, results.GeneratorTargetPct)},
 	{BottleneckNone, "metrics present and nothing near a limit: the offered load sets the pace"},
 }
@@ -54,9 +58,14 @@ func bottleneck(c *Cell, service string, pool sweep.PoolShape, opts Options) str
 	}
 	var dropped int64
 	var activePeak, waiting int
-	var otherPct float64
+	var otherPct, wanted float64
+	var waitRead int
 	metrics := false
 	for _, r := range c.reps {
+		if w, ok := r.Resources[service].WantedPct(); ok {
+			wanted += w
+			waitRead++
+		}
 		dropped += r.DroppedIterations
 		if r.DB != nil {
 			metrics = true
@@ -81,6 +90,8 @@ func bottleneck(c *Cell, service string, pool sweep.PoolShape, opts Options) str
 		return BottleneckCPU
 	case otherPct >= saturatedPct || waiting > 0:
 		return BottleneckDB
+	case waitRead > 0 && wanted/float64(waitRead) >= saturatedPct:
+		return BottleneckHost
 	case c.Generator != "":
 		return BottleneckGenerator
 	}

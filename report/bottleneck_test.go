@@ -22,6 +22,14 @@ func cpuPct(app, db float64) func(*results.Rep) {
 	}
 }
 
+// waited gives a repetition the target's CPU in % of its 1-CPU limit and
+// the cores its threads waited for.
+func waited(app, cores float64) func(*results.Rep) {
+	return func(r *results.Rep) {
+		r.Resources = map[string]results.ResourceStats{"app": {CPUPctOfLimitMean: app, CPULimitCores: 1, CPUWaitCoresMean: &cores}}
+	}
+}
+
 // TestBottleneckBounds takes each label to the edge of its rule (pool 4,
 // error bound 1 %, saturation at 85 % CPU), in the rules' order.
 func TestBottleneckBounds(t *testing.T) {
@@ -48,6 +56,11 @@ func TestBottleneckBounds(t *testing.T) {
 		{"database CPU just below 85 %", []results.Rep{okRep(100, 5, 0, cpuPct(10, 84.9))}, BottleneckNone},
 		{"sessions waiting on locks", []results.Rep{okRep(100, 5, 0, sessions(1, 1))}, BottleneckDB},
 		{"target before database", []results.Rep{okRep(100, 5, 0, cpuPct(90, 90))}, BottleneckCPU},
+		{"target waited up to 85 %", []results.Rep{okRep(100, 5, 0, waited(40, 0.45))}, BottleneckHost},
+		{"target waited to just below 85 %", []results.Rep{okRep(100, 5, 0, waited(40, 0.449))}, BottleneckNone},
+		{"waits read in one repetition of two", []results.Rep{okRep(100, 5, 0, waited(40, 0.5)), okRep(100, 5, 0, cpuPct(40, 10))},
+			BottleneckHost},
+		{"target's own CPU first", []results.Rep{okRep(100, 5, 0, waited(85, 1))}, BottleneckCPU},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()

@@ -10,8 +10,9 @@ const (
 	// GeneratorCPUShare: the driver spent at least this share of the
 	// target's CPU time per request.
 	GeneratorCPUShare = 0.5
-	// GeneratorTargetPct: the target's mean CPU stayed below this share
-	// of its limit, in percent.
+	// GeneratorTargetPct: the target's mean CPU, with the CPU it waited
+	// for where that was read, stayed below this share of its limit, in
+	// percent.
 	GeneratorTargetPct = 85
 )
 
@@ -26,9 +27,12 @@ const (
 //   - the driver is costly next to the target: its CPU per request is at
 //     least GeneratorCPUShare of the target's (the target's mean cores
 //     over its RPS), so its share of the contended CPUs is not small;
-//   - the target had CPU to spare: its mean stayed below
-//     GeneratorTargetPct of its limit, so it was not the target's CPU
-//     that set the pace.
+//   - the target had CPU to spare: its mean, and the CPU its threads
+//     waited for where that was read (ResourceStats.CPUWaitCoresMean),
+//     stayed below GeneratorTargetPct of its limit, so it was not the
+//     target's CPU that set the pace. Without the wait a target held
+//     back by others on its CPUs (a pinned neighbour, an interleaved
+//     run's idle targets) looks as idle as one starved of requests.
 //
 // A driver that waits for a CPU counts the wait as latency, so its own
 // figures (and its Little's ratio) look healthy; this rule reads the host
@@ -45,10 +49,15 @@ func GeneratorBound(rec Record, service string) string {
 	pressure := rec.Host.CPUPressure.SomeShare
 	driverUS := rec.Driver.CPUPerRequestUS
 	targetUS := target.CPUCoresMean / rec.RPS * 1e6
-	if pressure < GeneratorPressureShare || driverUS < GeneratorCPUShare*targetUS ||
-		target.CPUPctOfLimitMean >= GeneratorTargetPct {
+	used := target.CPUPctOfLimitMean
+	wanted, waitRead := target.WantedPct()
+	if pressure < GeneratorPressureShare || driverUS < GeneratorCPUShare*targetUS || max(used, wanted) >= GeneratorTargetPct {
 		return ""
 	}
-	return fmt.Sprintf("host CPU pressure %.0f %% of the phase, driver %.0f µs CPU per request against the target's %.0f µs, "+
-		"target CPU %.0f %% of its limit", pressure*100, driverUS, targetUS, target.CPUPctOfLimitMean)
+	spare := fmt.Sprintf("target CPU %.0f %% of its limit", used)
+	if waitRead {
+		spare += fmt.Sprintf(" and %.0f %% more waited for", wanted-used)
+	}
+	return fmt.Sprintf("host CPU pressure %.0f %% of the phase, driver %.0f µs CPU per request against the target's %.0f µs, %s",
+		pressure*100, driverUS, targetUS, spare)
 }

@@ -20,6 +20,16 @@ func TestGeneratorBound(t *testing.T) {
 	noPSI.Host = &HostStats{CPUPressureReason: "CPU pressure is not available"}
 	noTarget := rec(0.9, 400, 50)
 	noTarget.Resources = nil
+	// the same target with the CPU its threads waited for read: 0.4
+	// cores waited on a 1-CPU limit puts it at 90 % (starved by its
+	// neighbours, not idle); 0.1 cores at 60 %, still spare
+	waited := func(cores float64) Record {
+		r := rec(0.9, 400, 50)
+		app := r.Resources["app"]
+		app.CPULimitCores, app.CPUWaitCoresMean = 1, &cores
+		r.Resources = map[string]ResourceStats{"app": app}
+		return r
+	}
 	cases := []struct {
 		name  string
 		rec   Record
@@ -32,6 +42,8 @@ func TestGeneratorBound(t *testing.T) {
 		{"target at its limit", rec(0.9, 400, 85), false},
 		{"no pressure on this kernel", noPSI, false},
 		{"no target figures", noTarget, false},
+		{"target waited for a CPU", waited(0.4), false},
+		{"target waited a little", waited(0.1), true},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -41,6 +53,9 @@ func TestGeneratorBound(t *testing.T) {
 			}
 			if c.bound && !strings.Contains(got, "µs CPU per request against the target's 500 µs") {
 				t.Errorf("evidence %q does not compare the CPU per request", got)
+			}
+			if w := c.rec.Resources["app"].CPUWaitCoresMean; c.bound && (w != nil) != strings.Contains(got, "% more waited for") {
+				t.Errorf("evidence %q: the wait %v read, want it named exactly when read", got, w)
 			}
 		})
 	}

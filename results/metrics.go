@@ -14,6 +14,16 @@ type ResourceStats struct {
 	Periods          uint64  `json:"periods"`
 	ThrottledPeriods uint64  `json:"throttled_periods"`
 	ThrottledS       float64 `json:"throttled_s"`
+	// CPUWaitCoresMean is CPU the container wanted and did not get: the
+	// time its threads were runnable but waiting for a CPU over the
+	// phase (the run-queue delay of /proc/<pid>/task/<tid>/schedstat,
+	// summed over its tasks alive at the phase's end), over the phase's
+	// wall time, in cores. Whether the host's other work or the
+	// container's own quota held it back, the container had no CPU to
+	// spare while it waited. Nil where sweep cannot read the container's
+	// processes (an engine on another machine, sweep in a container, a
+	// Kubernetes node).
+	CPUWaitCoresMean *float64 `json:"cpu_wait_cores_mean,omitempty"`
 	// MemPeakBytes is the highest sampled usage without page cache, as
 	// docker stats shows it; MemLimitBytes is the effective limit (the
 	// host's memory when the container has none).
@@ -25,6 +35,16 @@ type ResourceStats struct {
 	Restarts  int  `json:"restarts"`
 	// Samples counts the 1-second readings the figures rest on.
 	Samples int `json:"samples"`
+}
+
+// WantedPct is the CPU the container used and the CPU it waited for,
+// as a percentage of its limit: what it would have used with its CPUs
+// to itself. False when the wait was not read.
+func (s ResourceStats) WantedPct() (float64, bool) {
+	if s.CPUWaitCoresMean == nil || s.CPULimitCores <= 0 {
+		return 0, false
+	}
+	return s.CPUPctOfLimitMean + *s.CPUWaitCoresMean/s.CPULimitCores*100, true
 }
 
 // ContainerSample is one second of a container's use.
