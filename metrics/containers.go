@@ -49,12 +49,15 @@ type Target struct {
 
 // Run is a container sampler in progress.
 type Run struct {
-	eng    Engine
-	procs  procFS
-	start  time.Time
-	cancel context.CancelFunc
-	wg     sync.WaitGroup
-	series []*series
+	eng   Engine
+	procs procFS
+	// cgroups is the cgroup file systems' root, for the lists of a
+	// target's tasks.
+	cgroups string
+	start   time.Time
+	cancel  context.CancelFunc
+	wg      sync.WaitGroup
+	series  []*series
 }
 
 // Start follows each target's stats stream until Stop. The engine
@@ -67,20 +70,21 @@ type Run struct {
 // processes are this machine's, their run-queue delay is read from /proc
 // at the start and at Stop (ResourceStats.CPUWaitCoresMean).
 func Start(ctx context.Context, eng Engine, targets []Target) *Run {
-	return start(ctx, eng, targets, "/proc")
+	return start(ctx, eng, targets, "/proc", "/sys/fs/cgroup")
 }
 
-// start is Start with the proc file system at procs.
-func start(ctx context.Context, eng Engine, targets []Target, procs procFS) *Run {
+// start is Start with the proc file system at procs and the cgroup ones
+// under cgroups.
+func start(ctx context.Context, eng Engine, targets []Target, procs procFS, cgroups string) *Run {
 	ctx, cancel := context.WithCancel(ctx)
-	r := &Run{eng: eng, procs: procs, start: time.Now(), cancel: cancel}
+	r := &Run{eng: eng, procs: procs, cgroups: cgroups, start: time.Now(), cancel: cancel}
 	for _, t := range targets {
 		s := &series{target: t, limit: t.CPULimit}
 		s.begin = inspect(ctx, eng, t.ID)
 		if s.limit == 0 {
 			s.limit = inspectedLimit(s.begin)
 		}
-		s.waitBegin = readWait(procs, s.begin)
+		s.waitBegin = readWait(procs, cgroups, s.begin)
 		r.series = append(r.series, s)
 		r.wg.Go(func() { r.follow(ctx, s) })
 	}
@@ -132,7 +136,7 @@ func (r *Run) Stop() (map[string]results.ResourceStats, map[string][]results.Con
 		wg.Go(func() {
 			end := inspect(ctx, r.eng, s.target.ID)
 			rs := s.summary(end)
-			rs.CPUWaitCoresMean = s.waitBegin.coresUntil(readWait(r.procs, end))
+			rs.CPUWaitCoresMean = s.waitBegin.coresUntil(readWait(r.procs, r.cgroups, end))
 			mu.Lock()
 			defer mu.Unlock()
 			stats[s.target.Service] = rs
@@ -153,13 +157,13 @@ type waitReading struct {
 
 // readWait reads container c's run-queue delays; nil when its processes
 // are not this machine's or cannot be read.
-func readWait(p procFS, c *container.InspectResponse) *waitReading {
+func readWait(p procFS, cgroups string, c *container.InspectResponse) *waitReading {
 	group, ok := p.groupOf(c)
 	if !ok {
 		return nil
 	}
 	at := time.Now()
-	delays, err := p.runDelays(group)
+	delays, err := p.runDelays(group, cgroups)
 	if err != nil {
 		return nil
 	}

@@ -164,52 +164,74 @@ func (p procFS) netDev(pid int) (bytes, packets uint64, err error) {
 }
 
 // runDelays reads the run-queue delay, in nanoseconds, of every task of
-// every process whose cgroup file reads group (the processes of one
-// container, cgroupOf), by task id: the second field of
-// /proc/<pid>/task/<tid>/schedstat, the task's time runnable but not
-// running since it started. A process or task that ends while it is read
-// is skipped.
-func (p procFS) runDelays(group string) (map[int]uint64, error) {
-	procs, err := os.ReadDir(string(p))
+// container cgroup group (cgroupOf's text), by task id: the second field
+// of /proc/<tid>/schedstat, the task's time runnable but not running
+// since it started. The tasks are listed by the cgroup's own file under
+// cgroups (the cgroup file systems' root, /sys/fs/cgroup): tasks of the
+// v1 pids or cpu hierarchy, or cgroup.threads of the v2 one (also as
+// unified/ beside v1 ones). A task that ends while it is read is skipped.
+func (p procFS) runDelays(group, cgroups string) (map[int]uint64, error) {
+	tids, err := tasksOf(group, cgroups)
 	if err != nil {
 		return nil, err
 	}
-	out := map[int]uint64{}
-	for _, d := range procs {
-		pid, err := strconv.Atoi(d.Name())
-		if err != nil {
-			continue // not a process
-		}
-		if g, err := p.cgroupOf(pid); err != nil || g != group {
-			continue
-		}
-		ts, err := os.ReadDir(p.path(d.Name(), "task"))
+	out := make(map[int]uint64, len(tids))
+	for _, tid := range tids {
+		file := p.path(strconv.Itoa(tid), "schedstat")
+		b, err := os.ReadFile(file)
 		if err != nil {
 			continue // ended
 		}
-		for _, task := range ts {
-			tid, err := strconv.Atoi(task.Name())
-			if err != nil {
-				continue
-			}
-			file := p.path(d.Name(), "task", task.Name(), "schedstat")
-			b, err := os.ReadFile(file)
-			if err != nil {
-				continue // ended
-			}
-			fields := strings.Fields(string(b))
-			if len(fields) < 2 {
-				return nil, fmt.Errorf("%s: %q has no run-queue delay", file, b)
-			}
-			if out[tid], err = strconv.ParseUint(fields[1], 10, 64); err != nil {
-				return nil, fmt.Errorf("%s: %w", file, err)
-			}
+		fields := strings.Fields(string(b))
+		if len(fields) < 2 {
+			return nil, fmt.Errorf("%s: %q has no run-queue delay", file, b)
+		}
+		if out[tid], err = strconv.ParseUint(fields[1], 10, 64); err != nil {
+			return nil, fmt.Errorf("%s: %w", file, err)
 		}
 	}
 	if len(out) == 0 {
-		return nil, fmt.Errorf("no task of cgroup %q in %s", strings.TrimSpace(group), p)
+		return nil, fmt.Errorf("no task of cgroup %q could be read", strings.TrimSpace(group))
 	}
 	return out, nil
+}
+
+// tasksOf lists the task ids of cgroup group from the first of its
+// hierarchies' task lists found under cgroups.
+func tasksOf(group, cgroups string) ([]int, error) {
+	var files []string
+	for line := range strings.Lines(group) {
+		parts := strings.SplitN(strings.TrimSpace(line), ":", 3)
+		if len(parts) != 3 {
+			continue
+		}
+		ctrls, path := parts[1], parts[2]
+		if ctrls == "" { // v2
+			files = append(files, filepath.Join(cgroups, path, "cgroup.threads"), filepath.Join(cgroups, "unified", path, "cgroup.threads"))
+			continue
+		}
+		for c := range strings.SplitSeq(ctrls, ",") {
+			if c == "pids" || c == "cpu" {
+				files = append(files, filepath.Join(cgroups, ctrls, path, "tasks"))
+			}
+		}
+	}
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			continue
+		}
+		var tids []int
+		for _, field := range strings.Fields(string(b)) {
+			tid, err := strconv.Atoi(field)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", f, err)
+			}
+			tids = append(tids, tid)
+		}
+		return tids, nil
+	}
+	return nil, fmt.Errorf("no task list of cgroup %q under %s", strings.TrimSpace(group), cgroups)
 }
 
 // waitedBetween is the run-queue delay the tasks of end accrued since

@@ -13,14 +13,13 @@ import (
 	"github.com/sweep-tool/sweep/internal/testenv"
 )
 
-// TestRunDelays reads a proc tree laid out by hand: only the tasks of the
-// container's cgroup count, a task that vanished is skipped, and a
+// TestRunDelays reads a proc tree and cgroup trees laid out by hand: the
+// tasks come from the container's cgroup's own list (v1 pids, v2 as
+// unified/ beside v1, or v2 alone), a task that vanished is skipped, and a
 // schedstat line without the delay is an error naming the file.
 func TestRunDelays(t *testing.T) {
 	t.Parallel()
-	root := t.TempDir()
-	ours := "12:cpu,cpuacct:/docker/abc123\n"
-	write := func(rel, text string) {
+	write := func(root, rel, text string) {
 		t.Helper()
 		p := filepath.Join(root, rel)
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
@@ -30,26 +29,39 @@ func TestRunDelays(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	write("10/cgroup", ours)
-	write("10/task/10/schedstat", "5000 700 12\n")
-	write("10/task/11/schedstat", "9000 300 40\n")
-	write("11/cgroup", ours) // a process of the container whose tasks ended
-	write("20/cgroup", "12:cpu,cpuacct:/docker/other\n")
-	write("20/task/20/schedstat", "1 99999 1\n")
-	write("self/cgroup", ours) // not a pid
-	p := procFS(root)
-	got, err := p.runDelays(ours)
-	if err != nil {
-		t.Fatal(err)
+	procs := t.TempDir()
+	write(procs, "10/schedstat", "5000 700 12\n")
+	write(procs, "11/schedstat", "9000 300 40\n")
+	write(procs, "20/schedstat", "1 99999 1\n") // another container's
+	// 12 is listed but ended
+	v1 := "8:pids:/docker/abc\n2:cpuacct:/docker/abc\n1:cpu:/docker/abc\n0::/docker/abc\n"
+	for _, tc := range []struct {
+		name, group, file string
+	}{
+		{"v1 pids", v1, "pids/docker/abc/tasks"},
+		{"v1 cpu", "2:cpu,cpuacct:/docker/abc\n", "cpu,cpuacct/docker/abc/tasks"},
+		{"hybrid", "0::/docker/abc\n", "unified/docker/abc/cgroup.threads"},
+		{"v2", "0::/system.slice/docker-abc.scope\n", "system.slice/docker-abc.scope/cgroup.threads"},
+	} {
+		cgroups := t.TempDir()
+		write(cgroups, tc.file, "10\n11\n12\n")
+		write(cgroups, "pids/docker/other/tasks", "20\n")
+		got, err := procFS(procs).runDelays(tc.group, cgroups)
+		if err != nil {
+			t.Errorf("%s: %v", tc.name, err)
+			continue
+		}
+		if len(got) != 2 || got[10] != 700 || got[11] != 300 {
+			t.Errorf("%s: runDelays = %v, want tasks 10: 700 and 11: 300", tc.name, got)
+		}
 	}
-	if len(got) != 2 || got[10] != 700 || got[11] != 300 {
-		t.Errorf("runDelays = %v, want tasks 10: 700 and 11: 300", got)
+	if _, err := procFS(procs).runDelays("8:pids:/docker/gone\n", t.TempDir()); err == nil {
+		t.Error("a cgroup without a task list: no error")
 	}
-	if _, err := p.runDelays("12:cpu,cpuacct:/docker/gone\n"); err == nil {
-		t.Error("a cgroup with no task read: no error")
-	}
-	write("10/task/12/schedstat", "5000\n")
-	if _, err := p.runDelays(ours); err == nil || !strings.Contains(err.Error(), filepath.Join("10", "task", "12", "schedstat")) {
+	cgroups := t.TempDir()
+	write(cgroups, "pids/docker/abc/tasks", "10\n13\n")
+	write(procs, "13/schedstat", "5000\n")
+	if _, err := procFS(procs).runDelays(v1, cgroups); err == nil || !strings.Contains(err.Error(), filepath.Join("13", "schedstat")) {
 		t.Errorf("a line without the delay: %v, want an error naming the file", err)
 	}
 }

@@ -117,6 +117,9 @@ func addUsage(row map[string]string, r results.Rep) {
 		row[p+"cpu_cores_mean"], row[p+"cpu_cores_max"] = num(u.CPUCoresMean), num(u.CPUCoresMax)
 		row[p+"cpu_pct_of_limit_mean"], row[p+"throttled_s"] = num(u.CPUPctOfLimitMean), num(u.ThrottledS)
 		row[p+"throttled_periods"] = strconv.FormatUint(u.ThrottledPeriods, 10)
+		if w := u.CPUWaitCoresMean; w != nil {
+			row[p+"cpu_wait_cores_mean"] = num(*w)
+		}
 		row[p+"mem_peak_bytes"] = strconv.FormatUint(u.MemPeakBytes, 10)
 		row[p+"oom_killed"], row[p+"restarts"] = strconv.FormatBool(u.OOMKilled), strconv.Itoa(u.Restarts)
 	}

@@ -32,3 +32,19 @@ func TestCSVAxes(t *testing.T) {
 		t.Errorf("columns %v, want %v", row, want)
 	}
 }
+
+// TestCSVWait: the CPU a container waited for is a column where it was
+// read, and no column (not a 0) where it was not.
+func TestCSVWait(t *testing.T) {
+	t.Parallel()
+	wait := 0.25
+	row := map[string]string{}
+	addUsage(row, results.Rep{Record: results.Record{Resources: map[string]results.ResourceStats{
+		"app": {CPUWaitCoresMean: &wait}, "db": {}}}})
+	if got := row["resources.app.cpu_wait_cores_mean"]; got != "0.25" {
+		t.Errorf("app's wait column %q, want 0.25", got)
+	}
+	if got, ok := row["resources.db.cpu_wait_cores_mean"]; ok {
+		t.Errorf("db's wait not read, yet a column %q", got)
+	}
+}
